@@ -1,0 +1,1 @@
+package org.fanstore.bench; final class Placeholder { private Placeholder() {} }

@@ -1,0 +1,1 @@
+package org.fanstore.launcher; final class Placeholder { private Placeholder() {} }

@@ -1,0 +1,1 @@
+package org.fanstore.prep; final class Placeholder { private Placeholder() {} }

@@ -1,0 +1,1 @@
+package org.fanstore.runtime; final class Placeholder { private Placeholder() {} }

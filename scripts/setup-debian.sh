@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs what fanstore needs on Debian (idempotent), then builds everything.
+#   scripts/setup-debian.sh build   install + build (no tests)
+#   scripts/setup-debian.sh deps    install only
+set -euo pipefail
+cd "$(dirname "$(readlink -f "$0")")/.."
+need=(libmpj-java liblog4j1.2-java gcc make maven openjdk-17-jdk-headless bindfs strace
+      python3-torch python3-torchvision python3-numpy python3-pil)
+missing=()
+for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""; [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo_cmd apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q "${missing[@]}"
+fi
+[ "${1:-build}" = deps ] && exit 0
+mvn -B -q -DskipTests package
+echo "setup: built; the command is $(pwd)/fanstore"
