@@ -1,1 +1,0 @@
-package org.fanstore.runtime; final class Placeholder { private Placeholder() {} }

@@ -1,0 +1,196 @@
+package org.fanstore.runtime.cache;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Files materialised on tmpfs (decompressed or fetched bodies), bounded by bytes, least recently used first out.
+ *
+ * <p>Invariants: the bytes of files present plus bytes reserved for files being written never exceed the
+ * capacity; a file appears under its final name only when complete (written under a temporary name, then
+ * renamed), so a reader never opens a partial file; two requests for the same id materialise it once.
+ * Eviction unlinks: a reader that already opened the file keeps its data until it closes (tmpfs then still
+ * holds those pages, outside this bound; that is the price of handing out real descriptors).
+ */
+public final class MaterializedCache {
+
+    /** Writes the complete body of one file. */
+    @FunctionalInterface
+    public interface Materializer {
+        void writeTo(FileChannel out) throws IOException;
+    }
+
+    private final Path dir;
+    private final long capacity;
+    private final Object lock = new Object();
+    private final LinkedHashMap<Integer, Long> present = new LinkedHashMap<>(1024, 0.75f, true);
+    private final Map<Integer, CompletableFuture<Path>> inFlight = new HashMap<>();
+    private long usedBytes;
+    private long reservedBytes;
+    private long evictions;
+    private long peakBytes;
+
+    public MaterializedCache(Path dir, long capacityBytes) throws IOException {
+        if (capacityBytes <= 0) {
+            throw new IllegalArgumentException("cache capacity must be positive, got " + capacityBytes);
+        }
+        this.dir = Files.createDirectories(dir);
+        this.capacity = capacityBytes;
+    }
+
+    /**
+     * The path of the materialised file {@code id} of {@code size} bytes, producing it if absent.
+     *
+     * @throws CacheFullException when the file is larger than the whole cache, or no room frees up before the
+     *                            deadline because every byte is reserved by files still being written
+     */
+    public Path obtain(int id, long size, Materializer producer, long timeoutNanos) throws IOException {
+        long deadline = System.nanoTime() + timeoutNanos;
+        CompletableFuture<Path> running;
+        CompletableFuture<Path> mine = null;
+        synchronized (lock) {
+            if (present.get(id) != null) {
+                return pathOf(id);
+            }
+            running = inFlight.get(id);
+            if (running == null) {
+                reserve(id, size, deadline);
+                mine = new CompletableFuture<>();
+                inFlight.put(id, mine);
+            }
+        }
+        // Waiting happens outside the lock: the producer needs it to publish its result.
+        return mine == null ? await(running, id, deadline) : produce(id, size, producer, mine);
+    }
+
+    private Path produce(int id, long size, Materializer producer, CompletableFuture<Path> mine) throws IOException {
+        Path tmp = dir.resolve("e" + id + ".tmp");
+        Path target = pathOf(id);
+        boolean done = false;
+        try {
+            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                producer.writeTo(out);
+                if (out.size() != size) {
+                    throw new IOException("materialised " + out.size() + " bytes for entry " + id + ", expected "
+                            + size);
+                }
+            }
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            done = true;
+        } finally {
+            synchronized (lock) {
+                reservedBytes -= size;
+                inFlight.remove(id);
+                if (done) {
+                    present.put(id, size);
+                    usedBytes += size;
+                }
+                lock.notifyAll();
+            }
+            if (!done) {
+                mine.completeExceptionally(new IOException("materialising entry " + id + " failed"));
+                Files.deleteIfExists(tmp);
+            }
+        }
+        mine.complete(target);
+        return target;
+    }
+
+    /** Makes room for size bytes by evicting cold files; caller holds the lock. */
+    private void reserve(int id, long size, long deadline) throws IOException {
+        if (size > capacity) {
+            throw new CacheFullException("entry " + id + " needs " + size + " bytes but the cache holds "
+                    + capacity + ": raise --cache-mb");
+        }
+        while (usedBytes + reservedBytes + size > capacity) {
+            if (!evictOne()) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new CacheFullException("no room for entry " + id + " (" + size + " bytes): "
+                            + reservedBytes + " bytes are being written; raise --cache-mb");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(lock, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while waiting for cache room", e);
+                }
+            }
+        }
+        reservedBytes += size;
+        peakBytes = Math.max(peakBytes, usedBytes + reservedBytes);
+    }
+
+    private boolean evictOne() throws IOException {
+        Iterator<Map.Entry<Integer, Long>> eldest = present.entrySet().iterator();
+        if (!eldest.hasNext()) {
+            return false;
+        }
+        Map.Entry<Integer, Long> victim = eldest.next();
+        eldest.remove();
+        usedBytes -= victim.getValue();
+        evictions++;
+        Files.deleteIfExists(pathOf(victim.getKey()));
+        return true;
+    }
+
+    private static Path await(CompletableFuture<Path> running, int id, long deadline) throws IOException {
+        try {
+            return running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new IOException("timed out waiting for another request to materialise entry " + id, e);
+        } catch (ExecutionException e) {
+            throw new IOException("materialising entry " + id + " failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted", e);
+        }
+    }
+
+    public Path pathOf(int id) {
+        return dir.resolve("e" + id);
+    }
+
+    public long capacityBytes() {
+        return capacity;
+    }
+
+    public long usedBytes() {
+        synchronized (lock) {
+            return usedBytes;
+        }
+    }
+
+    /** The most bytes ever present or reserved at once (never above the capacity). */
+    public long peakBytes() {
+        synchronized (lock) {
+            return peakBytes;
+        }
+    }
+
+    public long evictions() {
+        synchronized (lock) {
+            return evictions;
+        }
+    }
+
+    /** Thrown when a file cannot fit; the runtime logs it and answers the reader with EIO. */
+    public static final class CacheFullException extends IOException {
+        public CacheFullException(String message) {
+            super(message);
+        }
+    }
+}
