@@ -1,0 +1,153 @@
+package org.fanstore.launcher.run;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
+
+/**
+ * Drives one node's (or, in single-machine mode, all N ranks') part of a job: runtimes up, ready line, the
+ * user's command under the shim, then teardown. Every wait is bounded or ends when a process ends; a runtime
+ * that dies at any point turns into a message naming its rank, the user's commands are killed, and the exit
+ * status is non-zero. Teardown runs on every path (the caller also registers it as a shutdown hook for ^C).
+ */
+final class JobSupervisor {
+    /** Exit status when a runtime rank failed (the user's command's own status wins when it failed first). */
+    static final int EXIT_RANK_FAILED = 3;
+
+    private sealed interface Event permits RankDied, CommandExited {}
+
+    private record RankDied(RuntimeProcess rank) implements Event {}
+
+    private record CommandExited(UserCommand command, int status) implements Event {}
+
+    private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    private final List<RuntimeProcess> runtimes = new ArrayList<>();
+    private final List<UserCommand> commands = new ArrayList<>();
+    private final PrintStream err;
+    private volatile boolean tornDown;
+
+    JobSupervisor(PrintStream err) {
+        this.err = err;
+    }
+
+    /** Starts one runtime per rank given, with the command line built for each rank. */
+    void startRuntimes(int[] ranks, IntFunction<List<String>> commandLine) throws IOException {
+        for (int rank : ranks) {
+            runtimes.add(RuntimeProcess.start(rank, commandLine.apply(rank), rp -> events.add(new RankDied(rp))));
+        }
+    }
+
+    /**
+     * Waits until every runtime is ready. Returns their ready lines by rank, or null after printing which rank
+     * failed (or which did not become ready in time).
+     */
+    Map<Integer, String> awaitReady(long timeoutMillis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMillis;
+        Map<Integer, String> lines = new HashMap<>();
+        for (RuntimeProcess rp : runtimes) {
+            while (true) {
+                long left = deadline - System.currentTimeMillis();
+                if (left <= 0) {
+                    err.println("fanstore: rank " + rp.rank() + " was not ready after " + timeoutMillis / 1000
+                            + " s (raise --load-timeout for very large datasets)");
+                    return null;
+                }
+                if (rp.awaitReady(Math.min(left, 200))) {
+                    lines.put(rp.rank(), rp.readyLine());
+                    break;
+                }
+                RankDied dead = firstDeath();
+                if (dead != null) {
+                    err.println("fanstore: " + dead.rank().failure());
+                    return null;
+                }
+            }
+        }
+        return lines;
+    }
+
+    private RankDied firstDeath() {
+        for (Event e : events) {
+            if (e instanceof RankDied d) {
+                return d;
+            }
+        }
+        for (RuntimeProcess rp : runtimes) {
+            if (!rp.alive()) {
+                return new RankDied(rp);
+            }
+        }
+        return null;
+    }
+
+    void startCommand(int rank, List<String> command, Map<String, String> env) throws IOException {
+        UserCommand uc = UserCommand.start(rank, command, env);
+        commands.add(uc);
+        uc.process().onExit().thenAccept(p -> events.add(new CommandExited(uc, p.exitValue())));
+    }
+
+    /**
+     * Waits for every user command to end, or for a runtime to die. Returns the job's exit status: the first
+     * failing command's status (in the order they ended), else 0; EXIT_RANK_FAILED when a runtime died.
+     */
+    int awaitCommands() throws InterruptedException {
+        int remaining = commands.size();
+        int status = 0;
+        while (remaining > 0) {
+            Event e = events.poll(1, TimeUnit.SECONDS);
+            if (e instanceof CommandExited done) {
+                remaining--;
+                if (done.status() != 0 && status == 0) {
+                    status = done.status();
+                    if (commands.size() > 1) {
+                        err.println("fanstore: the command on rank " + done.command().rank() + " exited with status "
+                                + done.status());
+                    }
+                }
+            } else if (e instanceof RankDied dead) {
+                err.println("fanstore: " + dead.rank().failure() + "; stopping the job");
+                return status != 0 ? status : EXIT_RANK_FAILED;
+            }
+        }
+        return status;
+    }
+
+    /** Kills commands, stops runtimes (orderly first), and never throws. Idempotent. */
+    void tearDown(long graceMillis) {
+        if (tornDown) {
+            return;
+        }
+        tornDown = true;
+        for (UserCommand uc : commands) {
+            if (uc.process().isAlive()) {
+                uc.kill();
+            }
+        }
+        // Ask all at once, then wait: the grace period is shared, not per rank.
+        for (RuntimeProcess rp : runtimes) {
+            Thread t = new Thread(() -> rp.stop(graceMillis), "stop-rank-" + rp.rank());
+            t.start();
+        }
+        long deadline = System.currentTimeMillis() + graceMillis + 6_000;
+        for (RuntimeProcess rp : runtimes) {
+            while (rp.alive() && System.currentTimeMillis() < deadline) {
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            if (rp.alive()) {
+                rp.kill();
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package org.fanstore.launcher.run;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A task that shares its node's runtime (local id > 0 under a scheduler): it waits, bounded, for the runtime
+ * started by local task 0 to be ready, registers its pid so task 0 keeps the runtime up until it is done, and
+ * runs the user's command with the same environment.
+ */
+final class SharedNodeTask {
+    private final JobEnvironment job;
+    private final RunCommand run;
+
+    SharedNodeTask(JobEnvironment job, RunCommand run) {
+        this.job = job;
+        this.run = run;
+    }
+
+    int run() throws IOException, InterruptedException {
+        Path shmRoot = Path.of("/dev/shm", "fanstore-" + JobLayout.currentUid() + "-" + job.jobId());
+        Path ready = shmRoot.resolve("rank-" + job.nodeId()).resolve("ready");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(run.loadTimeoutSeconds);
+        while (!Files.exists(ready)) {
+            if (System.nanoTime() > deadline) {
+                System.err.println("fanstore run: the runtime of node " + job.nodeId() + " (started by local task 0)"
+                        + " was not ready after " + run.loadTimeoutSeconds + " s; see task 0's messages");
+                return JobSupervisor.EXIT_RANK_FAILED;
+            }
+            Thread.sleep(100);
+        }
+        Path tasks = Files.createDirectories(shmRoot.resolve("tasks"));
+        Path mine = tasks.resolve(Long.toString(ProcessHandle.current().pid()));
+        Files.createFile(mine);
+        try {
+            ProcessBuilder pb = new ProcessBuilder(run.command()).inheritIO();
+            JobLayout view = JobLayout.view(shmRoot);
+            pb.environment().putAll(run.commandEnv(job.nodeId(), job.nodeCount(), view, job, shim()));
+            return pb.start().waitFor();
+        } finally {
+            Files.deleteIfExists(mine);
+        }
+    }
+
+    private static Path shim() {
+        return Path.of(System.getenv().getOrDefault("FANSTORE_HOME", "."), "interpose-native", "build",
+                "libfanstore.so").toAbsolutePath();
+    }
+}

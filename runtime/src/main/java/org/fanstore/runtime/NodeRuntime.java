@@ -1,0 +1,168 @@
+package org.fanstore.runtime;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.LongConsumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.format.PartitionReader;
+import org.fanstore.runtime.cache.MaterializedCache;
+import org.fanstore.runtime.index.IndexCodec;
+import org.fanstore.runtime.index.IndexRecord;
+import org.fanstore.runtime.index.NamespaceBuilder;
+import org.fanstore.runtime.mpi.MpiWorld;
+import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.open.OpenService;
+import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.PartitionLoader;
+import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.shm.ShmServer;
+
+/**
+ * One rank's life: join the world, load this rank's partitions, all-gather the index, publish the metadata
+ * table, then serve the shim (shared memory) and the other ranks (remote fetch) until closed. The order
+ * matters: the table is published before the control file exists, and every rank passes a barrier after its
+ * fetch service is up, so no reader can ask a rank that is not yet serving.
+ */
+final class NodeRuntime implements AutoCloseable {
+    private static final Duration INIT_TIMEOUT = Duration.ofMinutes(2);
+    private static final Duration COLLECTIVE_TIMEOUT = Duration.ofMinutes(10);
+    private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(20);
+    private static final int SLOTS = 64;
+    private static final int SLOT_BYTES = 8192;
+    private static final int RING_BYTES = 64 << 10;
+    private static final int OPEN_WORKERS = 4;
+
+    private final RuntimeConfig config;
+    private final List<AutoCloseable> toClose = new ArrayList<>();
+    private MpiWorld world;
+    private String readyFields = "";
+
+    private NodeRuntime(RuntimeConfig config) {
+        this.config = config;
+    }
+
+    static NodeRuntime start(RuntimeConfig config) throws IOException {
+        NodeRuntime rt = new NodeRuntime(config);
+        try {
+            rt.load();
+            return rt;
+        } catch (IOException | RuntimeException e) {
+            rt.close();
+            throw e;
+        }
+    }
+
+    private void load() throws IOException {
+        long started = System.nanoTime();
+        Files.createDirectories(config.shmDir());
+        world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
+                INIT_TIMEOUT);
+        Manifest manifest = Manifest.read(config.data());
+        Placement placement = new Placement(config.size(), config.replicas());
+        PartitionLoader loader = new PartitionLoader(config.data(), manifest, config.localDir());
+        LocalPartitions local = new LocalPartitions();
+        toClose.add(local);
+
+        List<PartitionInfo> held = PartitionLoader.heldBy(manifest, placement, config.rank());
+        List<IndexRecord> mine = new ArrayList<>();
+        try (Progress progress = Progress.of(config.progress(), held.stream().mapToLong(PartitionInfo::bytes).sum())) {
+            for (PartitionInfo info : held) {
+                int id = info.broadcast() ? IndexRecord.broadcastPartition(info.index()) : info.index();
+                try (PartitionReader reader = loader.copy(info, progress)) {
+                    local.add(id, reader.file());
+                    List<IndexRecord> records = loader.index(reader, id, true);
+                    if (NamespaceBuilder.contributes(config.rank(), id, placement)) {
+                        mine.addAll(records);
+                    }
+                }
+            }
+        }
+        byte[][] all = world.allGather(IndexCodec.encode(mine), COLLECTIVE_TIMEOUT);
+        mine = null;
+        NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(all, placement, config.rank(),
+                config.shmDir().resolve("meta.tbl"), loader.filesDir(), 1);
+        all = null;
+        toClose.add(ns.table());
+        local.attach(ns.bodies());
+
+        RemoteFetcher fetcher = RemoteFetcher.start(world, local);
+        toClose.add(0, fetcher);
+        MaterializedCache cache = new MaterializedCache(config.shmDir().resolve("cache"), config.cacheMb() << 20);
+        ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
+            Thread t = new Thread(r, "fanstore-open");
+            t.setDaemon(true);
+            return t;
+        });
+        toClose.add(0, workers::shutdownNow);
+        OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, placement, config.rank(),
+                workers, FETCH_TIMEOUT, config.shmDir().resolve("cache"));
+        toClose.add(0, ShmServer.create(config.shmDir().resolve("ctl"), SLOTS, SLOT_BYTES, RING_BYTES, open, true));
+        world.barrier(COLLECTIVE_TIMEOUT);
+        Files.createFile(config.shmDir().resolve("ready"));
+
+        long loadMs = (System.nanoTime() - started) / 1_000_000;
+        readyFields = "files=" + manifest.files() + " dirs=" + manifest.dirs() + " bytes=" + manifest.rawBytes()
+                + " entries=" + ns.table().entryCount() + " meta_bytes=" + ns.tableBytes() + " load_ms=" + loadMs;
+    }
+
+    String readyFields() {
+        return readyFields;
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable c : toClose) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                System.err.println("fanstore rank " + config.rank() + ": while stopping: " + e.getMessage());
+            }
+        }
+        toClose.clear();
+        if (world != null) {
+            world.finalizeWorld(Duration.ofSeconds(5));
+            world = null;
+        }
+    }
+
+    /** Load progress: a bar on a terminal (rank 0 only, chosen by the launcher), nothing otherwise. */
+    private static final class Progress implements LongConsumer, AutoCloseable {
+        private final ProgressBar bar;
+
+        private Progress(ProgressBar bar) {
+            this.bar = bar;
+        }
+
+        static Progress of(boolean show, long totalBytes) {
+            if (!show) {
+                return new Progress(null);
+            }
+            return new Progress(new ProgressBarBuilder().setTaskName("loading").setInitialMax(totalBytes)
+                    .setUnit(" MiB", 1 << 20).showSpeed().setStyle(ProgressBarStyle.ASCII).build());
+        }
+
+        @Override
+        public void accept(long bytes) {
+            if (bar != null) {
+                bar.stepBy(bytes);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (bar != null) {
+                bar.close();
+            }
+        }
+    }
+}

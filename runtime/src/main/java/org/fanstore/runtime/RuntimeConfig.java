@@ -1,0 +1,52 @@
+package org.fanstore.runtime;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the launcher tells one runtime rank, as {@code --key=value} arguments. The runtime is started only by
+ * the launcher, so this stays a flat, strict parser: an unknown or missing key is a launcher bug and says so.
+ */
+public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
+                            Path shmDir, long cacheMb, int replicas, String jobId, boolean progress) {
+
+    public static RuntimeConfig parse(String[] args) {
+        Map<String, String> kv = new HashMap<>();
+        boolean progress = false;
+        for (String a : args) {
+            if (a.equals("--progress")) {
+                progress = true;
+                continue;
+            }
+            int eq = a.indexOf('=');
+            if (!a.startsWith("--") || eq < 0) {
+                throw new IllegalArgumentException("runtime argument '" + a + "' is not --key=value");
+            }
+            kv.put(a.substring(2, eq), a.substring(eq + 1));
+        }
+        String rv = need(kv, "rendezvous");
+        int colon = rv.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("--rendezvous must be HOST:PORT, got " + rv);
+        }
+        RuntimeConfig c = new RuntimeConfig(Integer.parseInt(need(kv, "rank")), Integer.parseInt(need(kv, "size")),
+                rv.substring(0, colon), Integer.parseInt(rv.substring(colon + 1)), Path.of(need(kv, "data")),
+                Path.of(need(kv, "local-dir")), Path.of(need(kv, "shm-dir")), Long.parseLong(need(kv, "cache-mb")),
+                Integer.parseInt(kv.getOrDefault("replicas", "0")), need(kv, "job-id"), progress);
+        kv.keySet().removeAll(java.util.List.of("rank", "size", "rendezvous", "data", "local-dir", "shm-dir",
+                "cache-mb", "replicas", "job-id"));
+        if (!kv.isEmpty()) {
+            throw new IllegalArgumentException("unknown runtime arguments " + kv.keySet());
+        }
+        return c;
+    }
+
+    private static String need(Map<String, String> kv, String key) {
+        String v = kv.get(key);
+        if (v == null) {
+            throw new IllegalArgumentException("runtime argument --" + key + " is missing");
+        }
+        return v;
+    }
+}

@@ -1,0 +1,58 @@
+package org.fanstore.runtime.index;
+
+/**
+ * Where each table entry's body lies, indexed by metadata-table entry index: columns of primitives rather
+ * than an object per entry, because a namespace holds millions of entries and the runtime keeps this for its
+ * whole life. Directories and entries without a body have partition {@link #NO_BODY}.
+ */
+public final class BodyIndex {
+    public static final int NO_BODY = Integer.MIN_VALUE;
+
+    private final int[] partition;
+    private final long[] bodyOffset;
+    private final long[] storedLength;
+    private final byte[] codec;
+    private final int[] crc32c;
+
+    public BodyIndex(int entries) {
+        partition = new int[entries];
+        java.util.Arrays.fill(partition, NO_BODY);
+        bodyOffset = new long[entries];
+        storedLength = new long[entries];
+        codec = new byte[entries];
+        crc32c = new int[entries];
+    }
+
+    void set(int index, IndexRecord r) {
+        partition[index] = r.partition();
+        bodyOffset[index] = r.bodyOffset();
+        storedLength[index] = r.storedLength();
+        codec[index] = (byte) r.codec();
+        crc32c[index] = r.crc32c();
+    }
+
+    public int entries() {
+        return partition.length;
+    }
+
+    /** Regular partition index, {@code -1 - i} for broadcast partition i, or {@link #NO_BODY}. */
+    public int partition(int index) {
+        return partition[index];
+    }
+
+    public long bodyOffset(int index) {
+        return bodyOffset[index];
+    }
+
+    public long storedLength(int index) {
+        return storedLength[index];
+    }
+
+    public int codec(int index) {
+        return codec[index];
+    }
+
+    public int crc32c(int index) {
+        return crc32c[index];
+    }
+}

@@ -1,0 +1,198 @@
+package org.fanstore.runtime.open;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.zip.CRC32C;
+import org.fanstore.prep.format.Lz4Chunked;
+import org.fanstore.runtime.cache.MaterializedCache;
+import org.fanstore.runtime.index.BodyIndex;
+import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.runtime.metadata.MetadataTableDescriptor;
+import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.shm.Errno;
+import org.fanstore.runtime.shm.Request;
+import org.fanstore.runtime.shm.RequestHandler;
+import org.fanstore.runtime.shm.Responder;
+
+/**
+ * Answers the shim's OPEN: the path of a file the reader can open read-only. A local uncompressed file is
+ * answered with its unpacked path at once (the shim normally opens those itself); anything else is
+ * materialised into the tmpfs cache on a worker thread, decompressed from the local partition copy or fetched
+ * from a rank that holds it (owner first, then its replicas), and CRC-checked before it becomes visible.
+ *
+ * <p>Errno choices: ENOENT for an unknown key, EROFS for any write access to an input file, EISDIR for a
+ * directory, EIO for a corrupt body, an unreachable holder, or a cache too small for the file (the runtime's
+ * log then says which and what to do).
+ */
+public final class OpenService implements RequestHandler {
+    private static final int O_ACCMODE = 03;
+    private static final int O_CREAT = 0100;
+    private static final int O_TRUNC = 01000;
+    private static final int O_APPEND = 02000;
+    private static final int EISDIR = 21;
+    private static final int EINVAL = 22;
+
+    private final MetadataTable table;
+    private final BodyIndex bodies;
+    private final LocalPartitions local;
+    private final RemoteFetcher fetcher;
+    private final MaterializedCache cache;
+    private final Placement placement;
+    private final int myRank;
+    private final ExecutorService workers;
+    private final Duration fetchTimeout;
+    private final Path scratch;
+    private final byte[] localRoot;
+
+    public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
+                       MaterializedCache cache, Placement placement, int myRank, ExecutorService workers,
+                       Duration fetchTimeout, Path scratch) {
+        this.table = table;
+        this.bodies = bodies;
+        this.local = local;
+        this.fetcher = fetcher;
+        this.cache = cache;
+        this.placement = placement;
+        this.myRank = myRank;
+        this.workers = workers;
+        this.fetchTimeout = fetchTimeout;
+        this.scratch = scratch;
+        this.localRoot = table.localRoot();
+    }
+
+    @Override
+    public void handle(Request request, Responder responder) {
+        int index = resolve(request);
+        if (index < 0) {
+            responder.error(Errno.ENOENT);
+            return;
+        }
+        int flags = request.flags();
+        if ((flags & O_ACCMODE) != 0 || (flags & (O_CREAT | O_TRUNC | O_APPEND)) != 0) {
+            responder.error(Errno.EROFS);
+            return;
+        }
+        int type = table.mode(index) & 0170000;
+        if (type == 0040000) {
+            responder.error(EISDIR);
+            return;
+        }
+        if (type != 0100000) {
+            responder.error(EINVAL);
+            return;
+        }
+        if ((table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
+            responder.ok(join(localRoot, table.key(index)));
+            return;
+        }
+        try {
+            workers.execute(() -> materialize(index, responder));
+        } catch (RejectedExecutionException shuttingDown) {
+            responder.error(Errno.EIO);
+        }
+    }
+
+    /** The client's entry index when it matches the key it sent; otherwise a lookup of the key. */
+    private int resolve(Request request) {
+        int index = request.entryIndex();
+        if (index >= 0 && index < table.entryCount() && Arrays.equals(table.key(index), request.key())) {
+            return index;
+        }
+        return table.lookup(request.key());
+    }
+
+    private void materialize(int index, Responder responder) {
+        try {
+            Path path = cache.obtain(index, table.size(index), out -> writeBody(index, out), fetchTimeout.toNanos());
+            responder.ok(path.toString().getBytes(StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            System.err.println("fanstore rank " + myRank + ": cannot open "
+                    + new String(table.key(index), StandardCharsets.UTF_8) + ": " + e.getMessage());
+            responder.error(Errno.EIO);
+        }
+    }
+
+    private void writeBody(int index, FileChannel out) throws IOException {
+        int partition = bodies.partition(index);
+        if (local.holds(partition)) {
+            decode(local.channel(partition), bodies.bodyOffset(index), index, out);
+            return;
+        }
+        IOException last = null;
+        for (int holder : placement.holders(partition)) {
+            if (holder == myRank) {
+                continue;
+            }
+            try {
+                fetchFrom(holder, index, out);
+                return;
+            } catch (IOException e) {
+                last = e;
+                out.truncate(0);
+                out.position(0);
+            }
+        }
+        throw last != null ? last : new IOException("no rank holds partition " + partition);
+    }
+
+    private void fetchFrom(int holder, int index, FileChannel out) throws IOException {
+        long stored = bodies.storedLength(index);
+        if (bodies.codec(index) == 0) {
+            CrcChannel checked = new CrcChannel(out);
+            fetcher.fetch(holder, index, stored, checked, fetchTimeout);
+            checkCrc(index, checked.value(), "from rank " + holder);
+            return;
+        }
+        Path tmp = scratch.resolve("fetch-" + index + "-" + Thread.currentThread().getId());
+        try (FileChannel compressed = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.DELETE_ON_CLOSE)) {
+            fetcher.fetch(holder, index, stored, compressed, fetchTimeout);
+            decode(compressed, 0, index, out);
+        }
+    }
+
+    /** Writes the raw bytes of entry index, stored at offset of in, to out, and checks their CRC32C. */
+    private void decode(FileChannel in, long offset, int index, FileChannel out) throws IOException {
+        long stored = bodies.storedLength(index);
+        if (bodies.codec(index) == 0) {
+            CrcChannel checked = new CrcChannel(out);
+            long done = 0;
+            while (done < stored) {
+                long n = in.transferTo(offset + done, stored - done, checked);
+                if (n <= 0) {
+                    throw new IOException("body of entry " + index + " ends early");
+                }
+                done += n;
+            }
+            checkCrc(index, checked.value(), "in the local partition");
+            return;
+        }
+        CRC32C crc = new CRC32C();
+        Lz4Chunked.decodeTo(in, offset, stored, table.size(index), out, crc);
+        checkCrc(index, (int) crc.getValue(), "after decompression");
+    }
+
+    private void checkCrc(int index, int actual, String where) throws IOException {
+        if (actual != bodies.crc32c(index)) {
+            throw new IOException(String.format("CRC32C mismatch %s: %08x, expected %08x",
+                    where, actual, bodies.crc32c(index)));
+        }
+    }
+
+    private static byte[] join(byte[] root, byte[] key) {
+        byte[] out = new byte[root.length + 1 + key.length];
+        System.arraycopy(root, 0, out, 0, root.length);
+        out[root.length] = '/';
+        System.arraycopy(key, 0, out, root.length + 1, key.length);
+        return out;
+    }
+}
