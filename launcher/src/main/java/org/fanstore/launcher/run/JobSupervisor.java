@@ -63,14 +63,35 @@ final class JobSupervisor {
                     lines.put(rp.rank(), rp.readyLine());
                     break;
                 }
-                RankDied dead = firstDeath();
-                if (dead != null) {
-                    err.println("fanstore: " + dead.rank().failure());
+                if (firstDeath() != null) {
+                    reportDeaths();
                     return null;
                 }
             }
         }
         return lines;
+    }
+
+    /**
+     * One rank's failure usually takes the others down with it (their collectives fail): give them a moment
+     * to say so, then print every dead rank, first to die first, so the cause is the first line.
+     */
+    private void reportDeaths() throws InterruptedException {
+        Thread.sleep(1_000);
+        List<RuntimeProcess> dead = new ArrayList<>();
+        for (Event e : events) {
+            if (e instanceof RankDied d && !dead.contains(d.rank())) {
+                dead.add(d.rank());
+            }
+        }
+        for (RuntimeProcess rp : runtimes) {
+            if (!rp.alive() && !dead.contains(rp)) {
+                dead.add(rp);
+            }
+        }
+        for (RuntimeProcess rp : dead) {
+            err.println("fanstore: " + rp.failure());
+        }
     }
 
     private RankDied firstDeath() {

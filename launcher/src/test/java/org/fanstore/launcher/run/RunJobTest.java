@@ -1,0 +1,204 @@
+package org.fanstore.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * `fanstore run` end to end with real rank JVMs, a real MPJ world, real shared memory: a C client on rank 0
+ * reads every file of the dataset through the runtime's table and protocol (as the shim does), for 1, 2 and 4
+ * ranks, compressed and not, so files owned by every rank are fetched remotely.
+ */
+class RunJobTest {
+    @TempDir
+    static Path work;
+
+    /** key (mount-relative) -> "hash size" of the source bytes. */
+    static final Map<String, String> expected = new TreeMap<>();
+    static Path plain;
+    static Path lz4;
+
+    @BeforeAll
+    static void prepareDatasets() throws Exception {
+        Path src = work.resolve("src/ds");
+        Random rnd = new Random(7);
+        int[] sizes = {0, 1, 4095, 128 << 10, 300_000, 2 << 20, (3 << 20) + 5};
+        for (int d = 0; d < 4; d++) {
+            for (int i = 0; i < 9; i++) {
+                byte[] body = new byte[sizes[(d + i) % sizes.length]];
+                if (i % 2 == 0) {
+                    rnd.nextBytes(body);
+                } else {
+                    for (int k = 0; k < body.length; k++) {
+                        body[k] = (byte) ("label,0.5,class\n".charAt(k % 16));
+                    }
+                }
+                String rel = "d" + d + "/sub" + (i % 3) + "/f" + i + ".bin";
+                Path f = src.resolve(rel);
+                Files.createDirectories(f.getParent());
+                Files.write(f, body);
+                expected.put("ds/" + rel, String.format("%016x %d", fnv(body), body.length));
+            }
+        }
+        Files.createDirectories(src.resolve("empty/dir"));
+        plain = work.resolve("plain.fs");
+        lz4 = work.resolve("lz4.fs");
+        ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output", plain.toString(),
+                "--partitions", "7"));
+        ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output", lz4.toString(),
+                "--partitions", "5", "--compress", "lz4"));
+        Files.write(work.resolve("keys.txt"), expected.keySet(), StandardCharsets.UTF_8);
+    }
+
+    static long fnv(byte[] b) {
+        long h = 0xcbf29ce484222325L;
+        for (byte x : b) {
+            h ^= x & 0xff;
+            h *= 0x100000001b3L;
+        }
+        return h;
+    }
+
+    static FanstoreProcess.Result ok(FanstoreProcess.Result r) {
+        assertEquals(0, r.status(), "stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr());
+        return r;
+    }
+
+    static String client() {
+        return FanstoreProcess.nativeBuild().resolve("fs_open_client").toString();
+    }
+
+    private static Map<String, String> readBack(String stdout) {
+        Map<String, String> got = new TreeMap<>();
+        for (String line : stdout.split("\n")) {
+            if (line.startsWith("ERR ")) {
+                got.put(line.substring(line.indexOf(' ', 4) + 1), line);
+            } else if (!line.isBlank() && !line.startsWith("CACHE ")) {
+                String[] f = line.split(" ", 3);
+                got.put(f[2], f[0] + " " + f[1]);
+            }
+        }
+        return got;
+    }
+
+    @ParameterizedTest(name = "{0} ranks, {1}")
+    @CsvSource({"1, plain", "2, lz4", "4, plain", "4, lz4"})
+    void everyFileReadsBackThroughTheRuntime(int ranks, String which) throws Exception {
+        Path data = which.equals("lz4") ? lz4 : plain;
+        String job = "t" + ranks + which + System.nanoTime();
+        FanstoreProcess.Result r = ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 240, "run",
+                "--ranks", Integer.toString(ranks), "--data", data.toString(), "--only-rank", "0",
+                "--local-dir", work.toString(), "--", "sh", "-c",
+                client() + " \"$FANSTORE_SHM_DIR\" " + work.resolve("keys.txt")));
+        assertEquals(expected, readBack(r.stdout()), r.stderr());
+        assertTrue(r.stderr().contains("fanstore: ready: " + ranks + " ranks, " + expected.size() + " files"),
+                r.stderr());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void theCacheNeverExceedsItsBound() throws Exception {
+        String job = "tcache" + System.nanoTime();
+        FanstoreProcess.Result r = ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 240, "run",
+                "--ranks", "2", "--data", lz4.toString(), "--only-rank", "0", "--cache-mb", "5",
+                "--local-dir", work.toString(), "--", "sh", "-c",
+                client() + " \"$FANSTORE_SHM_DIR\" " + work.resolve("keys.txt") + " --cache-usage"));
+        assertEquals(expected, readBack(r.stdout()));
+        long max = r.stdout().lines().filter(l -> l.startsWith("CACHE ")).mapToLong(l -> Long.parseLong(l.substring(6)))
+                .max().orElseThrow();
+        assertTrue(max <= 5L << 20, "cache held " + max + " bytes, bound is 5 MiB");
+        assertTrue(max > 2L << 20, "the cache was used at all: " + max);
+    }
+
+    @Test
+    void aMissingPartitionFailsLoadingAndNamesIt() throws Exception {
+        Path broken = work.resolve("broken.fs");
+        copyTree(plain, broken);
+        Files.delete(broken.resolve("part-00003.fsp"));
+        String job = "tmiss" + System.nanoTime();
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
+                "--ranks", "2", "--data", broken.toString(), "--local-dir", work.toString(), "--", "true");
+        assertNotEquals(0, r.status());
+        assertTrue(r.stderr().contains("part-00003.fsp") && r.stderr().contains("rank 1"), r.stderr());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void aKilledRankStopsTheJobWithinTenSecondsNamingIt() throws Exception {
+        String job = "tkill" + System.nanoTime();
+        CompletableFuture<FanstoreProcess.Result> running = CompletableFuture.supplyAsync(() -> {
+            try {
+                return FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 180, "run", "--ranks", "2",
+                        "--data", plain.toString(), "--local-dir", work.toString(), "--", "sleep", "120");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Path ready = Path.of("/dev/shm", "fanstore-" + JobLayout.currentUid() + "-" + job, "rank-1", "ready");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!Files.exists(ready)) {
+            assertTrue(System.nanoTime() < deadline, "job never became ready");
+            assertFalse(running.isDone(), () -> "job ended early: " + running.join().stderr());
+            Thread.sleep(100);
+        }
+        Thread.sleep(500);
+        ProcessHandle rank1 = ProcessHandle.allProcesses()
+                .filter(p -> p.info().commandLine().map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false))
+                .findFirst().orElseThrow();
+        long killedAt = System.nanoTime();
+        rank1.destroyForcibly();
+        FanstoreProcess.Result r = running.get(60, TimeUnit.SECONDS);
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - killedAt);
+        assertNotEquals(0, r.status());
+        assertTrue(seconds < 10, "took " + seconds + " s");
+        assertTrue(r.stderr().contains("rank 1"), r.stderr());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void badArgumentsGiveOneLineAndStatusTwo() throws Exception {
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of(), 60, "run", "--data", work.resolve("nope.fs")
+                .toString(), "--", "true");
+        assertEquals(2, r.status(), r.stderr());
+        assertTrue(r.stderr().contains("nope.fs") && r.stderr().contains("fanstore prep"), r.stderr());
+    }
+
+    private static void assertNothingLeft(String job) throws IOException {
+        String root = "fanstore-" + JobLayout.currentUid() + "-" + job;
+        assertFalse(Files.exists(Path.of("/dev/shm", root)), "shared memory left behind");
+        assertFalse(Files.exists(work.resolve(root)), "local directory left behind");
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        List<Path> all;
+        try (var s = Files.walk(from)) {
+            all = new ArrayList<>(s.toList());
+        }
+        for (Path p : all) {
+            Path t = to.resolve(from.relativize(p).toString());
+            if (Files.isDirectory(p)) {
+                Files.createDirectories(t);
+            } else {
+                Files.copy(p, t);
+            }
+        }
+    }
+}
