@@ -104,8 +104,10 @@ final class ShmTestSupport
             throw new AssertionError("process overran " + timeoutSeconds + " s: "
                 + new String(process.getInputStream().readNBytes(4096), StandardCharsets.UTF_8));
         }
-        return new Finished(process.exitValue(),
+        final Finished finished = new Finished(process.exitValue(),
             new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        System.out.print("[client exit " + finished.exitCode() + "] " + finished.output());
+        return finished;
     }
 
     static Finished run(final long timeoutSeconds, final String... args) throws Exception
