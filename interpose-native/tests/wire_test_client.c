@@ -3,6 +3,8 @@
  *   wire_test_client check  <ctl> <threads> <requests-per-thread> <key-prefix>   every answer must be right
  *   wire_test_client expect <ctl> <key> <errno>     one request; 0 = the echo answer, else that errno
  *   wire_test_client hang   <ctl> <key>             one request the server holds; the test kills us
+ *   wire_test_client forkhang <ctl> <key>           one request, fork; the child prints "child <pid>" and sends
+ *                                                   a held request, the parent sleeps (the test kills both)
  *   wire_test_client native <file> <threads> <requests-per-thread>   open()+close() of a real file
  * check/native print one line: requests ok bad rps p50_ns p99_ns max_ns. Exit 0 iff everything matched. */
 #include "../src/wire_client.h"
@@ -12,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +147,24 @@ int main(int argc, char **argv)
         const int rc = fs_wire_open(w, argv[3], strlen(argv[3]), FS_ENTRY_NONE, 1, O_RDONLY, out, sizeof out);
         printf("returned rc=%d\n", rc);  /* the test meant to kill us first */
         return 3;
+    }
+    if (argc == 4 && strcmp(argv[1], "forkhang") == 0) {
+        if (attach_or_report(&w, argv[2]) != 0)
+            return 2;
+        /* A request before the fork, so the pid cache is filled in the parent and must be refreshed. */
+        if (fs_wire_open(w, "prefork", 7, FS_ENTRY_NONE, 1, O_RDONLY, out, sizeof out) != 0)
+            return 1;
+        fflush(stdout);
+        const pid_t child = fork();
+        if (child == 0) {
+            printf("child %d\n", (int)getpid());
+            fflush(stdout);
+            fs_wire_open(w, argv[3], strlen(argv[3]), FS_ENTRY_NONE, 1, O_RDONLY, out, sizeof out);
+            _exit(3);
+        }
+        sleep(60);  /* never reaps the child: it stays a zombie once killed */
+        kill(child, SIGKILL);
+        return child > 0 ? 0 : 1;
     }
     fprintf(stderr, "usage: see the comment at the top of wire_test_client.c\n");
     return 2;

@@ -83,6 +83,31 @@ class ShmRecoveryTest
     }
 
     @Test
+    void aForkedChildClaimsWithItsOwnPidSoItsSlotIsReclaimedWhileTheParentLives() throws Exception
+    {
+        serve();
+        final Process parent = ShmTestSupport.startClient("forkhang", ctl.toString(), "hang-child");
+        try
+        {
+            final String line = new BufferedReader(
+                new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            assertNotNull(line, "no child line");
+            final long childPid = Long.parseLong(line.substring("child ".length()));
+            final Responder held = handler.takeHeld(10_000);
+            assertNotNull(held, "child request never arrived");
+            ProcessHandle.of(childPid).ifPresent(ProcessHandle::destroyForcibly);
+            held.ok(EchoHandler.answerFor("hang-child"));
+            assertTrue(ShmTestSupport.eventually(RECLAIM_MILLIS, () -> server.freeSlotCount() == SLOTS),
+                "child's slot not reclaimed (claimed with the parent's pid?), free=" + server.freeSlotCount());
+            assertTrue(parent.isAlive());
+        }
+        finally
+        {
+            parent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
     void aSlotClaimedByAProcessThatDiedIsReclaimed() throws Exception
     {
         serve();
