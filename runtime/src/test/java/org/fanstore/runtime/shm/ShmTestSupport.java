@@ -40,7 +40,9 @@ final class ShmTestSupport
     /** build/wire_test_client, built by `make -C interpose-native all` earlier in the reactor. */
     static Path testClient()
     {
-        final Path client = repoRoot().resolve("interpose-native/build/wire_test_client");
+        final String override = System.getProperty("fanstore.wire.client");  // e.g. a variant build to compare
+        final Path client = override != null ? Path.of(override)
+            : repoRoot().resolve("interpose-native/build/wire_test_client");
         if (!Files.isExecutable(client))
         {
             throw new IllegalStateException(client + " missing: run make -C interpose-native all");
