@@ -43,9 +43,15 @@ class FutexTest
     @AfterEach
     void unmap() throws Exception
     {
-        IoUtil.unmap(first);
-        IoUtil.unmap(second);
-        ShmTestSupport.deleteTree(dir);
+        try
+        {
+            IoUtil.unmap(first);
+            IoUtil.unmap(second);
+        }
+        finally
+        {
+            ShmTestSupport.deleteTree(dir);
+        }
     }
 
     @Test
