@@ -10,8 +10,8 @@ import java.nio.ByteBuffer;
  * header bytes followed by the first chunk of data, then further messages of raw data, each at most the
  * requested chunk size, until {@code replyLength} bytes have been sent. An error is the header alone, with
  * {@code replyLength} 0. Messages between one pair on one tag arrive in order (MPI's non-overtaking rule),
- * so chunks need no sequence numbers. Chunking keeps each message under niodev's eager limit and lets
- * objects exceed a Java array (2 GiB).
+ * so chunks need no sequence numbers. Chunking bounds the buffers on both sides and lets objects exceed a
+ * Java array (2 GiB).
  */
 final class FetchProtocol {
     /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE} or {@link #KIND_SHUTDOWN}). */
@@ -47,7 +47,7 @@ final class FetchProtocol {
 
     static final int STATUS_OK = 0;
 
-    /** Largest chunk an owner accepts: 8 MiB, under {@link MpiWorld#DEFAULT_PROTOCOL_SWITCH_LIMIT}. */
+    /** Largest chunk an owner accepts: 8 MiB, so one reply buffer per worker stays small. */
     static final int MAX_CHUNK_BYTES = 8 << 20;
 
     private FetchProtocol() {

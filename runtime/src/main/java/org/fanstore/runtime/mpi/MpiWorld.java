@@ -26,12 +26,14 @@ import mpi.Request;
  */
 public final class MpiWorld {
     /**
-     * niodev sends messages up to this size eagerly and larger ones with a rendezvous round trip. MPJ's
-     * default of 128 KiB puts a 128 KiB fetch on the slow path (measured 100-175 MB/s vs 380-870 MB/s with
-     * 16 MiB, see notes/mpj-express.md and bench/RESULTS.md); the extra 64 KiB keeps a full
-     * {@link RemoteFetcher} chunk plus its header below the limit.
+     * niodev sends messages up to this size eagerly and larger ones with a rendezvous round trip (the
+     * sender waits until the receiver has posted its receive). MPJ's default, 128 KiB, puts a 128 KiB fetch
+     * (128 KiB + a 24-byte header) on the slow path. notes/mpj-express.md suggests 16 MiB, which is best for
+     * raw Send/Recv, but measured with {@link RemoteFetcher} (bench/RESULTS.md) 512 KiB was faster for every
+     * size: 2 MiB and 8 MiB fetches ran at 1150-1280 MB/s (vs 500-900 with 16 MiB), and the rendezvous path
+     * also means a large reply never sits in the receiver's memory as an unexpected message.
      */
-    public static final int DEFAULT_PROTOCOL_SWITCH_LIMIT = (16 << 20) + (64 << 10);
+    public static final int DEFAULT_PROTOCOL_SWITCH_LIMIT = 512 << 10;
 
     private static final AtomicBoolean CREATED = new AtomicBoolean();
 
