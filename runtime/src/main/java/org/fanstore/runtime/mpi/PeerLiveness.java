@@ -1,13 +1,11 @@
 package org.fanstore.runtime.mpi;
 
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -98,10 +96,8 @@ final class PeerLiveness implements AutoCloseable {
         try (Socket s = new Socket()) {
             s.connect(target, PROBE_TIMEOUT_MILLIS);
             return true;
-        } catch (ConnectException | SocketTimeoutException refusedOrSilent) {
-            return false;
-        } catch (IOException other) {
-            return false;
+        } catch (IOException refusedSilentOrUnreachable) {
+            return false; // ConnectException: process gone; SocketTimeoutException: node gone
         }
     }
 
