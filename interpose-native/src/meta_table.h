@@ -17,6 +17,30 @@
 #define FS_ENTRY_LOCAL       0x2u
 #define FS_ENTRY_COMPRESSED  0x4u
 
+/* The 128-byte header, exactly as laid out in the file (little-endian). Field order and offsets are the
+ * specification's; meta_table.c asserts them at compile time. */
+typedef struct fs_meta_header {
+    char     magic[8];
+    uint32_t version;
+    uint32_t header_size;
+    uint64_t entry_count;
+    uint64_t bucket_count;
+    uint64_t entries_off;
+    uint64_t buckets_off;
+    uint64_t children_off;
+    uint64_t children_count;
+    uint64_t strings_off;
+    uint64_t strings_len;
+    uint64_t total_size;
+    uint32_t rank;
+    uint32_t world_size;
+    uint64_t local_root_off;
+    uint32_t local_root_len;
+    uint32_t st_dev;
+    uint64_t generation;
+    uint64_t reserved;
+} fs_meta_header;
+
 /* One entry, exactly as laid out in the file (72 bytes, little-endian, 8-aligned). */
 typedef struct fs_entry {
     uint64_t hash;

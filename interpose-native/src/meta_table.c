@@ -1,0 +1,258 @@
+/* meta_table: maps meta.tbl read-only and answers key -> entry lookups.
+ * Owns: the mapping (fs_table_open / fs_table_close) and the validation that makes every later access safe.
+ * Invariant: once fs_table_open returns 0, every offset, index and length reachable from the table has been
+ * checked against the mapping, so lookups, entry accessors and children walks never leave it, whatever the
+ * file held. A malformed table is refused with -EINVAL and left unmapped; nothing here crashes on bad input.
+ *
+ * This code runs inside the LD_PRELOAD shim, which wraps open/openat/fstat/close. Calling those through libc
+ * would re-enter the shim's own wrappers (and, during the shim's initialisation, recurse), so the file is
+ * opened, stat'ed and closed with raw syscall(2). mmap/munmap are not wrapped by the shim (descriptors stay
+ * real kernel descriptors, design item 4), so the libc ones are used. The caller's errno is preserved. */
+#include "meta_table.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "meta.tbl is little-endian and read in place: a big-endian port must byte-swap every field"
+#endif
+
+_Static_assert(sizeof(fs_meta_header) == FS_META_HEADER_SIZE, "header layout");
+_Static_assert(offsetof(fs_meta_header, entry_count) == 16, "header layout");
+_Static_assert(offsetof(fs_meta_header, total_size) == 80, "header layout");
+_Static_assert(offsetof(fs_meta_header, rank) == 88, "header layout");
+_Static_assert(offsetof(fs_meta_header, local_root_off) == 96, "header layout");
+_Static_assert(offsetof(fs_meta_header, st_dev) == 108, "header layout");
+_Static_assert(offsetof(fs_meta_header, generation) == 112, "header layout");
+_Static_assert(sizeof(fs_entry) == FS_META_ENTRY_SIZE, "entry layout");
+_Static_assert(offsetof(fs_entry, key_off) == 40, "entry layout");
+_Static_assert(offsetof(fs_entry, parent) == 52, "entry layout");
+_Static_assert(offsetof(fs_entry, flags) == 64, "entry layout");
+_Static_assert(offsetof(fs_entry, owner_rank) == 68, "entry layout");
+
+#define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
+#define FNV_PRIME        0x100000001b3ull
+
+/* Bucket values are entry index + 1 in a u32, so an index must stay below UINT32_MAX. */
+#define MAX_ENTRIES      ((uint64_t)UINT32_MAX - 1u)
+
+uint64_t fs_fnv1a64(const char *key, size_t len)
+{
+    uint64_t h = FNV_OFFSET_BASIS;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (uint8_t)key[i];
+        h *= FNV_PRIME;
+    }
+    return h;
+}
+
+/* True when a section of count elements of elem bytes at off lies after the header, inside len bytes,
+ * and starts 8-aligned. Written so that no product or sum can overflow. */
+static int section_fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t len)
+{
+    if (off % 8 != 0 || off < FS_META_HEADER_SIZE || off > len)
+        return 0;
+    return count <= (len - off) / elem;
+}
+
+/* True when pool[off .. off+n) lies in the pool and is followed by a NUL, also inside the pool. */
+static int string_fits(const fs_table *t, uint64_t off, uint64_t n)
+{
+    if (off >= t->strings_len || n >= t->strings_len - off)
+        return 0;
+    return t->strings[off + n] == '\0';
+}
+
+static int header_valid(const fs_meta_header *h, uint64_t file_len)
+{
+    if (memcmp(h->magic, FS_META_MAGIC, sizeof h->magic) != 0 || h->version != FS_META_VERSION ||
+        h->header_size != FS_META_HEADER_SIZE || h->total_size != file_len)
+        return 0;
+    if (h->entry_count < 1 || h->entry_count > MAX_ENTRIES || h->generation == 0)
+        return 0;
+    if (h->world_size < 1 || h->rank >= h->world_size)
+        return 0;
+    uint64_t b = h->bucket_count;
+    /* entry_count <= MAX_ENTRIES, so 2 * entry_count cannot overflow. */
+    if (b == 0 || (b & (b - 1)) != 0 || b < 2 * h->entry_count)
+        return 0;
+    return section_fits(h->entries_off, h->entry_count, FS_META_ENTRY_SIZE, file_len) &&
+           section_fits(h->buckets_off, b, sizeof(uint32_t), file_len) &&
+           section_fits(h->children_off, h->children_count, sizeof(uint32_t), file_len) &&
+           section_fits(h->strings_off, h->strings_len, 1, file_len);
+}
+
+static int entry_valid(const fs_table *t, const fs_entry *e, uint32_t world_size)
+{
+    if (e->key_len > t->strings_len || !string_fits(t, e->key_off, e->key_len))
+        return 0;
+    if (e->parent >= t->entry_count || e->owner_rank >= world_size || e->mtime_nsec >= 1000000000u)
+        return 0;
+    if (S_ISDIR(e->mode)) {
+        /* first_child + child_count in 64 bits: both are u32, no overflow. */
+        return (uint64_t)e->first_child + e->child_count <= t->children_count;
+    }
+    if (e->first_child != 0)
+        return 0;
+    if (S_ISLNK(e->mode)) {
+        /* The target follows the key's NUL: key_off + key_len + 1 <= strings_len was checked above. */
+        return string_fits(t, e->key_off + e->key_len + 1, e->child_count);
+    }
+    return e->child_count == 0;
+}
+
+/* Checks everything a reader dereferences: every entry's strings and ranges, every child index, and that
+ * the bucket array holds exactly one reference to each entry (so a probe always reaches an empty bucket). */
+static int body_valid(const fs_table *t, uint32_t world_size)
+{
+    const fs_entry *root = &t->entries[0];
+    if (root->key_len != 0 || !S_ISDIR(root->mode) || root->parent != 0)
+        return 0;
+    for (uint64_t i = 0; i < t->entry_count; i++) {
+        if (!entry_valid(t, &t->entries[i], world_size))
+            return 0;
+    }
+    for (uint64_t i = 0; i < t->children_count; i++) {
+        /* Entry 0 is the root: never anyone's child, and the index also keeps walks from cycling to it. */
+        if (t->children[i] == 0 || t->children[i] >= t->entry_count)
+            return 0;
+    }
+    uint64_t used = 0;
+    for (uint64_t i = 0; i <= t->bucket_mask; i++) {
+        uint32_t b = t->buckets[i];
+        if (b == 0)
+            continue;
+        if (b > t->entry_count)
+            return 0;
+        used++;
+    }
+    return used == t->entry_count;
+}
+
+/* Fills out from a mapped header already known to be valid. */
+static void describe(fs_table *out, const uint8_t *base, size_t len, const fs_meta_header *h)
+{
+    out->base = base;
+    out->length = len;
+    out->entry_count = h->entry_count;
+    out->bucket_mask = h->bucket_count - 1;
+    out->entries = (const fs_entry *)(base + h->entries_off);
+    out->buckets = (const uint32_t *)(base + h->buckets_off);
+    out->children = (const uint32_t *)(base + h->children_off);
+    out->children_count = h->children_count;
+    out->strings = (const char *)(base + h->strings_off);
+    out->strings_len = h->strings_len;
+    out->st_dev = h->st_dev;
+    out->rank = h->rank;
+    out->world_size = h->world_size;
+    out->generation = h->generation;
+    out->local_root = NULL;
+    out->local_root_len = 0;
+}
+
+/* Opens and fstat's path without going through libc's (shim-wrapped) open/fstat. Returns fd or -errno. */
+static int open_raw(const char *path, uint64_t *size)
+{
+    long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    if (syscall(SYS_fstat, (int)fd, &st) != 0) {
+        int err = errno;
+        syscall(SYS_close, (int)fd);
+        return -err;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        syscall(SYS_close, (int)fd);
+        return -EINVAL;
+    }
+    *size = (uint64_t)st.st_size;
+    return (int)fd;
+}
+
+int fs_table_open(const char *path, fs_table *out)
+{
+    int saved_errno = errno;
+    memset(out, 0, sizeof *out);
+    uint64_t size = 0;
+    int fd = open_raw(path, &size);
+    if (fd < 0) {
+        errno = saved_errno;
+        return fd;
+    }
+    if (size < FS_META_HEADER_SIZE || size > SIZE_MAX) {
+        syscall(SYS_close, fd);
+        errno = saved_errno;
+        return -EINVAL;
+    }
+    void *map = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+    int map_errno = errno;
+    /* The mapping keeps the file alive; the descriptor is not needed past this point. */
+    syscall(SYS_close, fd);
+    if (map == MAP_FAILED) {
+        errno = saved_errno;
+        return -map_errno;
+    }
+    const fs_meta_header *h = (const fs_meta_header *)map;
+    int ok = header_valid(h, size);
+    if (ok) {
+        describe(out, map, (size_t)size, h);
+        ok = body_valid(out, h->world_size) && h->local_root_len <= out->strings_len &&
+             string_fits(out, h->local_root_off, h->local_root_len);
+    }
+    if (!ok) {
+        munmap(map, (size_t)size);
+        memset(out, 0, sizeof *out);
+        errno = saved_errno;
+        return -EINVAL;
+    }
+    out->local_root = out->strings + h->local_root_off;
+    out->local_root_len = h->local_root_len;
+    errno = saved_errno;
+    return 0;
+}
+
+void fs_table_close(fs_table *t)
+{
+    if (t->base != NULL) {
+        int saved_errno = errno;
+        munmap((void *)t->base, t->length);
+        errno = saved_errno;
+    }
+    memset(t, 0, sizeof *t);
+}
+
+int64_t fs_table_lookup(const fs_table *t, const char *key, size_t len)
+{
+    if (len > UINT32_MAX)
+        return -1;
+    const uint64_t h = fs_fnv1a64(key, len);
+    const uint64_t mask = t->bucket_mask;
+    const fs_entry *entries = t->entries;
+    const uint32_t *buckets = t->buckets;
+    /* Validation guarantees an empty bucket exists; the probe bound is a second line of defence. */
+    for (uint64_t i = h & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
+        uint32_t b = buckets[i];
+        if (b == 0)
+            return -1;
+        const fs_entry *e = &entries[b - 1];
+        if (e->hash == h && e->key_len == len && memcmp(t->strings + e->key_off, key, len) == 0)
+            return (int64_t)(b - 1);
+    }
+    return -1;
+}
+
+const char *fs_entry_name(const fs_table *t, const fs_entry *e, size_t *len)
+{
+    const char *key = t->strings + e->key_off;
+    const char *slash = memrchr(key, '/', e->key_len);
+    const char *name = slash != NULL ? slash + 1 : key;
+    *len = (size_t)(key + e->key_len - name);
+    return name;
+}

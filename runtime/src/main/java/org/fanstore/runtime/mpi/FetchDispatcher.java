@@ -1,0 +1,176 @@
+package org.fanstore.runtime.mpi;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import mpi.MPI;
+import mpi.Request;
+
+/**
+ * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
+ * {@code Recv(ANY_SOURCE, FETCH_REQUEST)} (measured 2-3x the request rate of an Iprobe loop) and hands
+ * each request to a small worker pool that reads from the {@link FetchSource} and sends the reply, so a
+ * slow disk read or a large reply never delays the next request.
+ *
+ * <p>The dispatcher's receive is the one unbounded wait in this package, on purpose: it is idle waiting,
+ * and it ends either by a shutdown request this rank sends itself or with the process (daemon thread).
+ */
+final class FetchDispatcher {
+    /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
+    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
+
+    private final MpiWorld world;
+    private final FetchSource source;
+    private final ExecutorService workers;
+    private final Thread dispatcher;
+    private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
+    private volatile Throwable failure;
+
+    FetchDispatcher(MpiWorld world, FetchSource source, int workerCount) {
+        this.world = world;
+        this.source = source;
+        AtomicInteger n = new AtomicInteger();
+        this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(r, "fanstore-fetch-worker-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.dispatcher = new Thread(this::dispatch, "fanstore-fetch-dispatcher");
+        this.dispatcher.setDaemon(true);
+    }
+
+    void start() {
+        dispatcher.start();
+    }
+
+    /** Stops receiving (bounded by {@code timeout}) and lets queued replies finish for the rest of it. */
+    boolean stop(Duration timeout) {
+        long deadline = BoundedWait.deadlineAfter(timeout);
+        byte[] shutdown = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_SHUTDOWN,
+                world.rank(), 0, 0, 0, 0, 0));
+        try {
+            Request sent = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, world.rank(), MpiTags.FETCH_REQUEST);
+            BoundedWait.until(sent, deadline);
+            dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        } catch (Exception | LinkageError e) {
+            // the device is gone (a peer died): the daemon dispatcher stays parked until the process exits
+        }
+        workers.shutdown();
+        try {
+            workers.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        workers.shutdownNow();
+        return !dispatcher.isAlive();
+    }
+
+    /** Why the dispatcher stopped on its own, or null. */
+    Throwable failure() {
+        return failure;
+    }
+
+    private void dispatch() {
+        try {
+            while (true) {
+                byte[] raw = new byte[FetchProtocol.REQUEST_BYTES];
+                world.comm().Recv(raw, 0, raw.length, MPI.BYTE, MPI.ANY_SOURCE, MpiTags.FETCH_REQUEST);
+                FetchProtocol.Request request = FetchProtocol.decode(raw);
+                if (request.kind() == FetchProtocol.KIND_SHUTDOWN && request.requester() == world.rank()) {
+                    return;
+                }
+                workers.execute(() -> serve(request));
+            }
+        } catch (Throwable t) {
+            failure = t;
+        }
+    }
+
+    private void serve(FetchProtocol.Request r) {
+        try {
+            boolean whole = r.kind() == FetchProtocol.KIND_FETCH_WHOLE;
+            if ((r.kind() != FetchProtocol.KIND_FETCH && !whole) || r.chunkBytes() < 1 || r.chunkBytes() > FetchProtocol.MAX_CHUNK_BYTES
+                    || r.position() < 0 || r.length() < 0) {
+                refuse(r, RemoteFetchException.Reason.BAD_REQUEST, -1);
+                return;
+            }
+            long objectLength;
+            try {
+                objectLength = source.length(r.id());
+            } catch (IOException e) {
+                refuse(r, RemoteFetchException.Reason.READ_FAILED, -1);
+                return;
+            }
+            if (objectLength == FetchSource.NOT_HELD) {
+                refuse(r, RemoteFetchException.Reason.NOT_HELD, -1);
+                return;
+            }
+            if (r.position() > objectLength || r.length() > objectLength - r.position()
+                    || (whole && r.position() + r.length() != objectLength)) {
+                refuse(r, RemoteFetchException.Reason.BAD_RANGE, objectLength);
+                return;
+            }
+            sendData(r, objectLength);
+        } catch (Exception | LinkageError e) {
+            // MPJ failed to send (the requester or the device is gone): the requester's deadline reports it
+        }
+    }
+
+    private void sendData(FetchProtocol.Request r, long objectLength) throws Exception {
+        byte[] buffer = buffer();
+        int header = FetchProtocol.REPLY_HEADER_BYTES;
+        long sent = 0;
+        boolean first = true;
+        while (first || sent < r.length()) {
+            int start = first ? header : 0;
+            int n = (int) Math.min(r.length() - sent, r.chunkBytes());
+            try {
+                if (n > 0) {
+                    source.read(r.id(), r.position() + sent, ByteBuffer.wrap(buffer, start, n));
+                }
+            } catch (IOException e) {
+                if (first) {
+                    refuse(r, RemoteFetchException.Reason.READ_FAILED, objectLength);
+                }
+                // mid-transfer the requester cannot be told (its buffers await data): it times out instead
+                return;
+            }
+            if (first) {
+                FetchProtocol.putHeader(buffer, FetchProtocol.STATUS_OK, objectLength, r.length());
+            }
+            send(r, buffer, start + n);
+            sent += n;
+            first = false;
+        }
+    }
+
+    private void refuse(FetchProtocol.Request r, RemoteFetchException.Reason reason, long objectLength) throws Exception {
+        byte[] header = new byte[FetchProtocol.REPLY_HEADER_BYTES];
+        FetchProtocol.putHeader(header, FetchProtocol.statusOf(reason), objectLength, 0);
+        send(r, header, header.length);
+    }
+
+    private void send(FetchProtocol.Request r, byte[] message, int length) throws Exception {
+        Request sending = world.comm().Isend(message, 0, length, MPI.BYTE, r.requester(), r.replyTag());
+        if (BoundedWait.until(sending, BoundedWait.deadlineAfter(SEND_TIMEOUT)) == null) {
+            buffers.remove(); // MPJ may still read this array; never reuse it
+            throw new IOException("reply to rank " + r.requester() + " stuck for " + SEND_TIMEOUT.toSeconds() + " s");
+        }
+    }
+
+    private byte[] buffer() {
+        byte[] b = buffers.get();
+        if (b == null) {
+            b = new byte[FetchProtocol.REPLY_HEADER_BYTES + FetchProtocol.MAX_CHUNK_BYTES];
+            buffers.set(b);
+        }
+        return b;
+    }
+}

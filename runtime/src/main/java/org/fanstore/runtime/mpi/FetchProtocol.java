@@ -1,0 +1,99 @@
+package org.fanstore.runtime.mpi;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The remote-fetch wire layout, in one place. Big-endian (Java's default) on both ends.
+ *
+ * <p>A request is one {@link #REQUEST_BYTES}-byte message to the owner on {@link MpiTags#FETCH_REQUEST}.
+ * The owner answers on the request's private reply tag with: one message of {@link #REPLY_HEADER_BYTES}
+ * header bytes followed by the first chunk of data, then further messages of raw data, each at most the
+ * requested chunk size, until {@code replyLength} bytes have been sent. An error is the header alone, with
+ * {@code replyLength} 0. Messages between one pair on one tag arrive in order (MPI's non-overtaking rule),
+ * so chunks need no sequence numbers. Chunking bounds the buffers on both sides and lets objects exceed a
+ * Java array (2 GiB).
+ */
+final class FetchProtocol {
+    /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE} or {@link #KIND_SHUTDOWN}). */
+    static final int KIND_OFFSET = 0;
+    /** Request: the rank to reply to. */
+    static final int REQUESTER_OFFSET = 4;
+    /** Request: the tag the requester posted its receives on. */
+    static final int REPLY_TAG_OFFSET = 8;
+    /** Request: the largest data message the requester will receive. */
+    static final int CHUNK_BYTES_OFFSET = 12;
+    /** Request: the object id. */
+    static final int ID_OFFSET = 16;
+    /** Request: first byte wanted. */
+    static final int POSITION_OFFSET = 24;
+    /** Request: bytes wanted. */
+    static final int LENGTH_OFFSET = 32;
+    static final int REQUEST_BYTES = 40;
+
+    static final int KIND_FETCH = 1;
+    /** Like {@link #KIND_FETCH}, but the owner refuses with BAD_RANGE unless the range ends exactly at the
+     * object's end: a whole-object fetch with a stale length fails before any byte reaches the sink. */
+    static final int KIND_FETCH_WHOLE = 3;
+    /** Sent by a rank to itself to stop its own dispatcher. */
+    static final int KIND_SHUTDOWN = 2;
+
+    /** Reply header: {@link #STATUS_OK} or a {@link RemoteFetchException.Reason} ordinal + 1. */
+    static final int STATUS_OFFSET = 0;
+    /** Reply header: the whole object's length at the owner, or -1 if not held. */
+    static final int OBJECT_LENGTH_OFFSET = 8;
+    /** Reply header: data bytes that follow across all messages (0 on error). */
+    static final int REPLY_LENGTH_OFFSET = 16;
+    static final int REPLY_HEADER_BYTES = 24;
+
+    static final int STATUS_OK = 0;
+
+    /** Largest chunk an owner accepts: 8 MiB, so one reply buffer per worker stays small. */
+    static final int MAX_CHUNK_BYTES = 8 << 20;
+
+    private FetchProtocol() {
+    }
+
+    record Request(int kind, int requester, int replyTag, int chunkBytes, long id, long position, long length) {
+    }
+
+    static byte[] encode(Request r) {
+        byte[] bytes = new byte[REQUEST_BYTES];
+        ByteBuffer.wrap(bytes)
+                .putInt(KIND_OFFSET, r.kind()).putInt(REQUESTER_OFFSET, r.requester())
+                .putInt(REPLY_TAG_OFFSET, r.replyTag()).putInt(CHUNK_BYTES_OFFSET, r.chunkBytes())
+                .putLong(ID_OFFSET, r.id()).putLong(POSITION_OFFSET, r.position()).putLong(LENGTH_OFFSET, r.length());
+        return bytes;
+    }
+
+    static Request decode(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
+        return new Request(b.getInt(KIND_OFFSET), b.getInt(REQUESTER_OFFSET), b.getInt(REPLY_TAG_OFFSET),
+                b.getInt(CHUNK_BYTES_OFFSET), b.getLong(ID_OFFSET), b.getLong(POSITION_OFFSET), b.getLong(LENGTH_OFFSET));
+    }
+
+    static void putHeader(byte[] message, int status, long objectLength, long replyLength) {
+        ByteBuffer.wrap(message).putInt(STATUS_OFFSET, status).putInt(STATUS_OFFSET + 4, 0)
+                .putLong(OBJECT_LENGTH_OFFSET, objectLength).putLong(REPLY_LENGTH_OFFSET, replyLength);
+    }
+
+    static int status(byte[] message) {
+        return ByteBuffer.wrap(message).getInt(STATUS_OFFSET);
+    }
+
+    static long objectLength(byte[] message) {
+        return ByteBuffer.wrap(message).getLong(OBJECT_LENGTH_OFFSET);
+    }
+
+    static long replyLength(byte[] message) {
+        return ByteBuffer.wrap(message).getLong(REPLY_LENGTH_OFFSET);
+    }
+
+    static int statusOf(RemoteFetchException.Reason reason) {
+        return reason.ordinal() + 1;
+    }
+
+    static RemoteFetchException.Reason reasonOf(int status) {
+        RemoteFetchException.Reason[] all = RemoteFetchException.Reason.values();
+        return status >= 1 && status <= all.length ? all[status - 1] : RemoteFetchException.Reason.BAD_REQUEST;
+    }
+}

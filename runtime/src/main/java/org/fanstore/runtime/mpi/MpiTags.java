@@ -1,0 +1,39 @@
+package org.fanstore.runtime.mpi;
+
+/**
+ * Every MPI tag fanstore uses on COMM_WORLD, in one place so the ranges cannot overlap.
+ *
+ * <p>MPJ 0.44 reports {@code TAG_UB = Integer.MAX_VALUE} for niodev, and its own collectives on the same
+ * communicator use tags 999, 1000, 1110, 16384, 34001-34013, 35000 and 65535 (constants in
+ * {@code mpi.PureIntracomm}; {@code MPI.Finalize} runs one of those barriers). Everything here sits above
+ * 2^19, clear of them.
+ */
+final class MpiTags {
+    /** Remote-fetch requests; the dispatcher receives only on this tag (an ANY_TAG receive would steal replies). */
+    static final int FETCH_REQUEST = 1 << 19;
+
+    /** Collectives of {@link MpiWorld}: two tags per operation, the epoch keeps a late message of one
+     * operation from matching the next. */
+    static final int COLLECTIVE_BASE = 1 << 20;
+    static final int COLLECTIVE_EPOCHS = 1 << 16;
+
+    /** Remote-fetch reply tags: one per in-flight request, handed out round robin. At 2^30 - 2^24 tags, a
+     * tag comes back only after a billion requests, long after any abandoned receive on it stopped mattering. */
+    static final int REPLY_FIRST = 1 << 24;
+    static final int REPLY_LIMIT = 1 << 30;
+
+    private MpiTags() {
+    }
+
+    static int collectiveLengths(int epoch) {
+        return COLLECTIVE_BASE + 2 * (epoch % COLLECTIVE_EPOCHS);
+    }
+
+    static int collectiveData(int epoch) {
+        return collectiveLengths(epoch) + 1;
+    }
+
+    static int reply(long sequence) {
+        return REPLY_FIRST + (int) Long.remainderUnsigned(sequence, REPLY_LIMIT - REPLY_FIRST);
+    }
+}

@@ -1,0 +1,238 @@
+package org.fanstore.runtime.mpi;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.IntStream;
+
+import mpi.Intracomm;
+import mpi.MPI;
+import mpi.Request;
+
+/**
+ * This JVM's membership in the job's MPJ Express (niodev) world: one per process, since MPJ keeps its
+ * state in statics. Every operation is bounded by a timeout, because niodev never fails a wait on its
+ * own: a missing rank makes {@code MPI.Init} wait forever, and a dead one makes receives starve.
+ * After any {@link RankFailedException} the world is unusable (niodev has closed all channels); the
+ * runtime should report and exit.
+ *
+ * <p>The collectives here are built from Isend/Irecv polled against a deadline instead of MPJ's blocking
+ * collectives, so a dead rank turns into an exception naming it within the timeout.
+ */
+public final class MpiWorld {
+    /**
+     * niodev sends messages up to this size eagerly and larger ones with a rendezvous round trip (the
+     * sender waits until the receiver has posted its receive). MPJ's default, 128 KiB, puts a 128 KiB fetch
+     * (128 KiB + a 24-byte header) on the slow path. notes/mpj-express.md suggests 16 MiB, which is best for
+     * raw Send/Recv, but measured with {@link RemoteFetcher} (bench/RESULTS.md) 512 KiB was faster for every
+     * size: 2 MiB and 8 MiB fetches ran at 1150-1280 MB/s (vs 500-900 with 16 MiB), and the rendezvous path
+     * also means a large reply never sits in the receiver's memory as an unexpected message.
+     */
+    public static final int DEFAULT_PROTOCOL_SWITCH_LIMIT = 512 << 10;
+
+    private static final AtomicBoolean CREATED = new AtomicBoolean();
+
+    private final int rank;
+    private final int size;
+    private final Intracomm comm;
+    private final PeerLiveness liveness;
+    private int epoch;
+
+    private MpiWorld(int rank, int size, PeerLiveness liveness) {
+        this.rank = rank;
+        this.size = size;
+        this.comm = MPI.COMM_WORLD;
+        this.liveness = liveness;
+    }
+
+    /** {@link #init(int, int, String, int, Duration, int)} with {@link #DEFAULT_PROTOCOL_SWITCH_LIMIT}. */
+    public static MpiWorld init(int rank, int size, String host, int port, Duration timeout) throws IOException {
+        return init(rank, size, host, port, timeout, DEFAULT_PROTOCOL_SWITCH_LIMIT);
+    }
+
+    /**
+     * Joins the world through the rendezvous server at {@code host:port} (see {@link RendezvousServer}).
+     * The server must already listen: niodev does not retry the connection.
+     *
+     * @throws IOException if the world is not complete within {@code timeout} (a rank is missing or
+     *     cannot reach the server); MPJ's threads may linger, so the process should exit
+     */
+    public static MpiWorld init(int rank, int size, String host, int port, Duration timeout, int protocolSwitchLimit)
+            throws IOException {
+        if (rank < 0 || rank >= size) {
+            throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1));
+        }
+        if (!CREATED.compareAndSet(false, true)) {
+            throw new IllegalStateException("MPJ allows one world per JVM and it was already initialised");
+        }
+        MpjLogging.quiet();
+        long deadline = BoundedWait.deadlineAfter(timeout);
+        PeerLiveness liveness = new PeerLiveness(host, port);
+        String conf = RendezvousProtocol.inlineConf(size, protocolSwitchLimit, host, port);
+        String[] args = {Integer.toString(rank), conf, "niodev"};
+        CompletableFuture<Void> joined = new CompletableFuture<>();
+        Thread starter = new Thread(() -> {
+            try {
+                MPI.Init(args);
+                joined.complete(null);
+            } catch (Throwable t) {
+                joined.completeExceptionally(t);
+            }
+        }, "fanstore-mpi-init");
+        starter.setDaemon(true);
+        starter.start();
+        try {
+            joined.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            liveness.close();
+            throw new IOException("rank " + rank + ": MPI.Init did not complete within " + timeout.toSeconds()
+                    + " s; some of the " + size + " ranks never reached the rendezvous at " + host + ":" + port
+                    + " (the rendezvous server's error names them)");
+        } catch (ExecutionException e) {
+            liveness.close();
+            throw new IOException("rank " + rank + ": MPI.Init failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("rank " + rank + ": interrupted in MPI.Init", e);
+        }
+        MpiWorld world = new MpiWorld(rank, size, liveness);
+        int mpjRank = MPI.COMM_WORLD.Rank();
+        if (mpjRank != rank || MPI.COMM_WORLD.Size() != size) {
+            throw new IOException("MPJ assigned rank " + mpjRank + "/" + MPI.COMM_WORLD.Size() + " to rank "
+                    + rank + "/" + size + "; the rendezvous table is inconsistent");
+        }
+        liveness.setPeers(world.allGather(liveness.endpoint(),
+                Duration.ofNanos(Math.max(deadline - System.nanoTime(), TimeUnit.SECONDS.toNanos(5)))));
+        return world;
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /**
+     * Every rank's payload, indexed by rank (this rank's own included, not copied). Payloads may differ in
+     * length and may be empty. All ranks must call it, in the same order relative to other collectives.
+     *
+     * @throws RankFailedException naming the ranks whose payload did not arrive in time (narrowed to the
+     *     dead ones when a liveness probe can tell)
+     */
+    public synchronized byte[][] allGather(byte[] mine, Duration timeout) throws IOException {
+        long deadline = BoundedWait.deadlineAfter(timeout);
+        int e = epoch++;
+        int[] others = PeerLiveness.othersThan(rank, size);
+        byte[][] all = new byte[size][];
+        all[rank] = mine;
+        int[][] lengths = new int[size][1];
+        try {
+            Request[] recvs = new Request[size];
+            Request[] sends = new Request[size];
+            int[] myLength = {mine.length};
+            for (int peer : others) {
+                recvs[peer] = comm.Irecv(lengths[peer], 0, 1, MPI.INT, peer, MpiTags.collectiveLengths(e));
+            }
+            for (int peer : others) {
+                sends[peer] = comm.Isend(myLength, 0, 1, MPI.INT, peer, MpiTags.collectiveLengths(e));
+            }
+            awaitAll(recvs, sends, deadline, "exchanging payload lengths in allGather #" + e);
+            for (int peer : others) {
+                all[peer] = new byte[lengths[peer][0]];
+                recvs[peer] = all[peer].length == 0 ? null
+                        : comm.Irecv(all[peer], 0, all[peer].length, MPI.BYTE, peer, MpiTags.collectiveData(e));
+                sends[peer] = mine.length == 0 ? null
+                        : comm.Isend(mine, 0, mine.length, MPI.BYTE, peer, MpiTags.collectiveData(e));
+            }
+            awaitAll(recvs, sends, deadline, "exchanging payloads in allGather #" + e);
+        } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
+            throw failure(others, "allGather #" + e + " failed in MPJ", mpjFailure);
+        }
+        return all;
+    }
+
+    /** Returns once every rank has called it; bounded like {@link #allGather}. */
+    public void barrier(Duration timeout) throws IOException {
+        allGather(new byte[0], timeout);
+    }
+
+    /**
+     * Runs {@code MPI.Finalize} (itself a barrier over all ranks) on a daemon thread for at most
+     * {@code timeout}; a dead peer makes it hang, so the caller should exit the process either way.
+     *
+     * @return whether MPJ finished cleanly
+     */
+    public boolean finalizeWorld(Duration timeout) {
+        liveness.close();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread finisher = new Thread(() -> {
+            try {
+                MPI.Finalize();
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        }, "fanstore-mpi-finalize");
+        finisher.setDaemon(true);
+        finisher.start();
+        try {
+            done.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    Intracomm comm() {
+        return comm;
+    }
+
+    /**
+     * The exception for a failed exchange with {@code suspects}: names those of them a liveness probe
+     * finds dead, else (a peer's death closed the device, or the rest is merely slow) all suspects, else
+     * any other dead rank.
+     */
+    RankFailedException failure(int[] suspects, String what, Throwable cause) {
+        int[] dead = liveness.deadAmong(suspects);
+        if (dead.length == 0) {
+            int[] others = IntStream.of(PeerLiveness.othersThan(rank, size))
+                    .filter(r -> IntStream.of(suspects).noneMatch(s -> s == r)).toArray();
+            dead = liveness.deadAmong(others);
+        }
+        int[] named = dead.length > 0 ? dead : suspects.clone();
+        String verdict = dead.length > 0 ? RankFailedException.describe(named) + " died"
+                : RankFailedException.describe(named) + " did not answer";
+        return new RankFailedException(named, "rank " + rank + ": " + what + ": " + verdict
+                + (cause == null ? "" : " (" + cause + ")")
+                + "; the MPJ world is unusable now, stop this rank and check the failed rank's log", cause);
+    }
+
+    private void awaitAll(Request[] recvs, Request[] sends, long deadline, String what) throws IOException {
+        boolean[] pending = new boolean[size];
+        for (int peer = 0; peer < size; peer++) {
+            if (recvs[peer] != null && BoundedWait.until(recvs[peer], deadline) != null) {
+                recvs[peer] = null;
+            }
+            if (sends[peer] != null && BoundedWait.until(sends[peer], deadline) != null) {
+                sends[peer] = null;
+            }
+            pending[peer] = recvs[peer] != null || sends[peer] != null;
+        }
+        int[] late = IntStream.range(0, size).filter(p -> pending[p]).toArray();
+        if (late.length > 0) {
+            throw failure(late, what + " timed out", null);
+        }
+        Arrays.fill(recvs, null);
+        Arrays.fill(sends, null);
+    }
+}

@@ -1,0 +1,124 @@
+package org.fanstore.runtime.mpi;
+
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+
+/**
+ * Tells which ranks are dead after MPJ failed, so errors can name them. niodev closes every channel of a
+ * survivor when any one peer goes away, after which every send fails and every receive starves alike:
+ * MPJ itself no longer knows who died. So each rank also listens on a plain TCP port that only accepts
+ * and closes; a probe that is refused (or times out) means that rank's process (or node) is gone.
+ *
+ * <p>A rank advertises the local address it would use to reach the rendezvous host (found by connecting
+ * a UDP socket, which sends nothing): the address its peers reach it by.
+ */
+final class PeerLiveness implements AutoCloseable {
+    private static final int PROBE_TIMEOUT_MILLIS = 1_000;
+
+    private final ServerSocket listener;
+    private final String advertisedHost;
+    private volatile InetSocketAddress[] peers;
+
+    PeerLiveness(String rendezvousHost, int rendezvousPort) throws IOException {
+        InetAddress local;
+        try (DatagramSocket probe = new DatagramSocket()) {
+            probe.connect(new InetSocketAddress(rendezvousHost, rendezvousPort));
+            local = probe.getLocalAddress();
+        }
+        if (local == null || local.isAnyLocalAddress()) {
+            local = InetAddress.getLoopbackAddress();
+        }
+        this.advertisedHost = local.getHostAddress();
+        this.listener = new ServerSocket(0, 50);
+        Thread acceptor = new Thread(this::acceptAndClose, "fanstore-liveness");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** This rank's endpoint, to be all-gathered: {@code host:port} in UTF-8. */
+    byte[] endpoint() {
+        return (advertisedHost + ":" + listener.getLocalPort()).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Installs every rank's endpoint, as gathered. */
+    void setPeers(byte[][] endpoints) {
+        InetSocketAddress[] parsed = new InetSocketAddress[endpoints.length];
+        for (int r = 0; r < endpoints.length; r++) {
+            String text = new String(endpoints[r], StandardCharsets.UTF_8);
+            int colon = text.lastIndexOf(':');
+            parsed[r] = new InetSocketAddress(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+        }
+        this.peers = parsed;
+    }
+
+    /**
+     * Probes {@code candidates} in parallel (at most about one second) and returns those that did not
+     * answer; empty if the endpoints are not known yet or every candidate is alive.
+     */
+    int[] deadAmong(int[] candidates) {
+        InetSocketAddress[] known = peers;
+        if (known == null || candidates.length == 0) {
+            return new int[0];
+        }
+        @SuppressWarnings("unchecked")
+        CompletableFuture<Boolean>[] alive = new CompletableFuture[candidates.length];
+        for (int i = 0; i < candidates.length; i++) {
+            InetSocketAddress target = known[candidates[i]];
+            alive[i] = CompletableFuture.supplyAsync(() -> answers(target), PeerLiveness::runOnDaemon);
+        }
+        return IntStream.range(0, candidates.length).filter(i -> !alive[i].join()).map(i -> candidates[i])
+                .sorted().toArray();
+    }
+
+    /** Every rank but {@code self}. */
+    static int[] othersThan(int self, int size) {
+        return IntStream.range(0, size).filter(r -> r != self).toArray();
+    }
+
+    @Override
+    public void close() {
+        try {
+            listener.close();
+        } catch (IOException ignored) {
+            // the acceptor thread is a daemon and ends with the process anyway
+        }
+    }
+
+    private static boolean answers(InetSocketAddress target) {
+        try (Socket s = new Socket()) {
+            s.connect(target, PROBE_TIMEOUT_MILLIS);
+            return true;
+        } catch (IOException refusedSilentOrUnreachable) {
+            return false; // ConnectException: process gone; SocketTimeoutException: node gone
+        }
+    }
+
+    private static void runOnDaemon(Runnable task) {
+        Thread t = new Thread(task, "fanstore-liveness-probe");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void acceptAndClose() {
+        while (!listener.isClosed()) {
+            try {
+                listener.accept().close();
+            } catch (IOException e) {
+                // closed listener ends the loop; a failed accept of one probe does not matter
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "PeerLiveness" + Arrays.toString(peers);
+    }
+}

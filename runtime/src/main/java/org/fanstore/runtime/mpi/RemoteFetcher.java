@@ -1,0 +1,181 @@
+package org.fanstore.runtime.mpi;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+
+import mpi.MPI;
+import mpi.Request;
+import mpi.Status;
+
+/**
+ * Fetches objects (files) held by other ranks, and serves this rank's own to them (see
+ * {@link FetchDispatcher} for the serving half and {@link FetchProtocol} for the wire layout).
+ *
+ * <p>Thread-safe: any number of threads may fetch at once. Each fetch gets its own reply tag, posts its
+ * receive before sending the request (so the reply lands straight in its buffer) and waits only through
+ * {@link BoundedWait}, so an owner that dies turns into a {@link RankFailedException} naming it.
+ */
+public final class RemoteFetcher implements AutoCloseable {
+    /** 4 MiB: big enough that per-message overhead vanishes, small enough that 8 fetching threads with
+     * two buffers each stay within a 256 MiB heap. */
+    public static final int DEFAULT_CHUNK_BYTES = 4 << 20;
+    public static final int DEFAULT_WORKERS = 4;
+
+    private final MpiWorld world;
+    private final FetchDispatcher dispatcher;
+    private final int chunkBytes;
+    private final AtomicLong replySequence = new AtomicLong();
+
+    private RemoteFetcher(MpiWorld world, FetchDispatcher dispatcher, int chunkBytes) {
+        this.world = world;
+        this.dispatcher = dispatcher;
+        this.chunkBytes = chunkBytes;
+    }
+
+    /** Starts serving {@code source} with {@link #DEFAULT_WORKERS} workers and {@link #DEFAULT_CHUNK_BYTES} chunks. */
+    public static RemoteFetcher start(MpiWorld world, FetchSource source) {
+        return start(world, source, DEFAULT_WORKERS, DEFAULT_CHUNK_BYTES);
+    }
+
+    /**
+     * Starts serving {@code source} to the other ranks.
+     *
+     * @param workers threads that read and send replies concurrently
+     * @param chunkBytes the largest data message this rank asks owners for, 1..8 MiB
+     */
+    public static RemoteFetcher start(MpiWorld world, FetchSource source, int workers, int chunkBytes) {
+        if (chunkBytes < 1 || chunkBytes > FetchProtocol.MAX_CHUNK_BYTES) {
+            throw new IllegalArgumentException("chunkBytes must be 1.." + FetchProtocol.MAX_CHUNK_BYTES + ", got " + chunkBytes);
+        }
+        FetchDispatcher dispatcher = new FetchDispatcher(world, source, workers);
+        dispatcher.start();
+        return new RemoteFetcher(world, dispatcher, chunkBytes);
+    }
+
+    /**
+     * Copies the whole object {@code id} held by {@code owner} into {@code sink}.
+     *
+     * @param expectedLength the length the metadata gives; a different length at the owner is an error
+     * @param timeout the longest the owner may stay silent (before the first byte, and between chunks)
+     * @throws RankFailedException if the owner (or the device) died or stayed silent for {@code timeout}
+     * @throws RemoteFetchException if the owner answered that it cannot serve the object
+     */
+    public void fetch(int owner, long id, long expectedLength, WritableByteChannel sink, Duration timeout)
+            throws IOException {
+        transfer(FetchProtocol.KIND_FETCH_WHOLE, owner, id, 0, expectedLength, sink, timeout);
+    }
+
+    /**
+     * Copies {@code length} bytes of object {@code id} from {@code position} into {@code sink}.
+     *
+     * @return the whole object's length at the owner
+     * @throws RankFailedException if the owner (or the device) died or stayed silent for {@code timeout}
+     * @throws RemoteFetchException if the owner answered that it cannot serve the range
+     */
+    public long fetchRange(int owner, long id, long position, long length, WritableByteChannel sink, Duration timeout)
+            throws IOException {
+        return transfer(FetchProtocol.KIND_FETCH, owner, id, position, length, sink, timeout);
+    }
+
+    private long transfer(int kind, int owner, long id, long position, long length, WritableByteChannel sink,
+            Duration timeout) throws IOException {
+        if (owner < 0 || owner >= world.size()) {
+            throw new IllegalArgumentException("owner " + owner + " is outside 0.." + (world.size() - 1));
+        }
+        int tag = MpiTags.reply(replySequence.getAndIncrement());
+        String what = "fetch of object " + id + " [" + position + ", +" + length + ") from rank " + owner;
+        try {
+            byte[] first = new byte[FetchProtocol.REPLY_HEADER_BYTES + (int) Math.min(length, chunkBytes)];
+            Request firstArrives = world.comm().Irecv(first, 0, first.length, MPI.BYTE, owner, tag);
+            byte[] request = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(),
+                    tag, chunkBytes, id, position, length));
+            Request sent = world.comm().Isend(request, 0, request.length, MPI.BYTE, owner, MpiTags.FETCH_REQUEST);
+            await(sent, owner, timeout, what + ": sending the request");
+            await(firstArrives, owner, timeout, what + ": waiting for the reply");
+
+            int status = FetchProtocol.status(first);
+            long objectLength = FetchProtocol.objectLength(first);
+            if (status != FetchProtocol.STATUS_OK) {
+                RemoteFetchException.Reason reason = FetchProtocol.reasonOf(status);
+                throw new RemoteFetchException(owner, id, reason, "rank " + world.rank() + ": " + what
+                        + " refused: " + reason + (objectLength >= 0 ? " (the owner's copy has " + objectLength
+                        + " bytes; do the partitions and the metadata come from the same prep?)" : ""));
+            }
+            if (FetchProtocol.replyLength(first) != length) {
+                throw new RemoteFetchException(owner, id, RemoteFetchException.Reason.BAD_REQUEST, what
+                        + ": owner announced " + FetchProtocol.replyLength(first) + " bytes; version mismatch?");
+            }
+            receiveRest(owner, tag, first, length, sink, timeout, what);
+            return objectLength;
+        } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
+            throw world.failure(new int[] {owner}, what + " failed in MPJ", mpjFailure);
+        }
+    }
+
+    /**
+     * Writes the first message's data, then the remaining chunks, keeping the next receive posted while the
+     * current chunk goes to the sink.
+     */
+    private void receiveRest(int owner, int tag, byte[] first, long length, WritableByteChannel sink,
+            Duration timeout, String what) throws IOException {
+        int firstData = first.length - FetchProtocol.REPLY_HEADER_BYTES;
+        long remaining = length - firstData;
+        byte[] spare = remaining > 0 ? new byte[(int) Math.min(remaining, chunkBytes)] : null;
+        long posted = 0;
+        Request next = null;
+        if (remaining > 0) {
+            posted = Math.min(remaining, chunkBytes);
+            next = world.comm().Irecv(spare, 0, (int) posted, MPI.BYTE, owner, tag);
+        }
+        writeFully(sink, first, FetchProtocol.REPLY_HEADER_BYTES, firstData);
+        // 'first' is free again: from here on it and 'spare' alternate, data starting at index 0.
+        byte[] arriving = spare;
+        byte[] free = first;
+        while (next != null) {
+            await(next, owner, timeout, what + ": waiting for data, " + remaining + " bytes to go");
+            int got = (int) posted;
+            remaining -= got;
+            next = null;
+            if (remaining > 0) {
+                posted = Math.min(remaining, chunkBytes);
+                next = world.comm().Irecv(free, 0, (int) posted, MPI.BYTE, owner, tag);
+            }
+            writeFully(sink, arriving, 0, got);
+            byte[] swap = arriving;
+            arriving = free;
+            free = swap;
+        }
+    }
+
+    private void await(Request request, int owner, Duration timeout, String what) throws IOException {
+        Status done = BoundedWait.until(request, BoundedWait.deadlineAfter(timeout));
+        if (done == null) {
+            throw world.failure(new int[] {owner}, what + ": nothing for " + timeout.toMillis() + " ms", null);
+        }
+    }
+
+    private static void writeFully(WritableByteChannel sink, byte[] data, int offset, int length) throws IOException {
+        ByteBuffer b = ByteBuffer.wrap(data, offset, length);
+        while (b.hasRemaining()) {
+            sink.write(b);
+        }
+    }
+
+    /**
+     * Stops serving. Call it after a barrier, when no peer fetches from this rank any more; a request that
+     * still arrives goes unanswered and its requester times out.
+     *
+     * @return whether the dispatcher stopped within the time allowed
+     */
+    public boolean close(Duration timeout) {
+        return dispatcher.stop(timeout);
+    }
+
+    @Override
+    public void close() {
+        close(Duration.ofSeconds(5));
+    }
+}
