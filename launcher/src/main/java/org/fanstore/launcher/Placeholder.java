@@ -1,1 +1,0 @@
-package org.fanstore.launcher; final class Placeholder { private Placeholder() {} }

@@ -1,0 +1,260 @@
+package org.fanstore.prep;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.zip.CRC32C;
+
+import org.fanstore.prep.format.Compression;
+import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.format.PartitionWriter;
+
+/**
+ * Writes the planned partitions one after another. Worker threads read (and compress) small files ahead of
+ * the writer, bounded by {@link #AHEAD_BYTES} and {@link #AHEAD_ENTRIES}; the single writer consumes their
+ * results strictly in table order, so the output does not depend on the number of threads. Large files are
+ * streamed by the writer itself while the workers keep reading ahead.
+ */
+final class PartitionPipeline
+{
+    private static final long AHEAD_BYTES = 128L << 20;
+    private static final int AHEAD_ENTRIES = 8192;
+
+    private final Path dir;
+    private final int threads;
+    private final BodyEncoder encoder;
+    private final PrepProgress progress;
+
+    private SourceEntry[] slots;
+    private Future<BodyEncoder.EncodedBody>[] pending;
+    private int submitted;
+    private long aheadBytes;
+
+    private long files;
+    private long dirs;
+    private long symlinks;
+    private long rawBytes;
+    private long storedBytes;
+
+    PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress)
+    {
+        this.dir = dir;
+        this.threads = threads;
+        this.encoder = new BodyEncoder(compression);
+        this.progress = progress;
+    }
+
+    @SuppressWarnings("unchecked")
+    List<PartitionInfo> writeAll(final PartitionPlan plan) throws IOException, PrepException
+    {
+        final List<SourceEntry> order = new ArrayList<>();
+        long totalFiles = 0;
+        long totalBytes = 0;
+        for (final List<List<SourceEntry>> kind : List.of(plan.regular(), plan.broadcast()))
+        {
+            for (final List<SourceEntry> partition : kind)
+            {
+                order.addAll(partition);
+                for (final SourceEntry e : partition)
+                {
+                    if (!e.isDir())
+                    {
+                        totalFiles++;
+                        totalBytes += e.size();
+                    }
+                }
+            }
+        }
+        slots = order.toArray(new SourceEntry[0]);
+        pending = new Future[slots.length];
+        progress.start(totalFiles, totalBytes);
+
+        final ExecutorService pool = Executors.newFixedThreadPool(threads, r ->
+        {
+            final Thread t = new Thread(r, "fanstore-prep-reader");
+            t.setDaemon(true);
+            return t;
+        });
+        try
+        {
+            final List<PartitionInfo> infos = new ArrayList<>();
+            int next = 0;
+            for (int p = 0; p < plan.regular().size(); p++)
+            {
+                infos.add(write(pool, plan.regular().get(p), p, false, next));
+                next += plan.regular().get(p).size();
+            }
+            for (int p = 0; p < plan.broadcast().size(); p++)
+            {
+                infos.add(write(pool, plan.broadcast().get(p), p, true, next));
+                next += plan.broadcast().get(p).size();
+            }
+            return infos;
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+    }
+
+    private PartitionInfo write(final ExecutorService pool, final List<SourceEntry> entries, final int index,
+        final boolean broadcast, final int firstSlot) throws IOException, PrepException
+    {
+        final String fileName = broadcast ? PartitionDescriptor.broadcastFileName(index) :
+            PartitionDescriptor.regularFileName(index);
+        final PartitionWriter.Written written;
+        try (PartitionWriter writer = PartitionWriter.create(dir.resolve(fileName), index, broadcast,
+            entries.size(), PartitionPlan.tableLength(entries)))
+        {
+            for (int i = 0; i < entries.size(); i++)
+            {
+                final int slot = firstSlot + i;
+                submitAhead(pool, slot);
+                writeEntry(writer, slot);
+            }
+            written = writer.finish();
+        }
+        return new PartitionInfo(index, fileName, written.fileBytes(), written.crc32c(), written.entries(),
+            broadcast);
+    }
+
+    private void writeEntry(final PartitionWriter writer, final int slot) throws IOException, PrepException
+    {
+        final SourceEntry e = slots[slot];
+        slots[slot] = null;
+        if (e.isDir())
+        {
+            writer.addDirectory(e.toEntry());
+            dirs++;
+            return;
+        }
+        if (e.isSymlink())
+        {
+            final CRC32C crc = new CRC32C();
+            crc.update(e.linkTarget());
+            writer.addBody(e.toEntry(), PartitionDescriptor.CODEC_RAW, e.linkTarget().length, (int)crc.getValue(),
+                e.linkTarget(), e.linkTarget().length);
+            symlinks++;
+            storedBytes += e.linkTarget().length;
+            progress.advance(e.size());
+            return;
+        }
+        final long raw;
+        final long stored;
+        if (pending[slot] != null)
+        {
+            final BodyEncoder.EncodedBody body = await(pending[slot], e);
+            pending[slot] = null;
+            aheadBytes -= e.size();
+            writer.addBody(e.toEntry(), body.codec(), body.rawLength(), body.rawCrc(), body.stored(),
+                body.storedLength());
+            raw = body.rawLength();
+            stored = body.storedLength();
+        }
+        else
+        {
+            final BodyEncoder.Streamed body;
+            try
+            {
+                body = encoder.stream(e.source(), writer, e.toEntry());
+            }
+            catch (final IOException failure)
+            {
+                throw readFailure(e, failure);
+            }
+            raw = body.rawLength();
+            stored = body.storedLength();
+        }
+        files++;
+        rawBytes += raw;
+        storedBytes += stored;
+        progress.advance(e.size());
+    }
+
+    /** Hands small files from {@code slot} on to the workers, as far ahead as the budgets allow. */
+    private void submitAhead(final ExecutorService pool, final int slot)
+    {
+        submitted = Math.max(submitted, slot);
+        while (submitted < slots.length && submitted - slot < AHEAD_ENTRIES &&
+            (aheadBytes < AHEAD_BYTES || submitted == slot))
+        {
+            final SourceEntry e = slots[submitted];
+            if (e.isFile() && e.size() <= BodyEncoder.IN_MEMORY_LIMIT)
+            {
+                pending[submitted] = pool.submit(() -> encoder.encode(e.source()));
+                aheadBytes += e.size();
+            }
+            submitted++;
+        }
+    }
+
+    private BodyEncoder.EncodedBody await(final Future<BodyEncoder.EncodedBody> future, final SourceEntry e)
+        throws IOException, PrepException
+    {
+        try
+        {
+            return future.get();
+        }
+        catch (final InterruptedException interrupted)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while packing " + e.source());
+        }
+        catch (final ExecutionException failed)
+        {
+            if (failed.getCause() instanceof IOException io)
+            {
+                throw readFailure(e, io);
+            }
+            throw new IllegalStateException("packing " + e.source() + " failed", failed.getCause());
+        }
+    }
+
+    private static PrepException readFailure(final SourceEntry e, final IOException failure)
+    {
+        if (failure instanceof NoSuchFileException)
+        {
+            return new PrepException("file " + e.source() + " disappeared while prep was running: prep a dataset " +
+                "nobody is changing");
+        }
+        if (failure instanceof AccessDeniedException)
+        {
+            return new PrepException("cannot read file " + e.source() + ": fix its permissions or pass " +
+                "--skip-unreadable to leave it out");
+        }
+        return new PrepException("cannot read file " + e.source() + ": " + failure.getMessage(), failure);
+    }
+
+    long files()
+    {
+        return files;
+    }
+
+    long dirs()
+    {
+        return dirs;
+    }
+
+    long symlinks()
+    {
+        return symlinks;
+    }
+
+    long rawBytes()
+    {
+        return rawBytes;
+    }
+
+    long storedBytes()
+    {
+        return storedBytes;
+    }
+}

@@ -1,1 +1,0 @@
-package org.fanstore.prep; final class Placeholder { private Placeholder() {} }
