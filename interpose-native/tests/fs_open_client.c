@@ -110,8 +110,8 @@ int main(int argc, char **argv)
                 continue;
             }
         }
-        unsigned long long h;
-        long long n;
+        unsigned long long h = 0;
+        long long n = 0;
         rc = hash_file(target, &h, &n);
         if (rc != 0) {
             printf("ERR %d %s\n", -rc, key);

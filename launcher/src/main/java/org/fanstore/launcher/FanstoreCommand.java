@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
         LsCommand.class,
         StatCommand.class,
         CatCommand.class,
+        org.fanstore.launcher.run.RunCommand.class,
     })
 public final class FanstoreCommand implements Runnable
 {
