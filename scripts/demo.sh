@@ -19,5 +19,17 @@ for i in range(100):
 PY
 ./fanstore prep --input "$work/src" --output "$work/demo.fs" --partitions 4 --compress lz4 --broadcast val
 ./fanstore verify "$work/demo.fs"
-./fanstore demo-read "$work/demo.fs"
-echo "demo: dataset in $work"
+# The main job: 2 ranks on this machine, an unmodified Python reader on each, reading /fanstore/src.
+./fanstore run --ranks 2 --data "$work/demo.fs" --local-dir "$work" -- /usr/bin/python3 -c '
+import os, time
+root = "/fanstore/src"
+t0 = time.perf_counter(); files = 0; nbytes = 0
+for d, _, names in os.walk(root):
+    for n in names:
+        with open(os.path.join(d, n), "rb") as f:
+            nbytes += len(f.read()); files += 1
+dt = time.perf_counter() - t0
+rank = os.environ["FANSTORE_RANK"]
+print(f"rank {rank}: read {files} files, {nbytes/1e6:.1f} MB in {dt:.2f} s: {files/dt:.0f} files/s")
+'
+echo "demo: dataset in $work (remove it with: rm -rf $work)"
