@@ -299,3 +299,8 @@ int fs_ns_access(const fs_table *t, uint32_t idx, int mode, int effective)
         return -EACCES;
     return 0;
 }
+
+int fs_ns_empty_path(const char *path)
+{
+    return path == NULL || path[0] == '\0';
+}

@@ -53,6 +53,10 @@ void fs_ns_statvfs(const fs_table *t, struct statvfs *sv);
  * behind our back and the number reused) reads as FS_FD_NONE. *real gets the real fstat when non-NULL. */
 uint32_t fs_ns_fd(int fd, fs_fd_info *info, struct stat *real);
 
+/* "" (or NULL) path: with AT_EMPTY_PATH the call is about the descriptor itself. Out of line on purpose:
+ * glibc declares these parameters nonnull, so an inline test would be optimised away. */
+int fs_ns_empty_path(const char *path);
+
 /* access(2) answer for an entry: 0 or -EACCES / -EROFS (W_OK). effective: use euid/egid. */
 int fs_ns_access(const fs_table *t, uint32_t idx, int mode, int effective);
 

@@ -283,11 +283,19 @@ void fs_state_void_id(uint64_t *dev, uint64_t *ino)
     *ino = void_ino;
 }
 
-void fs_state_void_lost(int fd)
+void fs_state_void_lost_if(int fd)
 {
-    int expected = fd;
-    if (fd >= 0)
-        atomic_compare_exchange_strong(&void_fd, &expected, -1);
+    int v = atomic_load_explicit(&void_fd, memory_order_relaxed);
+    if (v < 0 || v != fd || fs_state_in_vfork_child())
+        return;
+    atomic_compare_exchange_strong(&void_fd, &v, -1);
+}
+
+void fs_state_void_lost_range(unsigned first, unsigned last)
+{
+    int v = atomic_load_explicit(&void_fd, memory_order_relaxed);
+    if (v >= 0 && (unsigned)v >= first && (unsigned)v <= last)
+        fs_state_void_lost_if(v);
 }
 
 void fs_state_ns(const fs_state *s, fs_ns *ns, char *buf)

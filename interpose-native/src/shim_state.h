@@ -46,8 +46,10 @@ int fs_state_in_vfork_child(void);
 int fs_state_void_dup(int cloexec);
 /* Identity of the void directory, for recognising our directory descriptors. */
 void fs_state_void_id(uint64_t *dev, uint64_t *ino);
-/* The void fd itself was closed or replaced by the application: forget it (a new one is made on need). */
-void fs_state_void_lost(int fd);
+/* fd (or a range) is about to be closed or replaced by the application: if it is the void fd, forget it
+ * (a new one is made on need). Not in a vfork child (checked inside). */
+void fs_state_void_lost_if(int fd);
+void fs_state_void_lost_range(unsigned first, unsigned last);
 
 /* Fills ns for a relative lookup: copies the current directory into buf (PATH_MAX bytes). */
 void fs_state_ns(const fs_state *s, fs_ns *ns, char *buf);
