@@ -1,0 +1,164 @@
+package org.fanstore.runtime.metadata;
+
+import static java.nio.ByteOrder.LITTLE_ENDIAN;
+import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Validation of a mapped table: the same checks, in the same order, as {@code fs_table_open} in the shim, so
+ * the two readers accept and refuse the same files (the malformed test vectors pin this). After it passes,
+ * every offset, length and index a reader follows lies inside the mapping and every probe ends.
+ */
+final class MetadataTableLayout
+{
+    /** Bucket values are index + 1 in a u32 and indices are Java ints here. */
+    private static final long MAX_ENTRIES = Integer.MAX_VALUE - 1;
+
+    final int entryCount;
+    final int bucketCount;
+    final int entriesOffset;
+    final int bucketsOffset;
+    final int childrenOffset;
+    final int childrenCount;
+    final int stringsOffset;
+    final int stringsLength;
+
+    private MetadataTableLayout(final UnsafeBuffer b)
+    {
+        entryCount = (int)b.getLong(ENTRY_COUNT_OFFSET, LITTLE_ENDIAN);
+        bucketCount = (int)b.getLong(BUCKET_COUNT_OFFSET, LITTLE_ENDIAN);
+        entriesOffset = (int)b.getLong(ENTRIES_OFFSET_OFFSET, LITTLE_ENDIAN);
+        bucketsOffset = (int)b.getLong(BUCKETS_OFFSET_OFFSET, LITTLE_ENDIAN);
+        childrenOffset = (int)b.getLong(CHILDREN_OFFSET_OFFSET, LITTLE_ENDIAN);
+        childrenCount = (int)b.getLong(CHILDREN_COUNT_OFFSET, LITTLE_ENDIAN);
+        stringsOffset = (int)b.getLong(STRINGS_OFFSET_OFFSET, LITTLE_ENDIAN);
+        stringsLength = (int)b.getLong(STRINGS_LENGTH_OFFSET, LITTLE_ENDIAN);
+    }
+
+    /** @throws IllegalStateException naming the first fault found */
+    static MetadataTableLayout validate(final UnsafeBuffer b)
+    {
+        checkHeader(b);
+        final MetadataTableLayout layout = new MetadataTableLayout(b);
+        layout.checkBody(b);
+        final long rootOffset = b.getLong(LOCAL_ROOT_OFFSET_OFFSET, LITTLE_ENDIAN);
+        final long rootLength = b.getInt(LOCAL_ROOT_LENGTH_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        require(layout.stringFits(b, rootOffset, rootLength), "local root outside the string pool");
+        return layout;
+    }
+
+    private static void checkHeader(final UnsafeBuffer b)
+    {
+        final long length = b.capacity();
+        for (int i = 0; i < MAGIC.length; i++)
+        {
+            require(b.getByte(MAGIC_OFFSET + i) == MAGIC[i], "bad magic");
+        }
+        require(b.getInt(VERSION_OFFSET, LITTLE_ENDIAN) == VERSION, "unsupported version");
+        require(b.getInt(HEADER_LENGTH_OFFSET, LITTLE_ENDIAN) == HEADER_LENGTH, "bad header length");
+        require(b.getLong(TOTAL_LENGTH_OFFSET, LITTLE_ENDIAN) == length, "recorded length is not the file length");
+        final long entries = b.getLong(ENTRY_COUNT_OFFSET, LITTLE_ENDIAN);
+        require(entries >= 1 && entries <= MAX_ENTRIES, "entry count out of range");
+        require(b.getLong(GENERATION_OFFSET, LITTLE_ENDIAN) != 0, "generation 0");
+        final long rank = b.getInt(RANK_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        final long worldSize = b.getInt(WORLD_SIZE_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        require(worldSize >= 1 && rank < worldSize, "rank outside world size");
+        final long buckets = b.getLong(BUCKET_COUNT_OFFSET, LITTLE_ENDIAN);
+        require(buckets > 0 && (buckets & (buckets - 1)) == 0 && buckets >= 2 * entries,
+            "bucket count is not a power of two >= 2 x entries");
+        require(sectionFits(b.getLong(ENTRIES_OFFSET_OFFSET, LITTLE_ENDIAN), entries, ENTRY_LENGTH, length),
+            "entries outside the file");
+        require(sectionFits(b.getLong(BUCKETS_OFFSET_OFFSET, LITTLE_ENDIAN), buckets, BUCKET_LENGTH, length),
+            "buckets outside the file");
+        require(sectionFits(b.getLong(CHILDREN_OFFSET_OFFSET, LITTLE_ENDIAN),
+            b.getLong(CHILDREN_COUNT_OFFSET, LITTLE_ENDIAN), CHILD_LENGTH, length), "children outside the file");
+        require(sectionFits(b.getLong(STRINGS_OFFSET_OFFSET, LITTLE_ENDIAN),
+            b.getLong(STRINGS_LENGTH_OFFSET, LITTLE_ENDIAN), 1, length), "string pool outside the file");
+    }
+
+    private void checkBody(final UnsafeBuffer b)
+    {
+        final int worldSize = b.getInt(WORLD_SIZE_OFFSET, LITTLE_ENDIAN);
+        final int root = (int)entryOffset(entriesOffset, 0);
+        require(b.getInt(root + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN) == 0 &&
+            isDirectory(b.getInt(root + ENTRY_MODE_OFFSET, LITTLE_ENDIAN)) &&
+            b.getInt(root + ENTRY_PARENT_OFFSET, LITTLE_ENDIAN) == 0, "entry 0 is not the root directory");
+        for (int i = 0; i < entryCount; i++)
+        {
+            checkEntry(b, (int)entryOffset(entriesOffset, i), i, worldSize);
+        }
+        for (int i = 0; i < childrenCount; i++)
+        {
+            final long child = b.getInt(childrenOffset + i * CHILD_LENGTH, LITTLE_ENDIAN) & 0xffffffffL;
+            require(child != 0 && child < entryCount, "children slot " + i + " holds a bad entry index");
+        }
+        int used = 0;
+        for (int i = 0; i < bucketCount; i++)
+        {
+            final long v = b.getInt(bucketsOffset + i * BUCKET_LENGTH, LITTLE_ENDIAN) & 0xffffffffL;
+            require(v <= entryCount, "bucket " + i + " holds a bad entry index");
+            used += v != 0 ? 1 : 0;
+        }
+        require(used == entryCount, "buckets do not reference every entry once");
+    }
+
+    private void checkEntry(final UnsafeBuffer b, final int at, final int index, final int worldSize)
+    {
+        final long keyOffset = b.getLong(at + ENTRY_KEY_OFFSET_OFFSET, LITTLE_ENDIAN);
+        final long keyLength = b.getInt(at + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        final String where = "entry " + index + ": ";
+        require(stringFits(b, keyOffset, keyLength), where + "key outside the string pool");
+        final long parent = b.getInt(at + ENTRY_PARENT_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        final long owner = b.getInt(at + ENTRY_OWNER_RANK_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        final long nsec = b.getInt(at + ENTRY_MTIME_NSEC_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        require(parent < entryCount, where + "parent out of range");
+        require(owner < (worldSize & 0xffffffffL), where + "owner rank outside world size");
+        require(nsec < 1_000_000_000L, where + "mtime nanoseconds out of range");
+        final int mode = b.getInt(at + ENTRY_MODE_OFFSET, LITTLE_ENDIAN);
+        final long first = b.getInt(at + ENTRY_FIRST_CHILD_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        final long count = b.getInt(at + ENTRY_CHILD_COUNT_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+        if (isDirectory(mode))
+        {
+            require(first + count <= childrenCount, where + "children range outside the children array");
+            return;
+        }
+        require(first == 0, where + "first child set on a non-directory");
+        if (isSymlink(mode))
+        {
+            require(stringFits(b, keyOffset + keyLength + 1, count), where + "link target outside the string pool");
+        }
+        else
+        {
+            require(count == 0, where + "child count set on a non-directory");
+        }
+    }
+
+    /** True when a section of count elements of elem bytes at off lies after the header, inside len, 8-aligned. */
+    private static boolean sectionFits(final long off, final long count, final long elem, final long len)
+    {
+        if (off % SECTION_ALIGNMENT != 0 || off < HEADER_LENGTH || off > len)
+        {
+            return false;
+        }
+        return count >= 0 && count <= (len - off) / elem;
+    }
+
+    /** True when pool[off .. off+n) and a NUL after it lie inside the pool. */
+    private boolean stringFits(final UnsafeBuffer b, final long off, final long n)
+    {
+        if (off < 0 || off >= stringsLength || n >= stringsLength - off)
+        {
+            return false;
+        }
+        return b.getByte(stringsOffset + (int)(off + n)) == 0;
+    }
+
+    private static void require(final boolean condition, final String fault)
+    {
+        if (!condition)
+        {
+            throw new IllegalStateException(fault);
+        }
+    }
+}

@@ -1,0 +1,176 @@
+package org.fanstore.runtime.metadata;
+
+import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+
+import java.io.IOException;
+import java.nio.charset.Charset;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code TableFromTree <dir> <name> <out.tbl>}: writes a metadata table describing a real directory tree, so the
+ * shim can be tried on real programs with no runtime. Every key is {@code <name>/<path below dir>}; regular files
+ * are LOCAL_RAW|LOCAL on rank 0 of a world of 1, symlinks keep their targets, other file types are skipped.
+ * The local root is the directory holding {@code <dir>}, so {@code <local root>/<key>} is the real file: hence
+ * {@code <dir>} must be named {@code <name>}. To publish a tree under another name, make a symlink
+ * {@code ln -s <dir> <elsewhere>/<name>} and pass that (the walk follows that one top-level link only).
+ *
+ * <p>Names are taken byte-exact, non-UTF-8 ones included: Java decodes file names to Strings lossily, but
+ * {@link Path#toUri()} percent-escapes the raw bytes of a Unix path, which this tool decodes back. Two known
+ * losses: a symlink target's trailing '/' is dropped, and the {@code <dir>} argument itself must be decodable
+ * in the JVM's file-name charset (names below it may be anything).
+ */
+public final class TableFromTree
+{
+    private static final String LSTAT_ATTRIBUTES = "unix:mode,uid,gid,size,lastModifiedTime,dev";
+
+    private TableFromTree()
+    {
+    }
+
+    public static void main(final String[] args) throws IOException
+    {
+        if (args.length != 3)
+        {
+            System.err.println("usage: TableFromTree <dir> <name> <out.tbl>");
+            System.exit(2);
+        }
+        final Path dir = Path.of(args[0]).toAbsolutePath().normalize();
+        final Path out = Path.of(args[2]);
+        try
+        {
+            final long bytes = write(dir, args[1], out);
+            System.out.println("wrote " + bytes + " bytes to " + out + " (local root " + dir.getParent() + ")");
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("TableFromTree: " + ex.getMessage());
+            System.exit(1);
+        }
+    }
+
+    /** Walks {@code dir} (absolute) and writes the table to {@code out}; returns bytes written. */
+    public static long write(final Path dir, final String name, final Path out) throws IOException
+    {
+        final Path fileName = dir.getFileName();
+        if (fileName == null || !fileName.toString().equals(name) || name.contains("/"))
+        {
+            throw new IllegalArgumentException(dir + " must be named " + name + " so that <local root>/<key> is " +
+                "the real file: ln -s " + dir + " <elsewhere>/" + name + " and pass that");
+        }
+        final byte[] localRoot = rawBytes(dir.getParent());
+        final Path realDir = dir.toRealPath();
+        final byte[] realPrefix = rawBytes(realDir);
+        final Map<String, Object> top = Files.readAttributes(realDir, LSTAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+        final byte[] nameKey = name.getBytes(fileNameCharset());
+
+        final List<NamespaceEntry> entries = new ArrayList<>();
+        entries.add(entry(nameKey, top, 0, 0, null));
+        final Deque<Path> pending = new ArrayDeque<>();
+        pending.push(realDir);
+        while (!pending.isEmpty())
+        {
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(pending.pop()))
+            {
+                for (final Path child : children)
+                {
+                    final byte[] key = keyOf(nameKey, realPrefix, rawBytes(child));
+                    final Map<String, Object> st = Files.readAttributes(child, LSTAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+                    final int type = (int)st.get("mode") & S_IFMT;
+                    if (type == S_IFDIR)
+                    {
+                        entries.add(entry(key, st, 0, 0, null));
+                        pending.push(child);
+                    }
+                    else if (type == S_IFREG)
+                    {
+                        entries.add(entry(key, st, FLAG_LOCAL_RAW | FLAG_LOCAL, 0, null));
+                    }
+                    else if (type == S_IFLNK)
+                    {
+                        entries.add(entry(key, st, 0, 0, linkTargetBytes(Files.readSymbolicLink(child))));
+                    }
+                    else
+                    {
+                        System.err.println("TableFromTree: skipping " + child + " (neither file, directory nor symlink)");
+                    }
+                }
+            }
+        }
+        final int stDev = (int)(long)(Long)top.get("dev");
+        return MetadataTableWriter.write(out, entries, localRoot, 0, 1, stDev, System.currentTimeMillis());
+    }
+
+    private static NamespaceEntry entry(
+        final byte[] key, final Map<String, Object> st, final int flags, final int ownerRank, final byte[] target)
+    {
+        final Instant mtime = ((FileTime)st.get("lastModifiedTime")).toInstant();
+        return new NamespaceEntry(key, (int)st.get("mode"), (long)st.get("size"), mtime.getEpochSecond(),
+            mtime.getNano(), (int)st.get("uid"), (int)st.get("gid"), flags, ownerRank, target);
+    }
+
+    /** {@code <name>/<path below the walk root>} from the raw bytes of the walk root and of a path below it. */
+    private static byte[] keyOf(final byte[] name, final byte[] rootBytes, final byte[] pathBytes)
+    {
+        final int below = rootBytes.length + (rootBytes[rootBytes.length - 1] == '/' ? 0 : 1);
+        final byte[] key = Arrays.copyOf(name, name.length + 1 + pathBytes.length - below);
+        key[name.length] = '/';
+        System.arraycopy(pathBytes, below, key, name.length + 1, pathBytes.length - below);
+        return key;
+    }
+
+    private static byte[] linkTargetBytes(final Path target)
+    {
+        if (target.isAbsolute())
+        {
+            return rawBytes(target);
+        }
+        final byte[] rooted = rawBytes(Path.of("/").resolve(target));
+        return Arrays.copyOfRange(rooted, 1, rooted.length);
+    }
+
+    /**
+     * The exact bytes of an absolute path. {@code toUri()} writes "file://" then every byte of the path,
+     * percent-escaping any outside the URI path characters, and adds a '/' when the path is a directory.
+     */
+    static byte[] rawBytes(final Path absolute)
+    {
+        final String escaped = absolute.toUri().getRawPath();
+        final byte[] bytes = new byte[escaped.length()];
+        int n = 0;
+        for (int i = 0; i < escaped.length(); i++)
+        {
+            final char c = escaped.charAt(i);
+            if (c == '%')
+            {
+                bytes[n++] = (byte)Integer.parseInt(escaped, i + 1, i + 3, 16);
+                i += 2;
+            }
+            else
+            {
+                bytes[n++] = (byte)c;
+            }
+        }
+        if (n > 1 && bytes[n - 1] == '/')
+        {
+            n--;
+        }
+        return Arrays.copyOf(bytes, n);
+    }
+
+    private static Charset fileNameCharset()
+    {
+        final String jnu = System.getProperty("sun.jnu.encoding");
+        return jnu != null && Charset.isSupported(jnu) ? Charset.forName(jnu) : Charset.defaultCharset();
+    }
+}

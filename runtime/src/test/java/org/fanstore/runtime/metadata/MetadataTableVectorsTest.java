@@ -1,0 +1,162 @@
+package org.fanstore.runtime.metadata;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The shared vectors in tests/vectors/metadata: the writer still produces them byte for byte, and the Java
+ * reader gives every answer basic.expect lists and refuses every table malformed.expect lists.
+ * Run with -Dfanstore.regenerateVectors=true to rewrite the committed files after a deliberate format change.
+ */
+class MetadataTableVectorsTest
+{
+    static Path vectorDir()
+    {
+        final String repo = System.getProperty("fanstore.repo");
+        Path dir = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath();
+        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors")))
+        {
+            dir = dir.getParent();
+        }
+        assertNotNull(dir, "no tests/vectors above " + Path.of("").toAbsolutePath());
+        return dir.resolve("tests/vectors/metadata");
+    }
+
+    @Test
+    void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException
+    {
+        if (Boolean.getBoolean("fanstore.regenerateVectors"))
+        {
+            MetadataVectors.writeAll(vectorDir());
+        }
+        for (final String name : MetadataVectors.writeAll(temp))
+        {
+            final Path committed = vectorDir().resolve(name);
+            assertTrue(Files.exists(committed), committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
+            assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
+                name + " differs from what the writer now produces: format drift?");
+        }
+    }
+
+    @Test
+    void readerAnswersEveryExpectedLookup() throws IOException
+    {
+        final List<String> lines = Files.readAllLines(vectorDir().resolve("basic.expect"), US_ASCII);
+        int entries = 0;
+        int absent = 0;
+        try (MetadataTable table = MetadataTable.open(vectorDir().resolve(MetadataVectors.BASIC)))
+        {
+            for (final String line : lines)
+            {
+                final Map<String, String> f = fields(line);
+                if (line.startsWith("header "))
+                {
+                    assertEquals(Integer.parseInt(f.get("entries")), table.entryCount());
+                    assertEquals(Integer.parseInt(f.get("rank")), table.rank());
+                    assertEquals(Integer.parseInt(f.get("world")), table.worldSize());
+                    assertEquals(Integer.parseInt(f.get("st_dev")), table.stDev());
+                    assertEquals(Long.parseLong(f.get("generation")), table.generation());
+                    assertArrayEquals(hex(f.get("local_root")), table.localRoot());
+                    assertEquals(Long.parseLong(f.get("total")), table.totalBytes());
+                }
+                else if (line.startsWith("entry "))
+                {
+                    checkEntry(table, f, line);
+                    entries++;
+                }
+                else if (line.startsWith("absent "))
+                {
+                    assertEquals(-1, table.lookup(hex(f.get("key"))), line);
+                    absent++;
+                }
+            }
+            assertEquals(table.entryCount(), entries, "basic.expect must list every entry");
+        }
+        assertTrue(absent > 0);
+    }
+
+    private static void checkEntry(final MetadataTable table, final Map<String, String> f, final String line)
+    {
+        final byte[] key = hex(f.get("key"));
+        final int i = table.lookup(key);
+        assertEquals(Integer.parseInt(f.get("index")), i, line);
+        assertArrayEquals(key, table.key(i), line);
+        assertEquals(Long.parseUnsignedLong(f.get("hash"), 16), table.hash(i), line);
+        assertEquals(Integer.parseInt(f.get("mode").substring(1), 8), table.mode(i), line);
+        assertEquals(Long.parseLong(f.get("size")), table.size(i), line);
+        final String[] mtime = f.get("mtime").split("\\.");
+        assertEquals(Long.parseLong(mtime[0]), table.mtimeSec(i), line);
+        assertEquals(Integer.parseInt(mtime[1]), table.mtimeNsec(i), line);
+        assertEquals(Integer.parseInt(f.get("uid")), table.uid(i), line);
+        assertEquals(Integer.parseInt(f.get("gid")), table.gid(i), line);
+        assertEquals(Integer.parseInt(f.get("flags")), table.flags(i), line);
+        assertEquals(Integer.parseInt(f.get("owner")), table.ownerRank(i), line);
+        assertEquals(Integer.parseInt(f.get("parent")), table.parent(i), line);
+        final String children = f.get("children");
+        if (children.equals("-"))
+        {
+            assertEquals(0, table.childCount(i), line);
+        }
+        else
+        {
+            final List<String> names = new ArrayList<>();
+            for (int k = 0; k < table.childCount(i); k++)
+            {
+                final int c = table.child(i, k);
+                assertEquals(i, table.parent(c), line);
+                names.add(KeyText.hex(NamespaceModel.name(table.key(c))));
+            }
+            assertEquals(children, String.join(",", names), line);
+        }
+        final String target = f.get("target");
+        assertArrayEquals(target.equals("-") ? null : hex(target), table.linkTarget(i), line);
+    }
+
+    @Test
+    void readerRefusesEveryMalformedTable() throws IOException
+    {
+        int refused = 0;
+        for (final String line : Files.readAllLines(vectorDir().resolve("malformed.expect"), US_ASCII))
+        {
+            if (line.startsWith("reject "))
+            {
+                final Path bad = vectorDir().resolve(line.substring("reject ".length()).trim());
+                final IOException ex = assertThrows(IOException.class, () -> MetadataTable.open(bad).close(), bad.toString());
+                assertTrue(ex.getMessage().contains(bad.toString()), "message names the file: " + ex.getMessage());
+                refused++;
+            }
+        }
+        assertTrue(refused >= 10, "malformed.expect lists " + refused + " tables");
+    }
+
+    static Map<String, String> fields(final String line)
+    {
+        final Map<String, String> f = new HashMap<>();
+        for (final String token : line.split(" "))
+        {
+            final int eq = token.indexOf('=');
+            if (eq > 0)
+            {
+                f.put(token.substring(0, eq), token.substring(eq + 1));
+            }
+        }
+        return f;
+    }
+
+    static byte[] hex(final String hex)
+    {
+        return HexFormat.of().parseHex(hex);
+    }
+}

@@ -1,0 +1,259 @@
+package org.fanstore.runtime.metadata;
+
+import static java.nio.ByteOrder.LITTLE_ENDIAN;
+import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Builds the shared test vectors in {@code tests/vectors/metadata/}: {@code basic.tbl} with {@code basic.expect}
+ * (every entry's expected answers, computed here from the namespace model, not by reading the table back, plus
+ * lookups that must miss), and malformed tables listed in {@code malformed.expect} that every reader must refuse.
+ * Deterministic: regenerating must reproduce the committed files byte for byte.
+ */
+final class MetadataVectors
+{
+    static final String BASIC = "basic.tbl";
+    static final byte[] LOCAL_ROOT = "/var/tmp/fanstore-local".getBytes(US_ASCII);
+    static final int RANK = 1;
+    static final int WORLD_SIZE = 2;
+    static final int ST_DEV = 0x2a;
+    static final long GENERATION = 0x0102030405060708L;
+    static final int COLLIDING = 3;
+
+    private MetadataVectors()
+    {
+    }
+
+    /** Writes every vector file into {@code dir}; returns the names written. */
+    static List<String> writeAll(final Path dir) throws IOException
+    {
+        Files.createDirectories(dir);
+        final List<NamespaceEntry> namespace = basicNamespace(dir);
+        MetadataTableWriter.write(dir.resolve(BASIC), namespace, LOCAL_ROOT, RANK, WORLD_SIZE, ST_DEV, GENERATION);
+        final byte[] table = Files.readAllBytes(dir.resolve(BASIC));
+        Files.writeString(dir.resolve("basic.expect"), expectations(namespace, table), US_ASCII);
+        final List<String> names = new ArrayList<>(List.of(BASIC, "basic.expect"));
+        final StringBuilder malformed = new StringBuilder("# tables every reader must refuse (open fails, no crash)\n");
+        for (final Map.Entry<String, byte[]> bad : malformedTables(table).entrySet())
+        {
+            Files.write(dir.resolve(bad.getKey()), bad.getValue());
+            malformed.append("reject ").append(bad.getKey()).append('\n');
+            names.add(bad.getKey());
+        }
+        Files.writeString(dir.resolve("malformed.expect"), malformed, US_ASCII);
+        names.add("malformed.expect");
+        return names;
+    }
+
+    static byte[] bytes(final String s)
+    {
+        return s.getBytes(US_ASCII);
+    }
+
+    /** The basic namespace, with COLLIDING keys under dataset/collide sharing one home bucket. */
+    static List<NamespaceEntry> basicNamespace(final Path scratch) throws IOException
+    {
+        final List<NamespaceEntry> fixed = new ArrayList<>();
+        fixed.add(new NamespaceEntry(bytes("dataset"), S_IFDIR | 0750, 0, 1_700_000_000L, 500, 1000, 100, 0, 0, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/empty"), S_IFDIR | 0755, 0, 1_700_000_001L, 0, 1000, 100, 0, 0, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/train/n01/a.jpg"), S_IFREG | 0644, 0, 1_700_000_002L, 7, 1000, 100,
+            FLAG_LOCAL_RAW | FLAG_LOCAL, 1, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/train/n01/b.jpg"), S_IFREG | 0644, 1234, 1_700_000_003L, 999_999_999,
+            1000, 100, FLAG_COMPRESSED, 0, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/train/n02/c.bin"), S_IFREG | 0600, 5_000_000_000L, -5L, 0, 0, 0,
+            FLAG_LOCAL, 1, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/link"), S_IFLNK | 0777, 0, 1_700_000_004L, 0, 1000, 100, 0, 0,
+            bytes("train/n01/b.jpg")));
+        fixed.add(new NamespaceEntry(new byte[]{'d', 'a', 't', 'a', 's', 'e', 't', '/', (byte)0xff, (byte)0xfe, 'x',
+            (byte)0x80, '.', 'b', 'i', 'n'}, S_IFREG | 0644, 17, 1_600_000_000L, 0, 1000, 100, FLAG_LOCAL_RAW | FLAG_LOCAL,
+            1, null));
+        // '-' sorts before '/', so "a-b" lies between "a" and "a/x" in key order.
+        fixed.add(new NamespaceEntry(bytes("dataset/a-b"), S_IFREG | 0644, 3, 1_700_000_005L, 0, 1000, 100, 0, 0, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/a/x"), S_IFREG | 0644, 4, 1_700_000_006L, 0, 1000, 100, 0, 1, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/long/" + "d".repeat(120) + "/" + "e".repeat(120) + "/" +
+            "f".repeat(80) + ".dat"), S_IFREG | 0644, 99, 1_700_000_007L, 0, 1000, 100, 0, 0, null));
+        fixed.add(new NamespaceEntry(bytes("other/readme.txt"), S_IFREG | 0444, 42, 1_700_000_008L, 0, 0, 0,
+            FLAG_LOCAL_RAW | FLAG_LOCAL, 1, null));
+        fixed.add(new NamespaceEntry(bytes("top.txt"), S_IFREG | 0644, 5, 1_700_000_009L, 0, 0, 0, 0, 0, null));
+
+        // The bucket count depends only on the entry count: learn it once with placeholder names, then pick names
+        // that share a home bucket (the count, hence the bucket count, stays the same).
+        final Path probe = scratch.resolve("collision-probe.tbl");
+        final List<NamespaceEntry> withPlaceholders = new ArrayList<>(fixed);
+        for (int i = 0; i < COLLIDING; i++)
+        {
+            withPlaceholders.add(collideEntry(bytes("dataset/collide/p" + i)));
+        }
+        MetadataTableWriter.write(probe, withPlaceholders, LOCAL_ROOT, RANK, WORLD_SIZE, ST_DEV, GENERATION);
+        final long mask = ByteBuffer.wrap(Files.readAllBytes(probe)).order(LITTLE_ENDIAN).getLong(BUCKET_COUNT_OFFSET) - 1;
+        Files.delete(probe);
+        final List<NamespaceEntry> all = new ArrayList<>(fixed);
+        for (final byte[] key : keysInOneBucket("dataset/collide/k", COLLIDING, mask, -1))
+        {
+            all.add(collideEntry(key));
+        }
+        return all;
+    }
+
+    /** The first {@code count} keys prefix+N sharing a home bucket (that of {@code home}, or any when -1). */
+    static List<byte[]> keysInOneBucket(final String prefix, final int count, final long mask, final long home)
+    {
+        final Map<Long, List<byte[]>> byBucket = new TreeMap<>();
+        for (int n = 0; ; n++)
+        {
+            final byte[] key = bytes(prefix + n);
+            final long bucket = Fnv1a64.hash(key) & mask;
+            if (home >= 0 && bucket != home)
+            {
+                continue;
+            }
+            final List<byte[]> group = byBucket.computeIfAbsent(bucket, b -> new ArrayList<>());
+            group.add(key);
+            if (group.size() == count)
+            {
+                return group;
+            }
+        }
+    }
+
+    private static NamespaceEntry collideEntry(final byte[] key)
+    {
+        return new NamespaceEntry(key, S_IFREG | 0644, 8, 1_700_000_010L, 0, 1000, 100, 0, 0, null);
+    }
+
+    /** One line per entry with every field a reader reports, from the model alone; then lookups that must miss. */
+    static String expectations(final List<NamespaceEntry> namespace, final byte[] table)
+    {
+        final NamespaceModel model = new NamespaceModel(namespace);
+        final ByteBuffer header = ByteBuffer.wrap(table).order(LITTLE_ENDIAN);
+        final long buckets = header.getLong(BUCKET_COUNT_OFFSET);
+        final StringBuilder sb = new StringBuilder();
+        sb.append("# fanstore metadata table vectors, generated by MetadataVectors (runtime tests): do not edit.\n");
+        sb.append("# entry: key and names/targets in hex; mode octal; children are names in order ('-': not a dir).\n");
+        sb.append("table ").append(BASIC).append('\n');
+        sb.append("header entries=").append(model.size()).append(" buckets=").append(buckets)
+            .append(" rank=").append(RANK).append(" world=").append(WORLD_SIZE).append(" st_dev=").append(ST_DEV)
+            .append(" generation=").append(GENERATION).append(" local_root=").append(KeyText.hex(LOCAL_ROOT))
+            .append(" total=").append(table.length).append('\n');
+        for (int i = 0; i < model.size(); i++)
+        {
+            sb.append("# ").append(KeyText.of(model.key(i))).append('\n');
+            sb.append(model.line(i)).append('\n');
+        }
+        final List<byte[]> absent = new ArrayList<>(List.of(bytes("dataset/missing"), bytes("dataset/train/n01"
+            + "/a.jpg/"), bytes("/dataset"), bytes("datase"), bytes("dataset/train/n01/a.jpgx"), bytes("Dataset")));
+        final byte[] firstColliding = model.keysWithPrefix("dataset/collide/").get(0);
+        absent.add(keysInOneBucket("dataset/collide/absent", 1, buckets - 1, Fnv1a64.hash(firstColliding) &
+            (buckets - 1)).get(0));
+        for (final byte[] key : absent)
+        {
+            sb.append("# ").append(KeyText.of(key)).append(" (absent)\n");
+            sb.append("absent key=").append(KeyText.hex(key)).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** Damaged copies of a valid table, one fault each, named after the fault. */
+    static Map<String, byte[]> malformedTables(final byte[] good)
+    {
+        final Map<String, byte[]> bad = new LinkedHashMap<>();
+        final ByteBuffer h = ByteBuffer.wrap(good).order(LITTLE_ENDIAN);
+        final long entries = h.getLong(ENTRY_COUNT_OFFSET);
+        final long entriesOffset = h.getLong(ENTRIES_OFFSET_OFFSET);
+        final long bucketsOffset = h.getLong(BUCKETS_OFFSET_OFFSET);
+        final long bucketCount = h.getLong(BUCKET_COUNT_OFFSET);
+        final long childrenOffset = h.getLong(CHILDREN_OFFSET_OFFSET);
+        final long stringsLength = h.getLong(STRINGS_LENGTH_OFFSET);
+
+        bad.put("empty.tbl", new byte[0]);
+        bad.put("header-only.tbl", Arrays.copyOf(good, HEADER_LENGTH));
+        bad.put("truncated.tbl", Arrays.copyOf(good, good.length / 2));
+        bad.put("trailing-bytes.tbl", Arrays.copyOf(good, good.length + 8));
+        bad.put("bad-magic.tbl", patchByte(good, MAGIC_OFFSET + 3, 'X'));
+        bad.put("bad-version.tbl", patch32(good, VERSION_OFFSET, 2));
+        bad.put("generation-zero.tbl", patch64(good, GENERATION_OFFSET, 0));
+        bad.put("rank-outside-world.tbl", patch32(good, RANK_OFFSET, WORLD_SIZE));
+        bad.put("no-entries.tbl", patch64(good, ENTRY_COUNT_OFFSET, 0));
+        bad.put("entries-past-end.tbl", patch64(good, ENTRIES_OFFSET_OFFSET, good.length));
+        bad.put("strings-misaligned.tbl", patch64(good, STRINGS_OFFSET_OFFSET, h.getLong(STRINGS_OFFSET_OFFSET) + 1));
+        bad.put("children-count-huge.tbl", patch64(good, CHILDREN_COUNT_OFFSET, Long.MAX_VALUE / 2));
+        bad.put("huge-bucket-count.tbl", patch64(good, BUCKET_COUNT_OFFSET, 1L << 62));
+        bad.put("bucket-count-not-power-of-two.tbl", patch64(good, BUCKET_COUNT_OFFSET, bucketCount - 1));
+        bad.put("too-few-buckets.tbl", patch64(good, BUCKET_COUNT_OFFSET, Long.highestOneBit(entries)));
+        bad.put("key-outside-pool.tbl", patch64(good, entryField(entriesOffset, 3, ENTRY_KEY_OFFSET_OFFSET),
+            stringsLength));
+        bad.put("key-length-huge.tbl", patch32(good, entryField(entriesOffset, 3, ENTRY_KEY_LENGTH_OFFSET), -1));
+        bad.put("parent-out-of-range.tbl", patch32(good, entryField(entriesOffset, 2, ENTRY_PARENT_OFFSET),
+            (int)entries));
+        bad.put("children-range-past-end.tbl", patch32(good, entryField(entriesOffset, 0, ENTRY_FIRST_CHILD_OFFSET),
+            (int)h.getLong(CHILDREN_COUNT_OFFSET)));
+        bad.put("child-index-out-of-range.tbl", patch32(good, (int)childrenOffset, (int)entries));
+        bad.put("root-not-directory.tbl", patch32(good, entryField(entriesOffset, 0, ENTRY_MODE_OFFSET), S_IFREG | 0644));
+        bad.put("owner-outside-world.tbl", patch32(good, entryField(entriesOffset, 1, ENTRY_OWNER_RANK_OFFSET), 7));
+        bad.put("bucket-index-out-of-range.tbl", patch32(good, firstUsedBucket(h, bucketsOffset, bucketCount),
+            (int)entries + 5));
+        bad.put("no-empty-bucket.tbl", fillBuckets(good, bucketsOffset, bucketCount));
+        return bad;
+    }
+
+    private static int entryField(final long entriesOffset, final int index, final int field)
+    {
+        return (int)entryOffset(entriesOffset, index) + field;
+    }
+
+    private static int firstUsedBucket(final ByteBuffer h, final long bucketsOffset, final long bucketCount)
+    {
+        for (int i = 0; i < bucketCount; i++)
+        {
+            final int at = (int)bucketsOffset + i * BUCKET_LENGTH;
+            if (h.getInt(at) != 0)
+            {
+                return at;
+            }
+        }
+        throw new IllegalStateException("no used bucket");
+    }
+
+    /** Every bucket points at entry 1: a reader that trusted it would probe forever on a miss. */
+    private static byte[] fillBuckets(final byte[] good, final long bucketsOffset, final long bucketCount)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(good.clone()).order(LITTLE_ENDIAN);
+        for (int i = 0; i < bucketCount; i++)
+        {
+            b.putInt((int)bucketsOffset + i * BUCKET_LENGTH, 1);
+        }
+        return b.array();
+    }
+
+    private static byte[] patchByte(final byte[] good, final int at, final int value)
+    {
+        final byte[] copy = good.clone();
+        copy[at] = (byte)value;
+        return copy;
+    }
+
+    private static byte[] patch32(final byte[] good, final int at, final int value)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(good.clone()).order(LITTLE_ENDIAN);
+        b.putInt(at, value);
+        return b.array();
+    }
+
+    private static byte[] patch64(final byte[] good, final int at, final long value)
+    {
+        final ByteBuffer b = ByteBuffer.wrap(good.clone()).order(LITTLE_ENDIAN);
+        b.putLong(at, value);
+        return b.array();
+    }
+}
