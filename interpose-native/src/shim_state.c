@@ -100,24 +100,48 @@ static void cwd_refresh_real(void)
     cwd_store(norm, (size_t)n, inside);
 }
 
-/* An exec'd child whose real cwd is its parent's void directory takes the virtual cwd from FANSTORE_CWD. */
+/* Is the real cwd one of the shim's void directories (of this or a parent process)? The kernel names a
+ * deleted directory "<path> (deleted)", and void directories are all called .fanstore-void.XXXXXX. */
+static int cwd_is_void(void)
+{
+    char link[PATH_MAX];
+    fs_real_readlink_fn rl = REAL(readlink);
+    ssize_t n = rl ? rl("/proc/self/cwd", link, sizeof link - 1) : -1;
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    static const char deleted[] = " (deleted)";
+    size_t dl = sizeof deleted - 1;
+    return (size_t)n > dl && strcmp(link + n - dl, deleted) == 0 && strstr(link, "/.fanstore-void.") != NULL;
+}
+
+static int adopt_virtual(const char *path)
+{
+    char norm[PATH_MAX];
+    ssize_t n = fs_path_normalize("/", 1, path, norm, sizeof norm);
+    if (n <= 0 || (size_t)n < state.mount_len || memcmp(norm, state.mount, state.mount_len) != 0 ||
+        (norm[state.mount_len] != '/' && norm[state.mount_len] != '\0'))
+        return 0;
+    cwd_store(norm, (size_t)n, 1);
+    return 1;
+}
+
+/* An exec'd child whose real cwd is a void directory takes its virtual cwd from FANSTORE_CWD (set by our
+ * chdir, exact: the void directory's dev/ino must match), or else from PWD, which shells export themselves
+ * (they build a child's environment from their own variables, so our setenv never reaches it). */
 static void cwd_from_environment(void)
 {
     const char *v = getenv("FANSTORE_CWD");
-    if (v == NULL)
-        return;
     unsigned long long dev, ino;
     int off = 0;
-    if (sscanf(v, "%llu:%llu:%n", &dev, &ino, &off) != 2 || off == 0 || v[off] != '/')
-        return;
     struct stat st;
     fs_real_stat_fn st_fn = REAL(stat);
-    if (st_fn == NULL || st_fn(".", &st) != 0 || st.st_dev != dev || st.st_ino != ino)
+    if (v != NULL && sscanf(v, "%llu:%llu:%n", &dev, &ino, &off) == 2 && off > 0 && st_fn != NULL &&
+        st_fn(".", &st) == 0 && st.st_dev == dev && st.st_ino == ino && adopt_virtual(v + off))
         return;
-    char norm[PATH_MAX];
-    ssize_t n = fs_path_normalize("/", 1, v + off, norm, sizeof norm);
-    if (n > 0)
-        cwd_store(norm, (size_t)n, 1);
+    const char *pwd = getenv("PWD");
+    if (pwd != NULL && pwd[0] == '/' && cwd_is_void())
+        adopt_virtual(pwd);
 }
 
 static void after_fork_child(void)
