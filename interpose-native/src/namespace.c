@@ -15,7 +15,19 @@
 
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat and stat64 share one layout here");
 
-int fs_ns_classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
+static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k);
+
+int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
+{
+    int c = classify(s, dirfd, *path, k);
+    if (c == FS_PATH_REWRITTEN) {
+        *path = k->buf;
+        return FS_PATH_OUTSIDE;
+    }
+    return c;
+}
+
+static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
 {
     if (s == NULL || path == NULL)
         return FS_PATH_OUTSIDE;

@@ -20,11 +20,12 @@ typedef struct fs_key {
     char   buf[PATH_MAX];   /* the key, NUL-terminated; after FS_RESOLVED_OUTSIDE an absolute outside path */
 } fs_key;
 
-/* Classifies (dirfd, path) for state s (NULL: inert). FS_PATH_OUTSIDE: forward the call unchanged.
+/* Classifies (dirfd, *path) for state s (NULL: inert). FS_PATH_OUTSIDE: forward the call with *path, which
+ * is the caller's path, or k->buf when the caller's could not be walked by the kernel (FS_PATH_REWRITTEN).
  * FS_PATH_INSIDE: k holds the key. Negative errno otherwise (-EIO when a directory fd's table is gone).
  * A relative path is ours when dirfd is one of our directory descriptors, or AT_FDCWD with a cwd from
  * which the normalised path lands in the mount. */
-int fs_ns_classify(const fs_state *s, int dirfd, const char *path, fs_key *k);
+int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k);
 
 #define FS_RESOLVED_INSIDE  0
 #define FS_RESOLVED_OUTSIDE 1

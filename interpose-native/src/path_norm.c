@@ -13,7 +13,15 @@
 
 #include "path_norm.h"
 
-ssize_t fs_path_normalize(const char *base, size_t base_len, const char *path, char *out, size_t cap)
+/* is out[0..n) the mount or below it? */
+static inline int within(const char *out, size_t n, const char *mount, size_t mount_len)
+{
+    return n >= mount_len && memcmp(out, mount, mount_len) == 0 && (n == mount_len || out[mount_len] == '/');
+}
+
+/* fs_path_normalize, also telling whether the lexical walk ever stood in the mount (*touched). */
+static ssize_t normalize_walk(const char *base, size_t base_len, const char *path, char *out, size_t cap,
+                              const char *mount, size_t mount_len, int *touched)
 {
     if (path[0] == '\0')
         return -ENOENT;
@@ -26,6 +34,8 @@ ssize_t fs_path_normalize(const char *base, size_t base_len, const char *path, c
             return -ENAMETOOLONG;
         memcpy(out, base, base_len);
         n = base_len;
+        if (mount != NULL && within(out, n, mount, mount_len))
+            *touched = 1;
     }
     const char *p = path;
     for (;;) {
@@ -51,6 +61,8 @@ ssize_t fs_path_normalize(const char *base, size_t base_len, const char *path, c
         out[n++] = '/';
         memcpy(out + n, c, clen);
         n += clen;
+        if (mount != NULL && n == mount_len && memcmp(out, mount, n) == 0)
+            *touched = 1;
     }
     if (n == 0) {
         if (cap < 2)
@@ -59,6 +71,11 @@ ssize_t fs_path_normalize(const char *base, size_t base_len, const char *path, c
     }
     out[n] = '\0';
     return (ssize_t)n;
+}
+
+ssize_t fs_path_normalize(const char *base, size_t base_len, const char *path, char *out, size_t cap)
+{
+    return normalize_walk(base, base_len, path, out, cap, NULL, 0, NULL);
 }
 
 int fs_path_cwd_near(const char *mount, size_t mount_len, const char *cwd, size_t cwd_len)
@@ -123,19 +140,25 @@ int fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, s
         if (!ns->cwd_near && !has_dotdot(path))
             return FS_PATH_OUTSIDE;
     }
-    ssize_t n = fs_path_normalize(ns->cwd, ns->cwd_len, path, key, cap);
+    int touched = 0;
+    ssize_t n = normalize_walk(ns->cwd, ns->cwd_len, path, key, cap, ns->mount, ns->mount_len, &touched);
     if (n < 0)
         return (int)n;
     size_t len = (size_t)n;
-    if (len < ns->mount_len || memcmp(key, ns->mount, ns->mount_len) != 0)
+    if (!within(key, len, ns->mount, ns->mount_len)) {
+        /* The kernel cannot walk through a mount that does not exist on disk (or through our void cwd):
+         * hand it the path we resolved instead. */
+        if (touched) {
+            *key_len = len;
+            return FS_PATH_REWRITTEN;
+        }
         return FS_PATH_OUTSIDE;
+    }
     if (len == ns->mount_len) {
         key[0] = '\0';
         *key_len = 0;
         return FS_PATH_INSIDE;
     }
-    if (key[ns->mount_len] != '/')
-        return FS_PATH_OUTSIDE;
     size_t klen = len - ns->mount_len - 1;
     memmove(key, key + ns->mount_len + 1, klen + 1);
     *key_len = klen;

@@ -9,6 +9,7 @@
 
 #define FS_PATH_OUTSIDE 0
 #define FS_PATH_INSIDE  1
+#define FS_PATH_REWRITTEN 2
 
 /* The namespace a path is judged against. mount is absolute and normalised, never "/". cwd is the
  * directory relative paths start from (absolute, normalised), or NULL when unknown. */
@@ -30,8 +31,10 @@ ssize_t fs_path_normalize(const char *base, size_t base_len, const char *path, c
 int fs_path_cwd_near(const char *mount, size_t mount_len, const char *cwd, size_t cwd_len);
 
 /* Classifies path. FS_PATH_INSIDE: key (NUL-terminated, no leading slash, "" for the mount itself) is in
- * key[0..*key_len]. FS_PATH_OUTSIDE: key is untouched past its first byte; forward the call to libc
- * unchanged. Negative errno on overflow. Off-prefix absolute paths cost one short compare and one scan. */
+ * key[0..*key_len]. FS_PATH_OUTSIDE: forward the call to libc unchanged. FS_PATH_REWRITTEN: the path lands
+ * outside, but its lexical walk went through the mount (e.g. "/fanstore/..", or "../x" from a virtual cwd),
+ * which the kernel could not walk: key holds the absolute normalised path to forward instead.
+ * Negative errno on overflow. Off-prefix absolute paths cost one short compare and one scan. */
 int fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, size_t *key_len);
 
 #endif

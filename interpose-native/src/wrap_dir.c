@@ -164,7 +164,7 @@ static struct dirent64 *dir_next(fs_dir *d)
 FS_EXPORT DIR *opendir(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k);
+    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, opendir, path);
     return dir_open_key(c, &k);
@@ -328,7 +328,7 @@ static int scan(DIR *dirp, struct dirent64 ***out, filter_fn filter, compar_fn c
                        int (*compar)(const type **, const type **)) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, out, filter, compar); \
         return scan(dir_open_key(c, &k), (struct dirent64 ***)out, (filter_fn)filter, (compar_fn)compar); \
@@ -342,7 +342,7 @@ SCANDIR_DOOR(scandir64, struct dirent64)
                        int (*compar)(const type **, const type **)) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, dirfd, path, out, filter, compar); \
         return scan(dir_open_key(c, &k), (struct dirent64 ***)out, (filter_fn)filter, (compar_fn)compar); \

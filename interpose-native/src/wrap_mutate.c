@@ -53,7 +53,7 @@ static int fail_or(int rc)
     FS_EXPORT int name params \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
@@ -66,7 +66,7 @@ static int fail_or(int rc)
     FS_EXPORT int name params \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
@@ -107,7 +107,7 @@ AT_DOOR(mkfifoat, CREATES, 0, (int dirfd, const char *path, mode_t mode), P(dirf
 FS_EXPORT int symlink(const char *target, const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k);
+    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlink, target, path);
     return fail_or(refuse(c, &k, CREATES, 0));
@@ -116,7 +116,7 @@ FS_EXPORT int symlink(const char *target, const char *path)
 FS_EXPORT int symlinkat(const char *target, int dirfd, const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, path, &k);
+    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlinkat, target, dirfd, path);
     return fail_or(refuse(c, &k, CREATES, 0));
@@ -130,7 +130,7 @@ FS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times
         fs_ns_fd(dirfd, &info, NULL) != FS_FD_NONE)
         return fs_fail(-EROFS);
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, path, &k);
+    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, utimensat, dirfd, path, times, flags);
     int rc = refuse(c, &k, CHANGES, !(flags & AT_SYMLINK_NOFOLLOW));
@@ -140,12 +140,11 @@ FS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times
 }
 
 /* Two paths: both outside -> libc; one inside -> EXDEV; both inside -> the source must exist, EROFS. */
-static int two_paths(int dfd1, const char *p1, int dfd2, const char *p2, int *forward)
+static int two_paths(int dfd1, const char **p1, fs_key *a, int dfd2, const char **p2, fs_key *b, int *forward)
 {
-    fs_key a, b;
     const fs_state *s = fs_state_get();
-    int ca = fs_ns_classify(s, dfd1, p1, &a);
-    int cb = fs_ns_classify(s, dfd2, p2, &b);
+    int ca = fs_ns_classify(s, dfd1, p1, a);
+    int cb = fs_ns_classify(s, dfd2, p2, b);
     *forward = 0;
     if (ca == FS_PATH_OUTSIDE && cb == FS_PATH_OUTSIDE) {
         *forward = 1;
@@ -155,37 +154,42 @@ static int two_paths(int dfd1, const char *p1, int dfd2, const char *p2, int *fo
         return ca < 0 ? ca : cb;
     if (ca != cb)
         return -EXDEV;
-    int rc = refuse(ca, &a, REMOVES, 0);
+    int rc = refuse(ca, a, REMOVES, 0);
     return rc == FS_RESOLVED_OUTSIDE ? -EXDEV : rc;
 }
 
 FS_EXPORT int rename(const char *from, const char *to)
 {
-    int forward, rc = two_paths(AT_FDCWD, from, AT_FDCWD, to, &forward);
+    fs_key a, b;
+    int forward, rc = two_paths(AT_FDCWD, &from, &a, AT_FDCWD, &to, &b, &forward);
     return forward ? CALL_REAL(-1, rename, from, to) : fs_fail(rc);
 }
 
 FS_EXPORT int renameat(int fd1, const char *from, int fd2, const char *to)
 {
-    int forward, rc = two_paths(fd1, from, fd2, to, &forward);
+    fs_key a, b;
+    int forward, rc = two_paths(fd1, &from, &a, fd2, &to, &b, &forward);
     return forward ? CALL_REAL(-1, renameat, fd1, from, fd2, to) : fs_fail(rc);
 }
 
 FS_EXPORT int renameat2(int fd1, const char *from, int fd2, const char *to, unsigned flags)
 {
-    int forward, rc = two_paths(fd1, from, fd2, to, &forward);
+    fs_key a, b;
+    int forward, rc = two_paths(fd1, &from, &a, fd2, &to, &b, &forward);
     return forward ? CALL_REAL(-1, renameat2, fd1, from, fd2, to, flags) : fs_fail(rc);
 }
 
 FS_EXPORT int link(const char *from, const char *to)
 {
-    int forward, rc = two_paths(AT_FDCWD, from, AT_FDCWD, to, &forward);
+    fs_key a, b;
+    int forward, rc = two_paths(AT_FDCWD, &from, &a, AT_FDCWD, &to, &b, &forward);
     return forward ? CALL_REAL(-1, link, from, to) : fs_fail(rc);
 }
 
 FS_EXPORT int linkat(int fd1, const char *from, int fd2, const char *to, int flags)
 {
-    int forward, rc = two_paths(fd1, from, fd2, to, &forward);
+    fs_key a, b;
+    int forward, rc = two_paths(fd1, &from, &a, fd2, &to, &b, &forward);
     return forward ? CALL_REAL(-1, linkat, fd1, from, fd2, to, flags) : fs_fail(rc);
 }
 

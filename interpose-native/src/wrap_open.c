@@ -129,7 +129,7 @@ static int finish(int rc)
     { \
         MODE_ARG(flags, flags) \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, flags, mode); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode)); \
@@ -140,7 +140,7 @@ static int finish(int rc)
     { \
         MODE_ARG(flags, flags) \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, dirfd, path, flags, mode); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode)); \
@@ -151,7 +151,7 @@ static int finish(int rc)
     FS_EXPORT int name(const char *path, int flags) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, flags); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0)); \
@@ -161,7 +161,7 @@ static int finish(int rc)
     FS_EXPORT int name(int dirfd, const char *path, int flags) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, dirfd, path, flags); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0)); \
@@ -180,7 +180,7 @@ OPENAT2_DOOR(__openat64_2)
     FS_EXPORT int name(const char *path, mode_t mode) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, mode); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, O_CREAT | O_WRONLY | O_TRUNC, mode)); \
@@ -237,7 +237,7 @@ static FILE *fopen_key(fs_key *k, const char *mode)
     FS_EXPORT FILE *name(const char *path, const char *mode) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(NULL, name, path, mode); \
         if (c < 0) \
@@ -279,7 +279,7 @@ static FILE *freopen_key(fs_key *k, const char *mode, FILE *stream, fs_real_freo
     FS_EXPORT FILE *name(const char *path, const char *mode, FILE *stream) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(NULL, name, path, mode, stream); \
         if (c < 0) \

@@ -55,7 +55,7 @@ static char *realpath_key(int c, fs_key *k, char *resolved, size_t cap)
 FS_EXPORT char *realpath(const char *path, char *resolved)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k);
+    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, realpath, path, resolved);
     return realpath_key(c, &k, resolved, PATH_MAX);
@@ -64,7 +64,7 @@ FS_EXPORT char *realpath(const char *path, char *resolved)
 FS_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k);
+    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, __realpath_chk, path, resolved, resolvedlen);
     return realpath_key(c, &k, resolved, resolvedlen < PATH_MAX ? resolvedlen : PATH_MAX);
@@ -73,7 +73,7 @@ FS_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t resolved
 FS_EXPORT char *canonicalize_file_name(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k);
+    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, canonicalize_file_name, path);
     return realpath_key(c, &k, NULL, 0);
@@ -102,7 +102,7 @@ static ssize_t readlink_key(int c, fs_key *k, char *buf, size_t size)
 FS_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k);
+    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, readlink, path, buf, size);
     return readlink_key(c, &k, buf, size);
@@ -111,7 +111,7 @@ FS_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 FS_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, path, &k);
+    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, readlinkat, dirfd, path, buf, size);
     return readlink_key(c, &k, buf, size);
@@ -142,7 +142,7 @@ FS_EXPORT int chdir(const char *path)
 {
     fs_key k;
     const fs_state *st = fs_state_get();
-    int c = fs_ns_classify(st, AT_FDCWD, path, &k);
+    int c = fs_ns_classify(st, AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE) {
         int rc = CALL_REAL(-1, chdir, path);
         if (rc == 0 && st != NULL && !fs_state_in_vfork_child()) {
@@ -233,7 +233,7 @@ static int xattr_entry(int c, fs_key *k, int follow)
     FS_EXPORT ssize_t name(const char *path, const char *attr, void *value, size_t size) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, attr, value, size); \
         int rc = xattr_entry(c, &k, follow); \
@@ -249,7 +249,7 @@ GETXATTR_DOOR(lgetxattr, 0)
     FS_EXPORT ssize_t name(const char *path, char *list, size_t size) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, list, size); \
         int rc = xattr_entry(c, &k, follow); \
@@ -265,7 +265,7 @@ LISTXATTR_DOOR(llistxattr, 0)
     FS_EXPORT int name(const char *path, const char *attr, const void *value, size_t size, int flags) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, attr, value, size, flags); \
         int rc = xattr_entry(c, &k, follow); \
@@ -281,7 +281,7 @@ SETXATTR_DOOR(lsetxattr, 0)
     FS_EXPORT int name(const char *path, const char *attr) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, attr); \
         int rc = xattr_entry(c, &k, follow); \
@@ -333,7 +333,7 @@ FS_EXPORT int fremovexattr(int fd, const char *attr)
     FS_EXPORT int name(const char *path, type *buf) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, buf); \
         const fs_state *s; \

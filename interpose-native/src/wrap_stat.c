@@ -66,7 +66,7 @@ static int fstatat_any(int c, fs_key *k, int dirfd, struct stat *st, int flags)
     FS_EXPORT int name(const char *path, type *st) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, st); \
         return stat_key(c, &k, (struct stat *)st, follow); \
@@ -97,7 +97,7 @@ FD_STAT_DOOR(fstat64, struct stat64)
             return fstat_fd(dirfd, (struct stat *)st); \
         } \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, dirfd, path, st, flags); \
         return fstatat_any(c, &k, dirfd, (struct stat *)st, flags); \
@@ -111,7 +111,7 @@ AT_STAT_DOOR(fstatat64, struct stat64)
     FS_EXPORT int name(int ver, const char *path, type *st) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, ver, path, st); \
         return stat_key(c, &k, (struct stat *)st, follow); \
@@ -142,7 +142,7 @@ FXSTAT_DOOR(__fxstat64, struct stat64)
             return fstat_fd(dirfd, (struct stat *)st); \
         } \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, ver, dirfd, path, st, flags); \
         return fstatat_any(c, &k, dirfd, (struct stat *)st, flags); \
@@ -189,7 +189,7 @@ FS_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
         return statx_fd(dirfd, flags, mask, stx);
     }
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, path, &k);
+    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, statx, dirfd, path, flags, mask, stx);
     return statx_key(c, &k, flags, mask, stx);
@@ -218,7 +218,7 @@ static int access_key(int c, fs_key *k, int mode, int flags)
     FS_EXPORT int name(const char *path, int mode) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, path, &k); \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, mode); \
         return access_key(c, &k, mode, flags); \
@@ -231,7 +231,7 @@ ACCESS_DOOR(eaccess, AT_EACCESS)
 FS_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, path, &k);
+    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, faccessat, dirfd, path, mode, flags);
     return access_key(c, &k, mode, flags);

@@ -44,6 +44,18 @@ static void classify(const char *cwd, const char *path, const char *want_key)
               c == FS_PATH_INSIDE ? key : "", want_key);
 }
 
+/* Outside, but walked through the mount: the kernel gets want_path instead. */
+static void rewritten(const char *cwd, const char *path, const char *want_path)
+{
+    fs_ns ns = ns_at(cwd);
+    char key[PATH_MAX];
+    size_t len = 12345;
+    int c = fs_path_classify(&ns, path, key, sizeof key, &len);
+    CHECK(c == FS_PATH_REWRITTEN && strcmp(key, want_path) == 0 && len == strlen(want_path),
+          "classify(cwd=%s, %s) = %d '%s', want rewritten to '%s'", cwd ? cwd : "-", path, c,
+          c == FS_PATH_REWRITTEN ? key : "", want_path);
+}
+
 int main(void)
 {
     /* Normalisation. */
@@ -93,10 +105,12 @@ int main(void)
     classify(NULL, "/home/u/.cache/x", NULL);
     classify(NULL, "//fanstore/a", "a");                 /* needs normalising, lands inside */
     classify(NULL, "/tmp/../fanstore/a", "a");
-    classify(NULL, "/fanstore/..", NULL);                 /* leaves the namespace like a mount point */
-    classify(NULL, "/fanstore/../etc/passwd", NULL);
+    rewritten(NULL, "/fanstore/..", "/");                 /* leaves the namespace like a mount point */
+    rewritten(NULL, "/fanstore/../etc/passwd", "/etc/passwd");
     classify(NULL, "/fanstore/a/../../fanstore/b", "b");
-    classify(NULL, "/fanstore/a/../..", NULL);
+    rewritten(NULL, "/fanstore/a/../..", "/");
+    classify(NULL, "/fanstorex/../etc", NULL);           /* never in the mount: forwarded as written */
+    classify(NULL, "/usr/./lib", NULL);
     classify(NULL, "/fanstore/../fanstore", "");
     classify(NULL, "", NULL);
 
@@ -105,8 +119,9 @@ int main(void)
     classify("/fanstore/ds", "a/b", "ds/a/b");
     classify("/fanstore/ds", ".", "ds");
     classify("/fanstore/ds", "..", "");
-    classify("/fanstore/ds", "../..", NULL);
-    classify("/fanstore/ds", "../../etc", NULL);
+    rewritten("/fanstore/ds", "../..", "/");
+    rewritten("/fanstore/ds", "../../etc", "/etc");
+    rewritten("/", "fanstore/..", "/");
     classify("/fanstore", "ds", "ds");
     classify("/", "fanstore/ds", "ds");
     classify("/", "etc/passwd", NULL);
