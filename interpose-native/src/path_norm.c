@@ -104,17 +104,13 @@ static inline int starts_with_mount(const fs_ns *ns, const char *path)
 /* Does the path hold an empty, "." or ".." component (anything normalisation would change)? */
 static inline int needs_normalising(const char *p)
 {
-    for (; *p; p++) {
-        if (*p != '/')
-            continue;
-        char c = p[1];
-        if (c == '/')
+    /* Two vectorised scans in libc beat one byte loop on typical 20-60 byte paths. */
+    if (strstr(p, "//") != NULL)
+        return 1;
+    for (const char *s = p; (s = strstr(s, "/.")) != NULL; s += 2) {
+        char d = s[2];
+        if (d == '/' || d == '\0' || (d == '.' && (s[3] == '/' || s[3] == '\0')))
             return 1;
-        if (c == '.') {
-            char d = p[2];
-            if (d == '/' || d == '\0' || (d == '.' && (p[3] == '/' || p[3] == '\0')))
-                return 1;
-        }
     }
     return 0;
 }
