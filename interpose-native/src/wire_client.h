@@ -1,6 +1,7 @@
 /* wire_client: the shim's side of the request ring + response slots (see wire_layout.h).
  * Each process maps `ctl` lazily on first use; after fork the child remaps nothing (MAP_SHARED survives fork)
- * but re-reads its pid. All waits are bounded: a dead or stuck runtime yields -EIO. Never calls exit(). */
+ * but re-reads its pid (pthread_atfork). All waits are bounded: a dead or stuck runtime yields -EIO. Never calls
+ * exit(). Thread-safe; not async-signal-safe. Errors: see "Client errors" in the specification. */
 #ifndef FANSTORE_WIRE_CLIENT_H
 #define FANSTORE_WIRE_CLIENT_H
 

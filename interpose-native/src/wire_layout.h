@@ -32,8 +32,13 @@
 #define FS_RING_ALIGNMENT         8u
 #define FS_RING_PADDING_TYPE      (-1)
 #define FS_RING_MSG_OPEN_REQUEST  1
+#define FS_RING_REQUEST_LENGTH    8u   /* payload of a request record: u32 slot index, u32 slot sequence */
 
-/* Slot fields. */
+/* Slot fields. State (low half) and owner pid (high half) form one 8-byte claim word: a client claims a slot
+ * with a single 64-bit CAS {FREE, any} -> {CLAIMED, its pid}, so the sweeper never sees a fresh claim paired
+ * with the previous owner's pid. Little-endian only (x86-64, aarch64). */
+#define FS_SLOT_ALIGNMENT         64u
+#define FS_SLOT_CLAIM_WORD_OFF    0
 #define FS_SLOT_STATE_OFF         0
 #define FS_SLOT_OWNER_PID_OFF     4
 #define FS_SLOT_SEQUENCE_OFF      8
@@ -53,6 +58,7 @@
 #define FS_SLOT_ABANDONED         4u
 
 #define FS_OP_OPEN                1u
+#define FS_ENTRY_NONE             0xFFFFFFFFu
 
 #define FS_HEARTBEAT_STALE_NS     3000000000LL
 #define FS_REQUEST_DEADLINE_NS    30000000000LL

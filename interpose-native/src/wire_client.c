@@ -1,0 +1,319 @@
+/* wire_client: the shim's side of the shim <-> runtime protocol (spec: runtime/.../shm/README.md).
+ * Owns: mapping `ctl`, claiming a response slot, posting a ring record, waiting for the answer.
+ * Invariants: every wait is bounded (futex slices of <= FS_WAIT_SLICE_NS, overall FS_REQUEST_DEADLINE_NS);
+ * a slot is ours from the claim CAS until we store FREE (after DONE) or ABANDONED (after giving up); the
+ * request path neither allocates nor re-enters the shim (raw syscalls for open/fstat/close). No exit(). */
+#include "wire_client.h"
+#include "ring_producer.h"
+#include "wire_layout.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the slot claim word assumes little-endian");
+
+/* Pause between sweeps over a full slot table or attempts on a full ring: short, but a sleep, not a spin. */
+#define FS_BUSY_RETRY_NS 200000L
+#define FS_NS_PER_SEC    1000000000LL
+
+struct fs_wire {
+    uint8_t *base;
+    size_t size;
+    uint32_t slot_count;
+    uint32_t slot_size;
+    uint32_t response_off;  /* offset of the response payload inside a slot */
+    uint8_t *slots;
+    fs_ring ring;
+};
+
+/* The pid cached per process; a fork child refreshes it from pthread_atfork (a vfork child keeps the parent's,
+ * and must not change any state here, so nothing runs there). */
+static pthread_once_t pid_once = PTHREAD_ONCE_INIT;
+static _Atomic int32_t cached_pid;
+static __thread uint32_t slot_hint;  /* per-thread start index for the claim scan; 0 = not chosen yet */
+
+static void refresh_pid(void)
+{
+    atomic_store_explicit(&cached_pid, (int32_t)syscall(SYS_getpid), memory_order_relaxed);
+}
+
+static void init_pid(void)
+{
+    refresh_pid();
+    pthread_atfork(NULL, NULL, refresh_pid);
+}
+
+static inline _Atomic uint32_t *u32_at(uint8_t *p, size_t off) { return (_Atomic uint32_t *)(p + off); }
+static inline _Atomic uint64_t *u64_at(uint8_t *p, size_t off) { return (_Atomic uint64_t *)(p + off); }
+
+static inline int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * FS_NS_PER_SEC + ts.tv_nsec;
+}
+
+static void sleep_ns(long ns)
+{
+    struct timespec ts = { 0, ns };
+    nanosleep(&ts, NULL);
+}
+
+/* Shared (not _PRIVATE) futex ops: the word lives in a MAP_SHARED file mapping used by other processes. */
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected, int64_t timeout_ns)
+{
+    struct timespec ts = { (time_t)(timeout_ns / FS_NS_PER_SEC), (long)(timeout_ns % FS_NS_PER_SEC) };
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &ts, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *word, int count)
+{
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
+}
+
+static inline uint32_t rd32(const uint8_t *p, size_t off) { uint32_t v; memcpy(&v, p + off, sizeof v); return v; }
+static inline uint64_t rd64(const uint8_t *p, size_t off) { uint64_t v; memcpy(&v, p + off, sizeof v); return v; }
+
+static int check_layout(const uint8_t *b, size_t size, uint32_t *slots, uint32_t *slot_size, uint32_t *cap)
+{
+    if (memcmp(b + FS_CTL_MAGIC_OFF, FS_CTL_MAGIC, sizeof(FS_CTL_MAGIC) - 1) != 0)
+        return -EPROTO;
+    if (atomic_load_explicit(u32_at((uint8_t *)b, FS_CTL_VERSION_OFF), memory_order_acquire) != FS_CTL_VERSION)
+        return -EPROTO;
+    *slots = rd32(b, FS_CTL_SLOT_COUNT_OFF);
+    *slot_size = rd32(b, FS_CTL_SLOT_SIZE_OFF);
+    *cap = rd32(b, FS_CTL_RING_CAPACITY_OFF);
+    const uint64_t ring_off = rd64(b, FS_CTL_RING_OFFSET_OFF);
+    const uint64_t slots_off = rd64(b, FS_CTL_SLOTS_OFFSET_OFF);
+    if (*slots == 0 || *slot_size < 2 * FS_SLOT_PAYLOAD_OFF || *slot_size % FS_SLOT_ALIGNMENT != 0)
+        return -EPROTO;
+    if (*cap == 0 || (*cap & (*cap - 1)) != 0 || ring_off != FS_CTL_HEADER_SIZE)
+        return -EPROTO;
+    if (slots_off < ring_off + *cap + FS_RING_TRAILER_LENGTH || slots_off % FS_CTL_HEADER_SIZE != 0)
+        return -EPROTO;
+    if (slots_off + (uint64_t)*slots * *slot_size > size)
+        return -EPROTO;
+    return 0;
+}
+
+int fs_wire_attach(fs_wire **out, const char *ctl_path)
+{
+    if (out == NULL || ctl_path == NULL)
+        return -EINVAL;
+    pthread_once(&pid_once, init_pid);
+
+    const long fd = syscall(SYS_openat, AT_FDCWD, ctl_path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    int rc = 0;
+    if (syscall(SYS_fstat, fd, &st) != 0)
+        rc = -errno;
+    else if (st.st_uid != geteuid() || !S_ISREG(st.st_mode))
+        rc = -EACCES;  /* only a control file of our own user is trusted */
+    else if ((size_t)st.st_size < FS_CTL_HEADER_SIZE)
+        rc = -EPROTO;
+    void *map = MAP_FAILED;
+    if (rc == 0) {
+        map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+        if (map == MAP_FAILED)
+            rc = -errno;
+    }
+    syscall(SYS_close, fd);
+    if (rc != 0)
+        return rc;
+
+    uint32_t slots, slot_size, cap;
+    rc = check_layout(map, (size_t)st.st_size, &slots, &slot_size, &cap);
+    fs_wire *w = rc == 0 ? calloc(1, sizeof *w) : NULL;
+    if (rc == 0 && w == NULL)
+        rc = -ENOMEM;
+    if (rc == 0)
+        rc = fs_ring_init(&w->ring, (uint8_t *)map + FS_CTL_HEADER_SIZE, cap);
+    if (rc != 0) {
+        free(w);
+        munmap(map, (size_t)st.st_size);
+        return rc;
+    }
+    w->base = map;
+    w->size = (size_t)st.st_size;
+    w->slot_count = slots;
+    w->slot_size = slot_size;
+    w->response_off = FS_SLOT_PAYLOAD_OFF + (slot_size - FS_SLOT_PAYLOAD_OFF) / 2;
+    w->slots = (uint8_t *)map + rd64(map, FS_CTL_SLOTS_OFFSET_OFF);
+    *out = w;
+    return 0;
+}
+
+void fs_wire_detach(fs_wire *w)
+{
+    if (w == NULL)
+        return;
+    munmap(w->base, w->size);
+    free(w);
+}
+
+/* The runtime is alive if it says RUNNING and its heartbeat is recent. */
+static int server_alive(const fs_wire *w, int64_t now)
+{
+    if (atomic_load_explicit(u32_at(w->base, FS_CTL_SERVER_STATE_OFF), memory_order_acquire) != FS_SERVER_RUNNING)
+        return 0;
+    const int64_t beat = (int64_t)atomic_load_explicit(u64_at(w->base, FS_CTL_HEARTBEAT_OFF), memory_order_acquire);
+    return now - beat <= FS_HEARTBEAT_STALE_NS;
+}
+
+static inline uint8_t *slot_at(const fs_wire *w, uint32_t index)
+{
+    return w->slots + (size_t)index * w->slot_size;
+}
+
+/* One pass over all slots from this thread's hint; the CAS takes state and owner together. */
+static int try_claim(const fs_wire *w, uint64_t claimed_word, uint32_t *index_out)
+{
+    const uint32_t n = w->slot_count;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint32_t index = (slot_hint + i) % n;
+        _Atomic uint64_t *word = u64_at(slot_at(w, index), FS_SLOT_CLAIM_WORD_OFF);
+        uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
+        if ((uint32_t)seen != FS_SLOT_FREE)
+            continue;
+        if (atomic_compare_exchange_strong_explicit(word, &seen, claimed_word,
+                                                    memory_order_acq_rel, memory_order_relaxed)) {
+            slot_hint = index;
+            *index_out = index;
+            return 0;
+        }
+    }
+    return -EAGAIN;
+}
+
+static int claim_slot(const fs_wire *w, int64_t deadline, uint32_t *index_out)
+{
+    const uint32_t pid = (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed);
+    const uint64_t claimed_word = ((uint64_t)pid << 32) | FS_SLOT_CLAIMED;
+    if (slot_hint == 0)  /* spread threads and processes over the table */
+        slot_hint = (pid * 2654435761u) ^ (uint32_t)((uintptr_t)&slot_hint >> 6);
+    for (;;) {
+        if (try_claim(w, claimed_word, index_out) == 0)
+            return 0;
+        const int64_t now = now_ns();
+        if (now >= deadline || !server_alive(w, now))
+            return -EIO;
+        sleep_ns(FS_BUSY_RETRY_NS);
+    }
+}
+
+/* Posts {slot, sequence} and rings the doorbell; a full ring is retried until the deadline. */
+static int post_request(fs_wire *w, uint32_t index, uint32_t sequence, int64_t deadline)
+{
+    const uint32_t record[2] = { index, sequence };
+    for (;;) {
+        const int rc = fs_ring_write(&w->ring, FS_RING_MSG_OPEN_REQUEST, record, FS_RING_REQUEST_LENGTH);
+        if (rc == 0)
+            break;
+        const int64_t now = now_ns();
+        if (rc != -EAGAIN || now >= deadline || !server_alive(w, now))
+            return -EIO;
+        sleep_ns(FS_BUSY_RETRY_NS);
+    }
+    _Atomic uint32_t *doorbell = u32_at(w->base, FS_CTL_DOORBELL_OFF);
+    atomic_fetch_add_explicit(doorbell, 1, memory_order_release);
+    futex_wake(doorbell, 1);
+    return 0;
+}
+
+/* Waits for DONE. Returns 0 on DONE, -EIO after abandoning the slot (or losing it, which a live owner never does). */
+static int await_answer(const fs_wire *w, uint8_t *slot, int64_t deadline)
+{
+    _Atomic uint32_t *state = u32_at(slot, FS_SLOT_STATE_OFF);
+    for (;;) {
+        const uint32_t s = atomic_load_explicit(state, memory_order_acquire);
+        if (s == FS_SLOT_DONE)
+            return 0;
+        if (s != FS_SLOT_SUBMITTED)
+            return -EIO;
+        const int64_t now = now_ns();
+        if (now >= deadline || !server_alive(w, now)) {
+            uint32_t expected = FS_SLOT_SUBMITTED;
+            if (atomic_compare_exchange_strong_explicit(state, &expected, FS_SLOT_ABANDONED,
+                                                        memory_order_acq_rel, memory_order_acquire))
+                return -EIO;
+            return expected == FS_SLOT_DONE ? 0 : -EIO;  /* answered at the last moment */
+        }
+        const int64_t left = deadline - now;
+        futex_wait(state, FS_SLOT_SUBMITTED, left < FS_WAIT_SLICE_NS ? left : FS_WAIT_SLICE_NS);
+    }
+}
+
+/* Copies the answer out of a DONE slot; returns 0 or the negative errno the runtime chose. */
+static int take_answer(const fs_wire *w, const uint8_t *slot, char *out, size_t cap)
+{
+    const int32_t result = (int32_t)rd32(slot, FS_SLOT_RESULT_OFF);
+    if (result < 0)
+        return result;
+    const uint32_t len = rd32(slot, FS_SLOT_RESP_LEN_OFF);
+    if (len >= w->slot_size - w->response_off)
+        return -EPROTO;
+    if ((size_t)len + 1 > cap)
+        return -ENAMETOOLONG;
+    memcpy(out, slot + w->response_off, len);
+    out[len] = '\0';
+    return 0;
+}
+
+int fs_wire_open(fs_wire *w, const char *key, size_t key_len, uint32_t entry_index, uint64_t generation,
+                 int open_flags, char *out, size_t cap)
+{
+    if (w == NULL || key == NULL || out == NULL || cap == 0)
+        return -EINVAL;
+    if (key_len + 1 > w->response_off - FS_SLOT_PAYLOAD_OFF)
+        return -ENAMETOOLONG;
+    const int64_t start = now_ns();
+    if (!server_alive(w, start))
+        return -EIO;
+    const int64_t deadline = start + FS_REQUEST_DEADLINE_NS;
+
+    uint32_t index;
+    int rc = claim_slot(w, deadline, &index);
+    if (rc != 0)
+        return rc;
+    uint8_t *slot = slot_at(w, index);
+    const uint32_t sequence = rd32(slot, FS_SLOT_SEQUENCE_OFF) + 1;
+    const uint32_t request_len = (uint32_t)key_len + 1;
+    const int32_t no_result = 0;
+    memcpy(slot + FS_SLOT_SEQUENCE_OFF, &sequence, sizeof sequence);
+    memcpy(slot + FS_SLOT_OP_OFF, &(uint32_t){ FS_OP_OPEN }, sizeof(uint32_t));
+    memcpy(slot + FS_SLOT_FLAGS_OFF, &open_flags, sizeof open_flags);
+    memcpy(slot + FS_SLOT_RESULT_OFF, &no_result, sizeof no_result);
+    memcpy(slot + FS_SLOT_REQ_LEN_OFF, &request_len, sizeof request_len);
+    memcpy(slot + FS_SLOT_RESP_LEN_OFF, &no_result, sizeof no_result);
+    memcpy(slot + FS_SLOT_ENTRY_OFF, &entry_index, sizeof entry_index);
+    memcpy(slot + FS_SLOT_GENERATION_OFF, &generation, sizeof generation);
+    memcpy(slot + FS_SLOT_PAYLOAD_OFF, key, key_len);
+    slot[FS_SLOT_PAYLOAD_OFF + key_len] = '\0';
+
+    _Atomic uint32_t *state = u32_at(slot, FS_SLOT_STATE_OFF);
+    atomic_store_explicit(state, FS_SLOT_SUBMITTED, memory_order_release);  /* publishes the request fields */
+    rc = post_request(w, index, sequence, deadline);
+    if (rc != 0) {
+        /* No record names this sequence, so the runtime can never answer it: the slot is simply ours to free. */
+        atomic_store_explicit(state, FS_SLOT_FREE, memory_order_release);
+        return rc;
+    }
+    rc = await_answer(w, slot, deadline);
+    if (rc != 0)
+        return rc;
+    rc = take_answer(w, slot, out, cap);
+    atomic_store_explicit(state, FS_SLOT_FREE, memory_order_release);
+    return rc;
+}

@@ -1,0 +1,182 @@
+package org.fanstore.runtime.shm;
+
+import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import org.agrona.BitUtil;
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+
+/**
+ * The mapped control file: creation (mode 0600, owner-checked), the header, typed slot accessors and the ring.
+ * Only layout knowledge lives here; the protocol logic is in {@link Dispatcher} and {@link SlotSweeper}.
+ */
+final class ControlFile
+{
+    /** Smallest useful slot: header plus room for a request and a response. */
+    static final int MIN_SLOT_SIZE = 2 * SLOT_PAYLOAD_OFFSET;
+    private static final long LOW_HALF = 0xFFFF_FFFFL;
+
+    final Path path;
+    final int slotCount;
+    final int slotSize;
+    final int ringCapacity;
+    final long slotsOffset;
+    final UnsafeBuffer buffer;
+    final ManyToOneRingBuffer ring;
+    private final MappedByteBuffer mapped;
+
+    private ControlFile(final Path path, final MappedByteBuffer mapped, final int slotCount, final int slotSize,
+        final int ringCapacity)
+    {
+        this.path = path;
+        this.mapped = mapped;
+        this.slotCount = slotCount;
+        this.slotSize = slotSize;
+        this.ringCapacity = ringCapacity;
+        this.slotsOffset = ControlFileDescriptor.slotsOffset(ringCapacity);
+        this.buffer = new UnsafeBuffer(mapped);
+        this.ring = new ManyToOneRingBuffer(
+            new UnsafeBuffer(buffer.addressOffset() + HEADER_SIZE, ringCapacity + RING_TRAILER_LENGTH));
+    }
+
+    /** Creates and maps a fresh control file and writes its header; the version is stored last (release). */
+    static ControlFile create(final Path path, final int slotCount, final int slotSize, final int ringCapacity)
+        throws IOException
+    {
+        if (slotCount <= 0 || slotSize < MIN_SLOT_SIZE || slotSize % SLOT_ALIGNMENT != 0
+            || !BitUtil.isPowerOfTwo(ringCapacity) || ringCapacity < ManyToOneRingBuffer.MIN_CAPACITY)
+        {
+            throw new IllegalArgumentException("bad layout: slots=" + slotCount + " slotSize=" + slotSize
+                + " ringCapacity=" + ringCapacity);
+        }
+        final long length = fileLength(slotCount, slotSize, ringCapacity);
+        if (length > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("control file too large: " + length);
+        }
+        removeStale(path);
+        final MappedByteBuffer mapped;
+        try (FileChannel channel = FileChannel.open(path,
+            java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))))
+        {
+            channel.write(ByteBuffer.allocate(1), length - 1);  // sizes the (sparse, zeroed) file
+            mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+        }
+        final ControlFile file = new ControlFile(path, mapped, slotCount, slotSize, ringCapacity);
+        file.writeHeader();
+        return file;
+    }
+
+    /**
+     * A leftover file of ours from a dead server is replaced; anything else (a symlink, a foreign owner, a live
+     * server's file) is refused.
+     */
+    private static void removeStale(final Path path) throws IOException
+    {
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS))
+        {
+            return;
+        }
+        if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)
+            || (int)Files.getAttribute(path, "unix:uid", LinkOption.NOFOLLOW_LINKS) != NativeCalls.LIBC.getuid())
+        {
+            throw new FileAlreadyExistsException(path.toString(), null, "exists and is not our control file");
+        }
+        final byte[] header = new byte[SERVER_STATE_OFFSET + Integer.BYTES];
+        final int read;
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ))
+        {
+            read = channel.read(ByteBuffer.wrap(header));
+        }
+        final ByteBuffer view = ByteBuffer.wrap(header).order(java.nio.ByteOrder.nativeOrder());
+        if (read == header.length
+            && MAGIC.equals(new String(header, MAGIC_OFFSET, MAGIC.length(), StandardCharsets.US_ASCII))
+            && view.getInt(SERVER_STATE_OFFSET) == SERVER_RUNNING
+            && OwnerLiveness.isAlive(view.getInt(SERVER_PID_OFFSET)))
+        {
+            throw new FileAlreadyExistsException(path.toString(), null, "in use by a live server");
+        }
+        Files.delete(path);
+    }
+
+    private void writeHeader()
+    {
+        buffer.putBytes(MAGIC_OFFSET, MAGIC.getBytes(StandardCharsets.US_ASCII));
+        buffer.putInt(SLOT_COUNT_OFFSET, slotCount);
+        buffer.putInt(SLOT_SIZE_OFFSET, slotSize);
+        buffer.putInt(RING_CAPACITY_OFFSET, ringCapacity);
+        buffer.putLong(RING_OFFSET_OFFSET, HEADER_SIZE);
+        buffer.putLong(SLOTS_OFFSET_OFFSET, slotsOffset);
+        buffer.putInt(SERVER_PID_OFFSET, (int)ProcessHandle.current().pid());
+        buffer.putLong(HEARTBEAT_OFFSET, System.nanoTime());
+        buffer.putInt(SERVER_STATE_OFFSET, SERVER_RUNNING);
+        buffer.putIntRelease(VERSION_OFFSET, VERSION);
+    }
+
+    void unmap()
+    {
+        IoUtil.unmap(mapped);
+    }
+
+    /** Absolute address of a header field (for futex calls). */
+    long address(final int headerOffset)
+    {
+        return buffer.addressOffset() + headerOffset;
+    }
+
+    int slotOffset(final int slot)
+    {
+        return (int)(slotsOffset + (long)slot * slotSize);
+    }
+
+    long slotStateAddress(final int slot)
+    {
+        return buffer.addressOffset() + slotOffset(slot) + SLOT_STATE_OFFSET;
+    }
+
+    int slotState(final int slot)
+    {
+        return buffer.getIntVolatile(slotOffset(slot) + SLOT_STATE_OFFSET);
+    }
+
+    boolean casSlotState(final int slot, final int expected, final int update)
+    {
+        return buffer.compareAndSetInt(slotOffset(slot) + SLOT_STATE_OFFSET, expected, update);
+    }
+
+    long claimWord(final int slot)
+    {
+        return buffer.getLongVolatile(slotOffset(slot) + SLOT_CLAIM_WORD_OFFSET);
+    }
+
+    /** Frees a slot only if its claim word (state and owner) is still exactly {@code seen}. */
+    boolean freeIfUnchanged(final int slot, final long seen)
+    {
+        final long free = (seen & ~LOW_HALF) | SLOT_FREE;
+        return buffer.compareAndSetLong(slotOffset(slot) + SLOT_CLAIM_WORD_OFFSET, seen, free);
+    }
+
+    static int stateOf(final long claimWord)
+    {
+        return (int)claimWord;
+    }
+
+    static int ownerOf(final long claimWord)
+    {
+        return (int)(claimWord >>> Integer.SIZE);
+    }
+}

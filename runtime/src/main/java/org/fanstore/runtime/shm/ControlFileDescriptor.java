@@ -1,0 +1,142 @@
+package org.fanstore.runtime.shm;
+
+/**
+ * Byte offsets and constants of the control file {@code ctl} (request ring + response slots).
+ * Specification: README.md in this package; C twin: interpose-native/src/wire_layout.h (same names).
+ * All integers are native-endian; the claim word of a slot assumes little-endian (x86-64, aarch64).
+ */
+public final class ControlFileDescriptor
+{
+    /** Magic at offset 0, ASCII. */
+    public static final String MAGIC = "FANSCTL1";
+    /** Protocol version; a client refuses any other. */
+    public static final int VERSION = 1;
+    /** Header size; the ring starts here. */
+    public static final int HEADER_SIZE = 4096;
+
+    /** 8 bytes: magic. */
+    public static final int MAGIC_OFFSET = 0;
+    /** 4 bytes: protocol version, written last (release) so a client never sees a half-written header. */
+    public static final int VERSION_OFFSET = 8;
+    /** 4 bytes: slot count S. */
+    public static final int SLOT_COUNT_OFFSET = 12;
+    /** 4 bytes: slot size Z, a multiple of {@link #SLOT_ALIGNMENT}. */
+    public static final int SLOT_SIZE_OFFSET = 16;
+    /** 4 bytes: ring capacity C, a power of two. */
+    public static final int RING_CAPACITY_OFFSET = 20;
+    /** 8 bytes: offset of the ring (always {@link #HEADER_SIZE}). */
+    public static final int RING_OFFSET_OFFSET = 24;
+    /** 8 bytes: offset of slot 0 (ring offset + C + ring trailer, rounded up to 4096). */
+    public static final int SLOTS_OFFSET_OFFSET = 32;
+    /** 4 bytes: server pid. */
+    public static final int SERVER_PID_OFFSET = 40;
+    /** 4 bytes: server state, {@link #SERVER_RUNNING} or {@link #SERVER_STOPPING}. */
+    public static final int SERVER_STATE_OFFSET = 44;
+    /** 8 bytes: server heartbeat, CLOCK_MONOTONIC nanoseconds. */
+    public static final int HEARTBEAT_OFFSET = 48;
+    /** 4 bytes: doorbell futex word; clients add 1 and wake it after each ring record. */
+    public static final int DOORBELL_OFFSET = 56;
+
+    /** Server state: serving. */
+    public static final int SERVER_RUNNING = 1;
+    /** Server state: shutting down; clients fail new and waiting requests with EIO. */
+    public static final int SERVER_STOPPING = 2;
+
+    /** Agrona ring trailer length (tail, head cache, head, correlation, heartbeat, each padded to 128). */
+    public static final int RING_TRAILER_LENGTH = 768;
+    /** Ring record type of an OPEN request. */
+    public static final int RING_MSG_OPEN_REQUEST = 1;
+    /** Payload of a ring record: u32 slot index, u32 slot sequence. */
+    public static final int RING_REQUEST_LENGTH = 8;
+    /** Offset of the slot index inside a ring record's payload. */
+    public static final int RING_REQUEST_SLOT_OFFSET = 0;
+    /** Offset of the slot sequence inside a ring record's payload. */
+    public static final int RING_REQUEST_SEQUENCE_OFFSET = 4;
+
+    /** Slot sizes are multiples of this. */
+    public static final int SLOT_ALIGNMENT = 64;
+    /** 8 bytes: claim word = state (low half) + owner pid (high half), claimed with one 64-bit CAS. */
+    public static final int SLOT_CLAIM_WORD_OFFSET = 0;
+    /** 4 bytes: slot state, the futex word the client waits on. */
+    public static final int SLOT_STATE_OFFSET = 0;
+    /** 4 bytes: pid of the claiming process. */
+    public static final int SLOT_OWNER_PID_OFFSET = 4;
+    /** 4 bytes: sequence, incremented by the client on every claim. */
+    public static final int SLOT_SEQUENCE_OFFSET = 8;
+    /** 4 bytes: operation, {@link #OP_OPEN}. */
+    public static final int SLOT_OP_OFFSET = 12;
+    /** 4 bytes: request flags (the open(2) flags). */
+    public static final int SLOT_FLAGS_OFFSET = 16;
+    /** 4 bytes: result, >= 0 success, < 0 a negative errno. */
+    public static final int SLOT_RESULT_OFFSET = 20;
+    /** 4 bytes: request payload length (including the NUL). */
+    public static final int SLOT_REQUEST_LENGTH_OFFSET = 24;
+    /** 4 bytes: response payload length (excluding the NUL). */
+    public static final int SLOT_RESPONSE_LENGTH_OFFSET = 28;
+    /** 4 bytes: entry index the client resolved, {@link #ENTRY_NONE} if none. */
+    public static final int SLOT_ENTRY_OFFSET = 32;
+    /** 8 bytes: table generation the client used. */
+    public static final int SLOT_GENERATION_OFFSET = 40;
+    /** Request payload starts here; the response payload starts halfway through the rest of the slot. */
+    public static final int SLOT_PAYLOAD_OFFSET = 64;
+
+    /** Slot state: free to claim. */
+    public static final int SLOT_FREE = 0;
+    /** Slot state: claimed, the client is writing the request. */
+    public static final int SLOT_CLAIMED = 1;
+    /** Slot state: request complete, waiting for the server. */
+    public static final int SLOT_SUBMITTED = 2;
+    /** Slot state: answered, the client copies the response and stores FREE. */
+    public static final int SLOT_DONE = 3;
+    /** Slot state: the client gave up; whoever sees it next (server answer, sweeper) frees it. */
+    public static final int SLOT_ABANDONED = 4;
+
+    /** Operation: materialise an entry for opening. */
+    public static final int OP_OPEN = 1;
+    /** Entry index meaning "the client resolved none". */
+    public static final int ENTRY_NONE = 0xFFFFFFFF;
+
+    /** Heartbeats are stored at least this often. */
+    public static final long HEARTBEAT_INTERVAL_NS = 100_000_000L;
+    /** Clients treat a heartbeat older than this as a dead server. */
+    public static final long HEARTBEAT_STALE_NS = 3_000_000_000L;
+    /** Clients give up on a request after this long. */
+    public static final long REQUEST_DEADLINE_NS = 30_000_000_000L;
+    /** Longest single futex wait, on either side. */
+    public static final long WAIT_SLICE_NS = 100_000_000L;
+
+    private ControlFileDescriptor()
+    {
+    }
+
+    /** Offset of the response payload inside a slot of the given size. */
+    public static int responseOffset(final int slotSize)
+    {
+        return SLOT_PAYLOAD_OFFSET + (slotSize - SLOT_PAYLOAD_OFFSET) / 2;
+    }
+
+    /** Largest request payload (key + NUL) a slot of the given size holds. */
+    public static int maxRequestLength(final int slotSize)
+    {
+        return responseOffset(slotSize) - SLOT_PAYLOAD_OFFSET;
+    }
+
+    /** Largest response payload (path + NUL) a slot of the given size holds. */
+    public static int maxResponseLength(final int slotSize)
+    {
+        return slotSize - responseOffset(slotSize);
+    }
+
+    /** Offset of slot 0 for a ring of the given capacity. */
+    public static long slotsOffset(final int ringCapacity)
+    {
+        final long end = HEADER_SIZE + (long)ringCapacity + RING_TRAILER_LENGTH;
+        return (end + HEADER_SIZE - 1) / HEADER_SIZE * HEADER_SIZE;
+    }
+
+    /** Total file length. */
+    public static long fileLength(final int slotCount, final int slotSize, final int ringCapacity)
+    {
+        return slotsOffset(ringCapacity) + (long)slotCount * slotSize;
+    }
+}

@@ -1,0 +1,188 @@
+package org.fanstore.runtime.shm;
+
+import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+
+/**
+ * The server's only loop: drain the ring, hand requests to the handler, keep the heartbeat, sweep dead slots,
+ * unblock a ring whose producer died mid-record. When the ring is empty it spins briefly, then sleeps on the
+ * doorbell futex for at most {@link ControlFileDescriptor#WAIT_SLICE_NS}: an idle server burns no core.
+ * Heartbeat and sweep live on this thread on purpose: the heartbeat then proves the dispatcher (not just the
+ * JVM) is alive, and the sweeper's "not in flight" test cannot race a dispatch.
+ */
+final class Dispatcher implements Runnable, MessageHandler
+{
+    /** Records handled per ring read, so heartbeat and sweeps still happen under a flood. */
+    static final int READ_BATCH = 64;
+    /** Empty re-reads before sleeping: catches a burst's next request without a futex round trip. */
+    static final int SPIN_READS = 100;
+    /** Minimum gap between heartbeat stores (clients read that cache line on every request). */
+    static final long HEARTBEAT_STORE_GAP_NS = 10_000_000L;
+    /** Sweep for dead clients this often. */
+    static final long SWEEP_INTERVAL_NS = 1_000_000_000L;
+    /** A ring head stuck this long behind the tail means a producer died between claim and commit. */
+    static final long UNBLOCK_AFTER_NS = 1_000_000_000L;
+
+    private final ShmServer server;
+    private final ControlFile file;
+    private final UnsafeBuffer ctl;
+    private final ManyToOneRingBuffer ring;
+    private final AtomicIntegerArray inFlight;
+    private final SlotSweeper sweeper;
+    private final RequestHandler handler;
+    private final long doorbellAddress;
+    private final int maxKeyLength;
+    private volatile boolean running = true;
+
+    private long lastHeartbeat;
+    private long lastSweep;
+    private long stuckHead = -1;
+    private long stuckSince;
+
+    Dispatcher(final ShmServer server, final ControlFile file, final AtomicIntegerArray inFlight,
+        final RequestHandler handler)
+    {
+        this.server = server;
+        this.file = file;
+        this.ctl = file.buffer;
+        this.ring = file.ring;
+        this.inFlight = inFlight;
+        this.sweeper = new SlotSweeper(file, inFlight);
+        this.handler = handler;
+        this.doorbellAddress = file.address(DOORBELL_OFFSET);
+        this.maxKeyLength = maxRequestLength(file.slotSize) - 1;
+    }
+
+    void stop()
+    {
+        running = false;
+        Futex.wake(doorbellAddress, 1);
+    }
+
+    @Override
+    public void run()
+    {
+        int emptyReads = 0;
+        while (running)
+        {
+            final long now = System.nanoTime();
+            housekeeping(now);
+            final int doorbell = ctl.getIntVolatile(DOORBELL_OFFSET);  // read before the ring: no lost wake-up
+            if (ring.read(this, READ_BATCH) > 0)
+            {
+                emptyReads = 0;
+                stuckHead = -1;
+                continue;
+            }
+            if (++emptyReads < SPIN_READS)
+            {
+                Thread.onSpinWait();
+                continue;
+            }
+            emptyReads = 0;
+            checkStuck(now);
+            Futex.wait(doorbellAddress, doorbell, WAIT_SLICE_NS);
+        }
+    }
+
+    private void housekeeping(final long now)
+    {
+        if (now - lastHeartbeat >= HEARTBEAT_STORE_GAP_NS)
+        {
+            // System.nanoTime() is CLOCK_MONOTONIC on Linux HotSpot (checked by HeartbeatClockTest).
+            ctl.putLongRelease(HEARTBEAT_OFFSET, now);
+            lastHeartbeat = now;
+        }
+        if (now - lastSweep >= SWEEP_INTERVAL_NS)
+        {
+            sweeper.sweep();
+            lastSweep = now;
+        }
+    }
+
+    /** Called with an empty read: if the head has not moved for a while although records wait, unblock. */
+    private void checkStuck(final long now)
+    {
+        final long head = ring.consumerPosition();
+        if (ring.producerPosition() == head)
+        {
+            stuckHead = -1;
+            return;
+        }
+        if (head != stuckHead)
+        {
+            stuckHead = head;
+            stuckSince = now;
+        }
+        else if (now - stuckSince >= UNBLOCK_AFTER_NS)
+        {
+            ring.unblock();
+            stuckHead = -1;
+        }
+    }
+
+    @Override
+    public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        if (msgTypeId != RING_MSG_OPEN_REQUEST || length != RING_REQUEST_LENGTH)
+        {
+            return;  // not ours to interpret; a client never writes these
+        }
+        final int slot = buffer.getInt(index + RING_REQUEST_SLOT_OFFSET);
+        final int sequence = buffer.getInt(index + RING_REQUEST_SEQUENCE_OFFSET);
+        if (slot < 0 || slot >= file.slotCount)
+        {
+            return;
+        }
+        inFlight.set(slot, 1);  // before the state check: from here on the sweeper keeps its hands off
+        final int state = file.slotState(slot);
+        final int base = file.slotOffset(slot);
+        if (state == SLOT_ABANDONED)
+        {
+            inFlight.set(slot, 0);
+            file.casSlotState(slot, SLOT_ABANDONED, SLOT_FREE);
+            return;
+        }
+        if (state != SLOT_SUBMITTED || ctl.getInt(base + SLOT_SEQUENCE_OFFSET) != sequence)
+        {
+            inFlight.set(slot, 0);  // stale record: the slot was swept and maybe reused
+            return;
+        }
+        dispatch(slot, base);
+    }
+
+    private void dispatch(final int slot, final int base)
+    {
+        final SlotResponder responder = new SlotResponder(server, slot);
+        final int op = ctl.getInt(base + SLOT_OP_OFFSET);
+        final int keyLength = ctl.getInt(base + SLOT_REQUEST_LENGTH_OFFSET) - 1;  // the client counts the NUL
+        if (op != OP_OPEN)
+        {
+            responder.error(Errno.ENOSYS);
+            return;
+        }
+        if (keyLength < 0 || keyLength > maxKeyLength)
+        {
+            responder.error(Errno.ENAMETOOLONG);
+            return;
+        }
+        final byte[] key = new byte[keyLength];
+        ctl.getBytes(base + SLOT_PAYLOAD_OFFSET, key);
+        final Request request = new Request(op, ctl.getInt(base + SLOT_FLAGS_OFFSET),
+            ctl.getInt(base + SLOT_ENTRY_OFFSET), ctl.getLong(base + SLOT_GENERATION_OFFSET), key);
+        try
+        {
+            handler.handle(request, responder);
+        }
+        catch (final RuntimeException e)
+        {
+            responder.errorIfUnanswered(Errno.EIO);
+        }
+    }
+}

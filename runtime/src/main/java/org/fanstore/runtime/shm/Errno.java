@@ -1,0 +1,20 @@
+package org.fanstore.runtime.shm;
+
+/** The Linux errno values the runtime answers with (positive; the wire carries them negated). */
+public final class Errno
+{
+    /** No such file: the key is not in the namespace. */
+    public static final int ENOENT = 2;
+    /** I/O error: corrupt body, unreachable owner, server failure. */
+    public static final int EIO = 5;
+    /** Read-only file system: a write to an input file. */
+    public static final int EROFS = 30;
+    /** The answer does not fit the slot's response area. */
+    public static final int ENAMETOOLONG = 36;
+    /** Operation not implemented by this server. */
+    public static final int ENOSYS = 38;
+
+    private Errno()
+    {
+    }
+}

@@ -1,0 +1,27 @@
+package org.fanstore.runtime.shm;
+
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.annotations.In;
+import jnr.ffi.annotations.Out;
+import jnr.ffi.annotations.SaveError;
+
+/**
+ * The few libc calls the shared-memory server needs, bound once through jnr-ffi. Public only because jnr-ffi
+ * generates the implementation in its own class loader; not an API.
+ * {@code syscall} is variadic in C; a fixed prototype is call-compatible on Linux x86-64 and aarch64, where
+ * integer arguments travel in the same registers either way.
+ */
+public interface NativeCalls
+{
+    NativeCalls LIBC = LibraryLoader.create(NativeCalls.class).load("c");
+
+    /** futex(2) via syscall(2); {@code timeout} is a struct timespec as {tv_sec, tv_nsec} or null. */
+    @SaveError
+    long syscall(long number, long address, int op, int value, @In long[] timeout, long address2, int value3);
+
+    /** getuid(2). */
+    int getuid();
+
+    /** clock_gettime(2); {@code timespec} receives {tv_sec, tv_nsec}. */
+    int clock_gettime(int clockId, @Out long[] timespec);
+}

@@ -1,0 +1,14 @@
+package org.fanstore.runtime.shm;
+
+/**
+ * Answers one request, exactly once, from any thread. Answering a request whose client gave up (timed out or
+ * died) frees its slot; answering after the server closed does nothing.
+ */
+public interface Responder
+{
+    /** Success: {@code path} (no NUL) is the file the client opens. Too long for the slot becomes ENAMETOOLONG. */
+    void ok(byte[] path);
+
+    /** Failure with a positive errno (see {@link Errno}). */
+    void error(int errno);
+}

@@ -1,0 +1,235 @@
+package org.fanstore.runtime.shm;
+
+import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The runtime's end of the shim protocol (README.md in this package): owns the control file and the dispatcher
+ * thread; answers arrive through {@link Responder}s from any thread.
+ * Lifecycle: {@link #create} maps and publishes the file and starts serving; {@link #close} marks the server
+ * STOPPING (waiting clients fail with EIO at once), stops the dispatcher with a bounded join and unmaps, unless
+ * something still runs on the mapping, in which case the mapping is left in place rather than risk a crash.
+ */
+public final class ShmServer implements AutoCloseable
+{
+    /** Bounded waits during close. */
+    static final long CLOSE_JOIN_MILLIS = 2_000;
+
+    private final ControlFile file;
+    private final UnsafeBuffer ctl;
+    private final AtomicIntegerArray inFlight;
+    private final Dispatcher dispatcher;
+    private final Thread dispatcherThread;
+    private final boolean deleteOnClose;
+    /** Answers hold the read lock while writing a slot; close takes the write lock before unmapping. */
+    private final ReentrantReadWriteLock mappingLock = new ReentrantReadWriteLock();
+    private boolean closed;  // guarded by mappingLock
+
+    private ShmServer(final ControlFile file, final RequestHandler handler, final boolean deleteOnClose)
+    {
+        this.file = file;
+        this.ctl = file.buffer;
+        this.inFlight = new AtomicIntegerArray(file.slotCount);
+        this.deleteOnClose = deleteOnClose;
+        this.dispatcher = new Dispatcher(this, file, inFlight, handler);
+        this.dispatcherThread = new Thread(dispatcher, "fanstore-shm-dispatcher");
+        this.dispatcherThread.setDaemon(true);
+    }
+
+    /** Creates {@code ctlFile} (mode 0600; replaces only a stale file of ours) and starts serving. Keeps the file on close. */
+    public static ShmServer create(final Path ctlFile, final int slotCount, final int slotSize, final int ringCapacity,
+        final RequestHandler handler) throws IOException
+    {
+        return create(ctlFile, slotCount, slotSize, ringCapacity, handler, false);
+    }
+
+    /** As {@link #create(Path, int, int, int, RequestHandler)}, deleting the file on close if asked. */
+    public static ShmServer create(final Path ctlFile, final int slotCount, final int slotSize, final int ringCapacity,
+        final RequestHandler handler, final boolean deleteOnClose) throws IOException
+    {
+        final ControlFile file = ControlFile.create(ctlFile, slotCount, slotSize, ringCapacity);
+        final ShmServer server = new ShmServer(file, handler, deleteOnClose);
+        server.dispatcherThread.start();
+        return server;
+    }
+
+    public Path path()
+    {
+        return file.path;
+    }
+
+    public int slotCount()
+    {
+        return file.slotCount;
+    }
+
+    /** Slots currently FREE (a snapshot; for monitoring and tests). */
+    public int freeSlotCount()
+    {
+        mappingLock.readLock().lock();
+        try
+        {
+            if (closed)
+            {
+                return 0;
+            }
+            int free = 0;
+            for (int slot = 0; slot < file.slotCount; slot++)
+            {
+                free += file.slotState(slot) == SLOT_FREE ? 1 : 0;
+            }
+            return free;
+        }
+        finally
+        {
+            mappingLock.readLock().unlock();
+        }
+    }
+
+    /** The dispatcher thread (for CPU accounting in tests and monitoring). */
+    public Thread dispatcherThread()
+    {
+        return dispatcherThread;
+    }
+
+    /**
+     * Writes an answer into an in-flight slot and hands it to the client (SUBMITTED -> DONE, wake), or frees the
+     * slot if the client abandoned it. Ignored after close.
+     */
+    void answer(final int slot, final int result, final byte[] path)
+    {
+        mappingLock.readLock().lock();
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            final int base = file.slotOffset(slot);
+            final int responseOffset = base + responseOffset(file.slotSize);
+            int status = result;
+            int length = 0;
+            if (path != null && path.length >= maxResponseLength(file.slotSize))
+            {
+                status = -Errno.ENAMETOOLONG;  // path + NUL must fit the response area
+            }
+            else if (path != null)
+            {
+                ctl.putBytes(responseOffset, path);
+                ctl.putByte(responseOffset + path.length, (byte)0);
+                length = path.length;
+            }
+            ctl.putInt(base + SLOT_RESPONSE_LENGTH_OFFSET, length);
+            ctl.putInt(base + SLOT_RESULT_OFFSET, status);
+            // The CAS is a full fence: the client's acquire load of DONE sees result and payload.
+            if (file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE))
+            {
+                Futex.wake(file.slotStateAddress(slot), 1);
+            }
+            else
+            {
+                file.casSlotState(slot, SLOT_ABANDONED, SLOT_FREE);
+            }
+            inFlight.set(slot, 0);
+        }
+        finally
+        {
+            mappingLock.readLock().unlock();
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        mappingLock.readLock().lock();
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            ctl.putIntRelease(SERVER_STATE_OFFSET, SERVER_STOPPING);
+        }
+        finally
+        {
+            mappingLock.readLock().unlock();
+        }
+        dispatcher.stop();
+        boolean stopped = join();
+        wakeWaitingClients();
+        try
+        {
+            if (mappingLock.writeLock().tryLock(CLOSE_JOIN_MILLIS, TimeUnit.MILLISECONDS))
+            {
+                try
+                {
+                    if (!closed)
+                    {
+                        closed = true;
+                        if (stopped)
+                        {
+                            file.unmap();
+                        }
+                    }
+                }
+                finally
+                {
+                    mappingLock.writeLock().unlock();
+                }
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        if (deleteOnClose)
+        {
+            deleteQuietly();
+        }
+    }
+
+    private boolean join()
+    {
+        try
+        {
+            dispatcherThread.join(CLOSE_JOIN_MILLIS);
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return !dispatcherThread.isAlive();
+    }
+
+    /** Clients in a futex wait re-check the server state when woken: STOPPING makes them return EIO now. */
+    private void wakeWaitingClients()
+    {
+        for (int slot = 0; slot < file.slotCount; slot++)
+        {
+            if (file.slotState(slot) == SLOT_SUBMITTED)
+            {
+                Futex.wake(file.slotStateAddress(slot), Integer.MAX_VALUE);
+            }
+        }
+    }
+
+    private void deleteQuietly()
+    {
+        try
+        {
+            Files.deleteIfExists(file.path);
+        }
+        catch (final IOException e)
+        {
+            // the job directory is removed as a whole on exit; a leftover file is harmless
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package org.fanstore.runtime.shm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.fanstore.runtime.shm.ShmTestSupport.Finished;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Failures on either side: dead clients, a dead producer inside the ring, a dead server, and idleness. */
+class ShmRecoveryTest
+{
+    private static final int SLOTS = 16;
+    private static final int SLOT_SIZE = 1024;
+    private static final int RING = 4096;
+    /** Sweeps run every second; allow one full interval plus scheduling slack. */
+    private static final long RECLAIM_MILLIS = 2_500;
+    private static final long CLIENT_TIMEOUT_S = 60;
+
+    private Path dir;
+    private Path ctl;
+    private EchoHandler handler;
+    private ShmServer server;
+
+    @BeforeEach
+    void createDir() throws Exception
+    {
+        dir = ShmTestSupport.shmTempDir();
+        ctl = dir.resolve("ctl");
+    }
+
+    @AfterEach
+    void cleanUp() throws Exception
+    {
+        if (server != null)
+        {
+            server.close();
+        }
+        if (handler != null)
+        {
+            handler.close();
+        }
+        ShmTestSupport.deleteTree(dir);
+    }
+
+    private void serve() throws Exception
+    {
+        handler = new EchoHandler(1);
+        server = ShmServer.create(ctl, SLOTS, SLOT_SIZE, RING, handler, true);
+    }
+
+    private void assertStillServes() throws Exception
+    {
+        final Finished done = ShmTestSupport.run(CLIENT_TIMEOUT_S, "check", ctl.toString(), "2", "100", "after");
+        assertEquals(0, done.exitCode(), done.output());
+    }
+
+    @Test
+    void aClientKilledMidRequestHasItsSlotReclaimed() throws Exception
+    {
+        serve();
+        final Process client = ShmTestSupport.startClient("hang", ctl.toString(), "hang-killed");
+        final Responder held = handler.takeHeld(10_000);
+        assertNotNull(held, "request never arrived");
+        assertEquals(SLOTS - 1, server.freeSlotCount());
+        client.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        held.ok(EchoHandler.answerFor("hang-killed"));  // DONE for a dead owner: only the sweeper can free it
+        assertTrue(ShmTestSupport.eventually(RECLAIM_MILLIS, () -> server.freeSlotCount() == SLOTS),
+            "slot not reclaimed, free=" + server.freeSlotCount());
+        assertStillServes();
+    }
+
+    @Test
+    void aForkedChildClaimsWithItsOwnPidSoItsSlotIsReclaimedWhileTheParentLives() throws Exception
+    {
+        serve();
+        final Process parent = ShmTestSupport.startClient("forkhang", ctl.toString(), "hang-child");
+        try
+        {
+            final String line = new BufferedReader(
+                new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8)).readLine();
+            assertNotNull(line, "no child line");
+            final long childPid = Long.parseLong(line.substring("child ".length()));
+            final Responder held = handler.takeHeld(10_000);
+            assertNotNull(held, "child request never arrived");
+            ProcessHandle.of(childPid).ifPresent(ProcessHandle::destroyForcibly);
+            held.ok(EchoHandler.answerFor("hang-child"));
+            assertTrue(ShmTestSupport.eventually(RECLAIM_MILLIS, () -> server.freeSlotCount() == SLOTS),
+                "child's slot not reclaimed (claimed with the parent's pid?), free=" + server.freeSlotCount());
+            assertTrue(parent.isAlive());
+        }
+        finally
+        {
+            parent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aSlotClaimedByAProcessThatDiedIsReclaimed() throws Exception
+    {
+        serve();
+        final Process gone = new ProcessBuilder("true").start();
+        gone.waitFor(10, TimeUnit.SECONDS);
+        try (RawControlView raw = new RawControlView(ctl))
+        {
+            assertTrue(raw.claim(3, (int)gone.pid()));
+            assertEquals(ControlFileDescriptor.SLOT_CLAIMED, raw.state(3));
+            assertTrue(ShmTestSupport.eventually(RECLAIM_MILLIS, () -> raw.state(3) == ControlFileDescriptor.SLOT_FREE),
+                "claimed slot of a dead process not reclaimed");
+        }
+    }
+
+    @Test
+    void aProducerThatDiedBetweenClaimAndCommitIsUnblocked() throws Exception
+    {
+        serve();
+        try (RawControlView raw = new RawControlView(ctl))
+        {
+            raw.claimRecordAndDie();
+        }
+        // The next request sits behind the dead record until the dispatcher unblocks the ring (after ~1 s).
+        final Finished first = ShmTestSupport.run(CLIENT_TIMEOUT_S, "expect", ctl.toString(), "behind-dead", "0");
+        assertEquals(0, first.exitCode(), first.output());
+        assertTrue(first.field("elapsed_ms") < 5_000, first.output());
+        assertStillServes();
+    }
+
+    @Test
+    void aKilledServerTurnsAWaitingRequestIntoEioWithinFiveSeconds() throws Exception
+    {
+        final List<String> command = new ArrayList<>(List.of(
+            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
+            "-cp", System.getProperty("java.class.path"),
+            ShmEchoServerMain.class.getName(), ctl.toString(), "60"));
+        final Process serverProcess = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try
+        {
+            final BufferedReader out = new BufferedReader(
+                new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8));
+            assertEquals("READY", out.readLine());
+            final Process client = ShmTestSupport.startClient("expect", ctl.toString(), "hang-orphan", "5");
+            assertEquals("HELD", out.readLine());
+            serverProcess.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            final Finished done = ShmTestSupport.finish(client, 15);
+            assertEquals(0, done.exitCode(), done.output());
+            assertTrue(done.field("elapsed_ms") < 5_000, done.output());
+        }
+        finally
+        {
+            serverProcess.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void anIdleServerBurnsNoCpu() throws Exception
+    {
+        serve();
+        Thread.sleep(300);  // past start-up work
+        final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        final long id = server.dispatcherThread().getId();
+        final long before = threads.getThreadCpuTime(id);
+        Thread.sleep(2_000);
+        final long usedMillis = TimeUnit.NANOSECONDS.toMillis(threads.getThreadCpuTime(id) - before);
+        assertTrue(before >= 0, "thread CPU time unsupported");
+        assertTrue(usedMillis < 50, "idle dispatcher used " + usedMillis + " ms CPU in 2 s");
+        System.out.println("[idle] dispatcher CPU over 2 s: " + usedMillis + " ms");
+    }
+}
