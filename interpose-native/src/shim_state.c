@@ -30,10 +30,6 @@
 #include "real_libc.h"
 #include "shim_state.h"
 
-/* The wire client may not be linked yet (branch `wire`): weak references read as NULL, and a non-local
- * open then fails with EIO instead of the library failing to load. */
-extern int fs_wire_attach(fs_wire **out, const char *ctl_path) __attribute__((weak));
-
 enum { PHASE_NEW = 0, PHASE_INIT = 1, PHASE_INERT = 2, PHASE_ACTIVE = 3 };
 
 static _Atomic int phase;
@@ -228,7 +224,7 @@ fs_wire *fs_state_wire(int *err)
     fs_wire *w = atomic_load_explicit(&wire, memory_order_acquire);
     if (w != NULL)
         return w;
-    if (fs_wire_attach == NULL || fs_state_in_vfork_child()) {
+    if (fs_state_in_vfork_child()) {
         *err = -EIO;
         return NULL;
     }

@@ -17,9 +17,6 @@
 #include "real_libc.h"
 #include "wire_client.h"
 
-extern int fs_wire_open(fs_wire *w, const char *key, size_t key_len, uint32_t entry_index, uint64_t generation,
-                        int open_flags, char *out, size_t cap) __attribute__((weak));
-
 /* Flags carried from the caller to the real open of the backing file. */
 #define KEEP_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOATIME | O_DIRECT | O_LARGEFILE | O_PATH | O_SYNC | O_DSYNC)
 
@@ -41,7 +38,7 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
     }
     int err = -EIO;
     fs_wire *w = fs_state_wire(&err);
-    if (w == NULL || fs_wire_open == NULL)
+    if (w == NULL)
         return err;
     /* The runtime's file may be evicted between its answer and our open: ask again, at most 3 times. */
     int fd = -ENOENT;
