@@ -238,10 +238,12 @@ fs_wire *fs_state_wire(int *err)
             rc = fs_wire_attach(&w, path);
             inside_shim--;
         }
+        /* Whatever stopped the attach (no ctl file, bad magic, ...), the reader sees a runtime it cannot
+         * reach: EIO. ENOENT would contradict the stat the table just answered for the same path. */
         if (rc == 0)
             atomic_store_explicit(&wire, w, memory_order_release);
         else
-            *err = rc < 0 ? rc : -EIO;
+            *err = -EIO;
     }
     pthread_mutex_unlock(&wire_lock);
     return w;

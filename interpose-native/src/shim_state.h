@@ -35,7 +35,7 @@ void fs_state_leave(void);
  * training script silently see an empty dataset. */
 const fs_table *fs_state_table(void);
 
-/* The wire connection, attached on first need; NULL (and *err = -errno) when the runtime cannot be reached. */
+/* The wire connection, attached on first need; NULL and *err = -EIO when the runtime cannot be reached. */
 fs_wire *fs_state_wire(int *err);
 
 /* 1 in a vfork child (its memory is its parent's): wrappers then forward without touching shim state. */
