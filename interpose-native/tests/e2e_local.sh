@@ -160,6 +160,27 @@ else
     echo "SKIP PIL.Image.open (python3-pil is not installed)"
 fi
 
+if dpkg -s python3-torch >/dev/null 2>&1; then
+    cat > "$work/loader.py" <<'EOF'
+import hashlib, os, sys
+from torch.utils.data import Dataset, DataLoader
+class Files(Dataset):
+    def __init__(self, root):
+        self.root = root
+        self.files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)
+    def __len__(self): return len(self.files)
+    def __getitem__(self, i):
+        with open(self.files[i], "rb") as fh:
+            return ascii(os.path.relpath(self.files[i], self.root)), hashlib.md5(fh.read()).hexdigest()
+if __name__ == "__main__":
+    for ctx in ("fork", "spawn"):   # forked workers share our state; spawned ones start clean with LD_PRELOAD
+        print(ctx, sorted(DataLoader(Files(sys.argv[1]), num_workers=2, multiprocessing_context=ctx, batch_size=None)))
+EOF
+    same "torch DataLoader workers (fork, spawn)" '/usr/bin/python3 "'"$work"'/loader.py" "$D"'
+else
+    echo "SKIP torch DataLoader (python3-torch is not installed)"
+fi
+
 # ---- namespace rules (under the shim only) --------------------------------------------------------------
 cat > "$work/rules.py" <<'EOF'
 import errno, os, subprocess, sys
