@@ -17,6 +17,17 @@ _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat and stat64 sh
 
 static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k);
 
+/* "x/", "x/." and "x/.." can only name directories. */
+static int names_directory(const char *path)
+{
+    size_t n = strlen(path);
+    if (n > 0 && path[n - 1] == '/')
+        return 1;
+    if (n >= 2 && path[n - 1] == '.' && path[n - 2] == '/')
+        return 1;
+    return n >= 3 && path[n - 1] == '.' && path[n - 2] == '.' && path[n - 3] == '/';
+}
+
 int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
 {
     int c = classify(s, dirfd, *path, k);
@@ -24,6 +35,8 @@ int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
         *path = k->buf;
         return FS_PATH_OUTSIDE;
     }
+    if (c == FS_PATH_INSIDE)
+        k->want_dir = names_directory(*path);
     return c;
 }
 
@@ -114,11 +127,15 @@ static int substitute(const fs_state *s, const fs_table *t, fs_key *k, size_t li
 
 int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index)
 {
+    if (k->want_dir)
+        follow_last = 1;           /* "link/" names the link's target, as in the kernel */
     for (int links = 0; links <= MAX_LINKS; links++) {
         int64_t idx = fs_table_lookup(t, k->buf, k->len);
         if (idx >= 0) {
             const fs_entry *e = fs_table_entry(t, (uint32_t)idx);
             if (!(S_ISLNK(e->mode) && follow_last)) {
+                if (k->want_dir && !S_ISDIR(e->mode))
+                    return -ENOTDIR;
                 *index = (uint32_t)idx;
                 return FS_RESOLVED_INSIDE;
             }
@@ -157,6 +174,7 @@ int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k)
     if (k->len == 0)
         return 0;   /* the mount's parent is real */
     fs_key parent;
+    parent.want_dir = 1;
     size_t n = k->len;
     while (n > 0 && k->buf[n - 1] != '/')
         n--;

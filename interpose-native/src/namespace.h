@@ -17,6 +17,7 @@
 
 typedef struct fs_key {
     size_t len;
+    int    want_dir;        /* the path ended in "/", "/." or "/..": it must name a directory (else ENOTDIR) */
     char   buf[PATH_MAX];   /* the key, NUL-terminated; after FS_RESOLVED_OUTSIDE an absolute outside path */
 } fs_key;
 
