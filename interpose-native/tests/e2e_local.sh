@@ -283,6 +283,14 @@ else
     fail "namespace rules" "$(printf '%s\n' "$out" | grep -v '^ok ')"
 fi
 
+# Threads: open/fstat/dup/close, opendir/readdir, fstatat on directory descriptors, all at once.
+if gcc -O2 -pthread -o "$work/e2e_threads" "$here/tests/e2e_threads.c" && \
+   out="$(shim "$work/e2e_threads" "$V" train/cat/hello.txt train 2>&1)"; then
+    pass "threads: $out"
+else
+    fail "threads" "$out"
+fi
+
 # Shell-level EROFS and the inert mode.
 # (outputs captured first: under pipefail a failing command would fail the pipeline into grep)
 msg="$(shim touch "$V/new" 2>&1)"; rc=$?
