@@ -149,6 +149,15 @@ static void after_fork_child(void)
     pthread_mutex_init(&cwd_lock, NULL);
 }
 
+/* The pid is cached when the library is loaded, not at the lazy initialisation: a process whose first
+ * wrapped call happens in a vfork child would otherwise cache the child's pid in the parent's memory and
+ * take itself for a vfork child ever after. Nothing else is done this early. */
+__attribute__((constructor)) static void remember_pid(void)
+{
+    atomic_store(&cached_pid, getpid());
+    pthread_atfork(NULL, NULL, after_fork_child);
+}
+
 static int initialise(void)
 {
     const char *shm = getenv("FANSTORE_SHM_DIR");
@@ -162,8 +171,6 @@ static int initialise(void)
         return PHASE_INERT;   /* "/" as the mount would capture every path: refuse, stay out of the way */
     state.mount_len = (size_t)n;
     strcpy(state.shm_dir, shm);
-    atomic_store(&cached_pid, getpid());
-    pthread_atfork(NULL, NULL, after_fork_child);
     cwd_refresh_real();
     if (!cwd.known)
         cwd_from_environment();
