@@ -1,5 +1,5 @@
 /* shim_state: the per-process state of the shim and its lazy initialisation.
- * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR, FANSTORE_CWD), the mapped metadata
+ * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR; FANSTORE_CWD/PWD across exec), the metadata
  * table, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
  * directory behind every virtual directory descriptor. Nothing here calls exit(); failures are errno. */
 #ifndef FANSTORE_SHIM_STATE_H
