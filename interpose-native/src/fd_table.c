@@ -1,0 +1,120 @@
+/* fd_table: descriptor number -> shim descriptor, a two-level array of slots.
+ *
+ * Chunks of FS_FD_CHUNK slots are mmap-ed on first use and never freed (a process that opened 1M
+ * descriptors keeps 32 MiB of slots: acceptable, and it keeps readers free of reclamation races).
+ * A slot's `tag` word (kind << 32 | index, 0 = free) is the publication point: a writer stores dev/ino,
+ * then the tag with release; a reader loads the tag with acquire, then dev/ino. Two threads racing on one
+ * descriptor number is the application's race (it cannot know which of close/open wins either).
+ * `live` counts registrations ever made so the common "no shim descriptor in this process" case is a
+ * single relaxed load. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <sys/mman.h>
+
+#include "fd_table.h"
+
+#define FS_FD_CHUNK_BITS 10u
+#define FS_FD_CHUNK      (1u << FS_FD_CHUNK_BITS)
+#define FS_FD_CHUNKS     (FS_FD_MAX / FS_FD_CHUNK)
+
+typedef struct slot {
+    _Atomic uint64_t tag;
+    _Atomic uint64_t dev;
+    _Atomic uint64_t ino;
+} slot;
+
+static _Atomic(slot *) chunks[FS_FD_CHUNKS];
+static _Atomic uint32_t ever_used;
+
+static slot *find_slot(int fd, int create)
+{
+    if (fd < 0 || (unsigned)fd >= FS_FD_MAX)
+        return NULL;
+    unsigned c = (unsigned)fd >> FS_FD_CHUNK_BITS;
+    slot *s = atomic_load_explicit(&chunks[c], memory_order_acquire);
+    if (s == NULL) {
+        if (!create)
+            return NULL;
+        /* mmap, not malloc: this may run inside a malloc-less context (after fork in a threaded parent). */
+        slot *fresh = mmap(NULL, sizeof(slot) * FS_FD_CHUNK, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (fresh == MAP_FAILED)
+            return NULL;
+        slot *expected = NULL;
+        if (atomic_compare_exchange_strong_explicit(&chunks[c], &expected, fresh, memory_order_acq_rel,
+                                                    memory_order_acquire)) {
+            s = fresh;
+        } else {
+            munmap(fresh, sizeof(slot) * FS_FD_CHUNK);
+            s = expected;
+        }
+    }
+    return &s[(unsigned)fd & (FS_FD_CHUNK - 1)];
+}
+
+int fs_fd_set(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino)
+{
+    if (fd >= 0 && (unsigned)fd >= FS_FD_MAX)
+        return -EMFILE;
+    slot *s = find_slot(fd, 1);
+    if (s == NULL)
+        return -ENOMEM;
+    atomic_store_explicit(&ever_used, 1, memory_order_relaxed);
+    atomic_store_explicit(&s->dev, dev, memory_order_relaxed);
+    atomic_store_explicit(&s->ino, ino, memory_order_relaxed);
+    atomic_store_explicit(&s->tag, ((uint64_t)kind << 32) | index, memory_order_release);
+    return 0;
+}
+
+void fs_fd_clear(int fd)
+{
+    if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
+        return;
+    slot *s = find_slot(fd, 0);
+    if (s != NULL)
+        atomic_store_explicit(&s->tag, 0, memory_order_release);
+}
+
+void fs_fd_clear_range(unsigned first, unsigned last)
+{
+    if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
+        return;
+    if (last >= FS_FD_MAX)
+        last = FS_FD_MAX - 1;
+    for (unsigned fd = first; fd <= last && fd >= first; fd++) {
+        /* Skip whole chunks that were never mapped. */
+        if ((fd & (FS_FD_CHUNK - 1)) == 0 &&
+            atomic_load_explicit(&chunks[fd >> FS_FD_CHUNK_BITS], memory_order_acquire) == NULL) {
+            fd += FS_FD_CHUNK - 1;
+            continue;
+        }
+        fs_fd_clear((int)fd);
+    }
+}
+
+uint32_t fs_fd_get(int fd, fs_fd_info *out)
+{
+    if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
+        return FS_FD_NONE;
+    slot *s = find_slot(fd, 0);
+    if (s == NULL)
+        return FS_FD_NONE;
+    uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
+    if (tag == 0)
+        return FS_FD_NONE;
+    out->kind = (uint32_t)(tag >> 32);
+    out->index = (uint32_t)tag;
+    out->dev = atomic_load_explicit(&s->dev, memory_order_relaxed);
+    out->ino = atomic_load_explicit(&s->ino, memory_order_relaxed);
+    return out->kind;
+}
+
+void fs_fd_copy(int fd, int newfd)
+{
+    fs_fd_info info;
+    if (fs_fd_get(fd, &info) != FS_FD_NONE)
+        fs_fd_set(newfd, info.kind, info.index, info.dev, info.ino);
+    else
+        fs_fd_clear(newfd);
+}

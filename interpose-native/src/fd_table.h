@@ -1,0 +1,40 @@
+/* fd_table: which kernel descriptors are the shim's, and what they stand for.
+ * A slot per descriptor number: kind (file or virtual directory), the table entry index, and the identity
+ * (st_dev, st_ino) of the real kernel object behind it, so a stale slot (its descriptor closed behind the
+ * shim's back, e.g. by fclose's internal close) is recognised and ignored. Lock-free: readers do one
+ * acquire load; writers publish with a release store. Process memory: fork copies it, exec discards it.
+ * Writers must not run in a vfork child (it shares this memory with its parent): callers check
+ * fs_state_in_vfork_child() first. */
+#ifndef FANSTORE_FD_TABLE_H
+#define FANSTORE_FD_TABLE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define FS_FD_NONE 0u
+#define FS_FD_FILE 1u
+#define FS_FD_DIR  2u
+
+/* Highest descriptor number tracked + 1; a shim descriptor above it is closed again and fails with EMFILE. */
+#define FS_FD_MAX (1u << 20)
+
+typedef struct fs_fd_info {
+    uint32_t kind;       /* FS_FD_FILE or FS_FD_DIR */
+    uint32_t index;      /* metadata table entry */
+    uint64_t dev;        /* real st_dev / st_ino of the kernel object at registration */
+    uint64_t ino;
+} fs_fd_info;
+
+/* Records fd. Returns 0, or -ENOMEM / -EMFILE when it cannot be tracked. */
+int fs_fd_set(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino);
+/* Forgets fd (no-op when not tracked). */
+void fs_fd_clear(int fd);
+/* Forgets every fd in [first, last]. */
+void fs_fd_clear_range(unsigned first, unsigned last);
+/* Copies fd's slot to newfd, or clears newfd when fd is not ours. */
+void fs_fd_copy(int fd, int newfd);
+/* Returns the kind and fills *out when fd is ours (FS_FD_NONE otherwise). Cheap: one load when no
+ * descriptor was ever registered, otherwise two. */
+uint32_t fs_fd_get(int fd, fs_fd_info *out);
+
+#endif

@@ -1,0 +1,65 @@
+/* namespace: answers about the virtual tree, from the metadata table alone.
+ * Owns: turning (dirfd, path) into a key, resolving keys through symlinks, and the stat/statx/statfs
+ * pictures of an entry. Used by every wrapper family; holds no state of its own. */
+#ifndef FANSTORE_NAMESPACE_H
+#define FANSTORE_NAMESPACE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+
+#include "fd_table.h"
+#include "meta_table.h"
+#include "shim_state.h"
+
+typedef struct fs_key {
+    size_t len;
+    int    want_dir;        /* the path ended in "/", "/." or "/..": it must name a directory (else ENOTDIR) */
+    char   buf[PATH_MAX];   /* the key, NUL-terminated; after FS_RESOLVED_OUTSIDE an absolute outside path */
+} fs_key;
+
+/* Classifies (dirfd, *path) for state s (NULL: inert). FS_PATH_OUTSIDE: forward the call with *path, which
+ * is the caller's path, or k->buf when the caller's could not be walked by the kernel (FS_PATH_REWRITTEN).
+ * FS_PATH_INSIDE: k holds the key. Negative errno otherwise (-EIO when a directory fd's table is gone).
+ * A relative path is ours when dirfd is one of our directory descriptors, or AT_FDCWD with a cwd from
+ * which the normalised path lands in the mount. */
+int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k);
+
+#define FS_RESOLVED_INSIDE  0
+#define FS_RESOLVED_OUTSIDE 1
+/* Follows symlinks in k (every component but the last; the last too when follow_last). INSIDE: *index is
+ * the entry and k its key. OUTSIDE: a symlink led out of the namespace; k->buf is the absolute path to hand
+ * to libc. Negative errno: -ENOENT, -ENOTDIR (a file used as a directory), -ELOOP (more than 40 links). */
+int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index);
+
+/* Resolves the parent directory of k (for "create here" questions). 0 when it exists as a directory. */
+int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k);
+
+/* Absolute path of entry idx (mount + "/" + key) into buf; returns the length or -ENAMETOOLONG. */
+ssize_t fs_ns_entry_path(const fs_state *s, const fs_table *t, uint32_t idx, char *buf, size_t cap);
+
+/* stat of an entry: st_dev from the table, st_ino = index + 1, times = mtime, st_nlink = 2 + subdirectories
+ * for a directory (what ext4 reports, and what fts' leaf optimisation relies on), st_blocks rounded to
+ * 4 KiB blocks like a disk file system (0 for a symlink, as ext4's inline links). */
+void fs_ns_stat(const fs_table *t, uint32_t idx, struct stat *st);
+void fs_ns_statx(const fs_table *t, uint32_t idx, struct statx *stx);
+/* The read-only file system picture for statfs/statvfs (f_type FS_NS_MAGIC, ST_RDONLY). */
+#define FS_NS_MAGIC 0x46414e53u   /* "FANS" */
+void fs_ns_statfs(const fs_table *t, struct statfs *sf);
+void fs_ns_statvfs(const fs_table *t, struct statvfs *sv);
+
+/* Which of our descriptors fd is, checked against the kernel: a slot whose real object changed (closed
+ * behind our back and the number reused) reads as FS_FD_NONE. *real gets the real fstat when non-NULL. */
+uint32_t fs_ns_fd(int fd, fs_fd_info *info, struct stat *real);
+
+/* "" (or NULL) path: with AT_EMPTY_PATH the call is about the descriptor itself. Out of line on purpose:
+ * glibc declares these parameters nonnull, so an inline test would be optimised away. */
+int fs_ns_empty_path(const char *path);
+
+/* access(2) answer for an entry: 0 or -EACCES / -EROFS (W_OK). effective: use euid/egid. */
+int fs_ns_access(const fs_table *t, uint32_t idx, int mode, int effective);
+
+#endif

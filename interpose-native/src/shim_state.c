@@ -1,0 +1,406 @@
+/* shim_state: lazy, re-entrant-safe initialisation and the process-wide state behind the wrappers.
+ *
+ * Initialisation runs once, in the first thread that reaches a wrapper (an atomic phase word; other threads
+ * wait for it, which takes microseconds). The initialising thread is marked "inside the shim", so libc
+ * calls it makes (getenv, getcwd through the real symbol, dlsym) that reach our wrappers pass straight
+ * through instead of recursing. The table is mapped on first use of the prefix, not at start, so the many
+ * short processes of a job that never touch the namespace pay nothing for it.
+ *
+ * Fork: the state is process memory and is copied; a pthread_atfork child handler refreshes the cached pid
+ * and re-initialises the locks (another parent thread may have held one across fork). vfork runs no atfork
+ * handler, so in a vfork child getpid() differs from the cached pid: that is how wrappers know they must not
+ * write shared state (fs_state_in_vfork_child). exec starts a new image: nothing survives but FANSTORE_CWD.
+ *
+ * Current directory: a virtual cwd (a directory in the namespace) makes the real cwd the void directory, so
+ * relative calls the shim does not wrap fail cleanly with ENOENT instead of acting on some other directory.
+ * It is exported to exec'd children as FANSTORE_CWD="<dev>:<ino>:<path>", honoured only when the child's
+ * real cwd is still that very void directory (so a stale variable is ignored). Readers of the cwd use a
+ * seqlock; chdir (rare) serialises writers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "real_libc.h"
+#include "shim_state.h"
+
+enum { PHASE_NEW = 0, PHASE_INIT = 1, PHASE_INERT = 2, PHASE_ACTIVE = 3 };
+
+static _Atomic int phase;
+static fs_state state;
+static _Atomic pid_t cached_pid;
+static __thread int inside_shim __attribute__((tls_model("initial-exec")));
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static fs_table table;
+static _Atomic(const fs_table *) table_ready;
+
+static pthread_mutex_t wire_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(fs_wire *) wire;
+
+static pthread_mutex_t void_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int void_fd = -1;
+static uint64_t void_dev, void_ino;
+
+static pthread_mutex_t cwd_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    _Atomic unsigned seq;
+    int      known;      /* 0: unknown (relative paths are then never ours) */
+    int      is_virtual;
+    int      near;
+    size_t   len;
+    char     path[PATH_MAX];
+} cwd;
+
+void fs_state_enter(void) { inside_shim++; }
+void fs_state_leave(void) { inside_shim--; }
+
+static void cwd_store(const char *path, size_t len, int is_virtual)
+{
+    atomic_fetch_add_explicit(&cwd.seq, 1, memory_order_acq_rel);
+    atomic_thread_fence(memory_order_release);
+    cwd.known = path != NULL;
+    cwd.is_virtual = is_virtual;
+    if (path != NULL) {
+        memcpy(cwd.path, path, len);
+        cwd.path[len] = '\0';
+        cwd.len = len;
+        cwd.near = fs_path_cwd_near(state.mount, state.mount_len, path, len);
+    }
+    atomic_fetch_add_explicit(&cwd.seq, 1, memory_order_release);
+}
+
+/* Reads the real cwd into the seqlock (caller holds cwd_lock or is the initialiser). */
+static void cwd_refresh_real(void)
+{
+    char buf[PATH_MAX], norm[PATH_MAX];
+    fs_real_getcwd_fn get = REAL(getcwd);
+    if (get == NULL || get(buf, sizeof buf) == NULL || buf[0] != '/') {
+        cwd_store(NULL, 0, 0);
+        return;
+    }
+    ssize_t n = fs_path_normalize("/", 1, buf, norm, sizeof norm);
+    if (n < 0) {
+        cwd_store(NULL, 0, 0);
+        return;
+    }
+    /* A real directory below the mount (the mount exists on disk): the namespace hides it. */
+    int inside = (size_t)n >= state.mount_len && memcmp(norm, state.mount, state.mount_len) == 0 &&
+                 (norm[state.mount_len] == '/' || norm[state.mount_len] == '\0');
+    cwd_store(norm, (size_t)n, inside);
+}
+
+/* Is the real cwd one of the shim's void directories (of this or a parent process)? The kernel names a
+ * deleted directory "<path> (deleted)", and void directories are all called .fanstore-void.XXXXXX. */
+static int cwd_is_void(void)
+{
+    char link[PATH_MAX];
+    fs_real_readlink_fn rl = REAL(readlink);
+    ssize_t n = rl ? rl("/proc/self/cwd", link, sizeof link - 1) : -1;
+    if (n <= 0)
+        return 0;
+    link[n] = '\0';
+    static const char deleted[] = " (deleted)";
+    size_t dl = sizeof deleted - 1;
+    return (size_t)n > dl && strcmp(link + n - dl, deleted) == 0 && strstr(link, "/.fanstore-void.") != NULL;
+}
+
+static int adopt_virtual(const char *path)
+{
+    char norm[PATH_MAX];
+    ssize_t n = fs_path_normalize("/", 1, path, norm, sizeof norm);
+    if (n <= 0 || (size_t)n < state.mount_len || memcmp(norm, state.mount, state.mount_len) != 0 ||
+        (norm[state.mount_len] != '/' && norm[state.mount_len] != '\0'))
+        return 0;
+    cwd_store(norm, (size_t)n, 1);
+    return 1;
+}
+
+/* An exec'd child whose real cwd is a void directory takes its virtual cwd from FANSTORE_CWD (set by our
+ * chdir, exact: the void directory's dev/ino must match), or else from PWD, which shells export themselves
+ * (they build a child's environment from their own variables, so our setenv never reaches it). */
+static void cwd_from_environment(void)
+{
+    const char *v = getenv("FANSTORE_CWD");
+    unsigned long long dev, ino;
+    int off = 0;
+    struct stat st;
+    fs_real_stat_fn st_fn = REAL(stat);
+    if (v != NULL && sscanf(v, "%llu:%llu:%n", &dev, &ino, &off) == 2 && off > 0 && st_fn != NULL &&
+        st_fn(".", &st) == 0 && st.st_dev == dev && st.st_ino == ino && adopt_virtual(v + off))
+        return;
+    const char *pwd = getenv("PWD");
+    if (pwd != NULL && pwd[0] == '/' && cwd_is_void())
+        adopt_virtual(pwd);
+}
+
+static void after_fork_child(void)
+{
+    atomic_store(&cached_pid, getpid());
+    pthread_mutex_init(&table_lock, NULL);
+    pthread_mutex_init(&wire_lock, NULL);
+    pthread_mutex_init(&void_lock, NULL);
+    pthread_mutex_init(&cwd_lock, NULL);
+}
+
+/* The pid is cached when the library is loaded, not at the lazy initialisation: a process whose first
+ * wrapped call happens in a vfork child would otherwise cache the child's pid in the parent's memory and
+ * take itself for a vfork child ever after. Nothing else is done this early. */
+__attribute__((constructor)) static void remember_pid(void)
+{
+    atomic_store(&cached_pid, getpid());
+    pthread_atfork(NULL, NULL, after_fork_child);
+}
+
+static int initialise(void)
+{
+    const char *shm = getenv("FANSTORE_SHM_DIR");
+    if (shm == NULL || shm[0] == '\0' || strlen(shm) >= sizeof state.shm_dir)
+        return PHASE_INERT;
+    const char *mount = getenv("FANSTORE_MOUNT");
+    if (mount == NULL || mount[0] == '\0')
+        mount = "/fanstore";
+    ssize_t n = fs_path_normalize("/", 1, mount, state.mount, sizeof state.mount);
+    if (n <= 1)
+        return PHASE_INERT;   /* "/" as the mount would capture every path: refuse, stay out of the way */
+    state.mount_len = (size_t)n;
+    strcpy(state.shm_dir, shm);
+    cwd_refresh_real();
+    if (!cwd.known)
+        cwd_from_environment();
+    return PHASE_ACTIVE;
+}
+
+const fs_state *fs_state_get(void)
+{
+    if (inside_shim)
+        return NULL;
+    int p = atomic_load_explicit(&phase, memory_order_acquire);
+    if (__builtin_expect(p == PHASE_ACTIVE, 1))
+        return &state;
+    if (p == PHASE_INERT)
+        return NULL;
+    int expected = PHASE_NEW;
+    if (atomic_compare_exchange_strong(&phase, &expected, PHASE_INIT)) {
+        int saved = errno;
+        inside_shim++;
+        int result = initialise();
+        inside_shim--;
+        errno = saved;
+        atomic_store_explicit(&phase, result, memory_order_release);
+        return result == PHASE_ACTIVE ? &state : NULL;
+    }
+    while ((p = atomic_load_explicit(&phase, memory_order_acquire)) == PHASE_INIT)
+        sched_yield();
+    return p == PHASE_ACTIVE ? &state : NULL;
+}
+
+const fs_table *fs_state_table(void)
+{
+    const fs_table *t = atomic_load_explicit(&table_ready, memory_order_acquire);
+    if (t != NULL)
+        return t;
+    if (fs_state_in_vfork_child())
+        return NULL;
+    pthread_mutex_lock(&table_lock);
+    t = atomic_load_explicit(&table_ready, memory_order_acquire);
+    if (t == NULL) {
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/meta.tbl", state.shm_dir) < (int)sizeof path) {
+            inside_shim++;
+            int rc = fs_table_open(path, &table);
+            inside_shim--;
+            if (rc == 0) {
+                t = &table;
+                atomic_store_explicit(&table_ready, t, memory_order_release);
+            }
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return t;
+}
+
+fs_wire *fs_state_wire(int *err)
+{
+    fs_wire *w = atomic_load_explicit(&wire, memory_order_acquire);
+    if (w != NULL)
+        return w;
+    if (fs_state_in_vfork_child()) {
+        *err = -EIO;
+        return NULL;
+    }
+    pthread_mutex_lock(&wire_lock);
+    w = atomic_load_explicit(&wire, memory_order_acquire);
+    if (w == NULL) {
+        char path[PATH_MAX];
+        int rc = -ENAMETOOLONG;
+        if (snprintf(path, sizeof path, "%s/ctl", state.shm_dir) < (int)sizeof path) {
+            inside_shim++;
+            rc = fs_wire_attach(&w, path);
+            inside_shim--;
+        }
+        /* Whatever stopped the attach (no ctl file, bad magic, ...), the reader sees a runtime it cannot
+         * reach: EIO. ENOENT would contradict the stat the table just answered for the same path. */
+        if (rc == 0)
+            atomic_store_explicit(&wire, w, memory_order_release);
+        else
+            *err = -EIO;
+    }
+    pthread_mutex_unlock(&wire_lock);
+    return w;
+}
+
+int fs_state_in_vfork_child(void)
+{
+    return getpid() != atomic_load_explicit(&cached_pid, memory_order_relaxed);
+}
+
+static int make_void_dir(void)
+{
+    char tmpl[PATH_MAX];
+    const char *dirs[] = { state.shm_dir, getenv("TMPDIR"), "/tmp" };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (dirs[i] == NULL)
+            continue;
+        if (snprintf(tmpl, sizeof tmpl, "%s/.fanstore-void.XXXXXX", dirs[i]) >= (int)sizeof tmpl)
+            continue;
+        if (mkdtemp(tmpl) == NULL)
+            continue;
+        int fd = CALL_REAL(-1, open, tmpl, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        CALL_REAL(-1, rmdir, tmpl);
+        if (fd < 0)
+            continue;
+        struct stat st;
+        if (CALL_REAL(-1, fstat, fd, &st) != 0) {
+            CALL_REAL(-1, close, fd);
+            continue;
+        }
+        void_dev = st.st_dev;
+        void_ino = st.st_ino;
+        return fd;
+    }
+    return -EIO;
+}
+
+int fs_state_void_dup(int cloexec)
+{
+    if (fs_state_in_vfork_child())
+        return -EIO;
+    pthread_mutex_lock(&void_lock);
+    int fd = atomic_load(&void_fd);
+    if (fd < 0) {
+        fd = make_void_dir();
+        if (fd >= 0)
+            atomic_store(&void_fd, fd);
+    }
+    int copy = fd < 0 ? fd : CALL_REAL(-1, fcntl, fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+    if (copy < 0 && fd >= 0)
+        copy = -errno;
+    pthread_mutex_unlock(&void_lock);
+    return copy;
+}
+
+void fs_state_void_id(uint64_t *dev, uint64_t *ino)
+{
+    *dev = void_dev;
+    *ino = void_ino;
+}
+
+void fs_state_void_lost_if(int fd)
+{
+    int v = atomic_load_explicit(&void_fd, memory_order_relaxed);
+    if (v < 0 || v != fd || fs_state_in_vfork_child())
+        return;
+    atomic_compare_exchange_strong(&void_fd, &v, -1);
+}
+
+void fs_state_void_lost_range(unsigned first, unsigned last)
+{
+    int v = atomic_load_explicit(&void_fd, memory_order_relaxed);
+    if (v >= 0 && (unsigned)v >= first && (unsigned)v <= last)
+        fs_state_void_lost_if(v);
+}
+
+void fs_state_ns(const fs_state *s, fs_ns *ns, char *buf)
+{
+    ns->mount = s->mount;
+    ns->mount_len = s->mount_len;
+    for (;;) {
+        unsigned a = atomic_load_explicit(&cwd.seq, memory_order_acquire);
+        if (a & 1u) {
+            sched_yield();
+            continue;
+        }
+        int known = cwd.known;
+        size_t len = cwd.len;
+        int near = cwd.near;
+        if (known && len < PATH_MAX)
+            memcpy(buf, cwd.path, len + 1);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&cwd.seq, memory_order_relaxed) != a)
+            continue;
+        ns->cwd = known ? buf : NULL;
+        ns->cwd_len = len;
+        ns->cwd_near = near;
+        return;
+    }
+}
+
+void fs_state_set_cwd(const fs_state *s, int inside, const char *key, size_t key_len)
+{
+    pthread_mutex_lock(&cwd_lock);
+    int was_virtual = cwd.is_virtual;
+    if (inside) {
+        char path[PATH_MAX];
+        size_t len = s->mount_len;
+        memcpy(path, s->mount, len);
+        if (key_len > 0 && len + 1 + key_len < sizeof path) {
+            path[len++] = '/';
+            memcpy(path + len, key, key_len);
+            len += key_len;
+        }
+        path[len] = '\0';
+        cwd_store(path, len, 1);
+        char env[PATH_MAX + 64];
+        uint64_t dev, ino;
+        fs_state_void_id(&dev, &ino);
+        snprintf(env, sizeof env, "%llu:%llu:%s", (unsigned long long)dev, (unsigned long long)ino, path);
+        inside_shim++;
+        setenv("FANSTORE_CWD", env, 1);
+        inside_shim--;
+    } else {
+        cwd_refresh_real();
+        if (was_virtual) {
+            inside_shim++;
+            unsetenv("FANSTORE_CWD");
+            inside_shim--;
+        }
+    }
+    pthread_mutex_unlock(&cwd_lock);
+}
+
+ssize_t fs_state_virtual_cwd(char *buf, size_t cap)
+{
+    for (;;) {
+        unsigned a = atomic_load_explicit(&cwd.seq, memory_order_acquire);
+        if (a & 1u) {
+            sched_yield();
+            continue;
+        }
+        if (!cwd.is_virtual)
+            return -1;
+        size_t len = cwd.len;
+        if (len < cap)
+            memcpy(buf, cwd.path, len + 1);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&cwd.seq, memory_order_relaxed) != a)
+            continue;
+        return (ssize_t)len;
+    }
+}

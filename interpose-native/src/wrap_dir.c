@@ -1,0 +1,377 @@
+/* wrap_dir: directory streams. A directory in the namespace is listed from the table: ".", "..", then its
+ * children in table order (sorted by name bytes), with d_ino = index + 1 and d_type from the mode, so
+ * Python's scandir never needs a stat per entry.
+ * Owns: the fs_dir objects. They live in one arena mapped on first use, and that arena is the set of our
+ * DIR*s: a pointer inside it is ours, any other DIR* is libc's and is forwarded untouched. Membership is
+ * an address compare (no lock on readdir); allocation and release take a mutex (opendir/closedir only).
+ * At most FS_DIR_MAX virtual streams are open at once; beyond that opendir fails with EMFILE.
+ * A stream holds a descriptor on the void directory registered as FS_FD_DIR (dirfd() returns it, so
+ * openat/fstatat relative to it work); closedir closes it.
+ * Like glibc's, one stream must not be read from two threads at once; distinct streams are independent. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "namespace.h"
+#include "real_libc.h"
+
+#define FS_DIR_MAX 4096
+
+_Static_assert(sizeof(struct dirent) == sizeof(struct dirent64), "dirent and dirent64 share one layout here");
+
+typedef struct fs_dir {
+    uint32_t in_use;
+    uint32_t index;        /* the directory's table entry */
+    uint32_t pos;          /* 0 ".", 1 "..", 2 + i: child i */
+    int      fd;
+    struct dirent64 ent;
+} fs_dir;
+
+static _Atomic(fs_dir *) arena;
+static pthread_mutex_t arena_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static fs_dir *ours(DIR *d)
+{
+    fs_dir *a = atomic_load_explicit(&arena, memory_order_acquire);
+    uintptr_t p = (uintptr_t)d, lo = (uintptr_t)a;
+    if (a == NULL || p < lo || p >= lo + sizeof(fs_dir) * FS_DIR_MAX)
+        return NULL;
+    return (fs_dir *)d;
+}
+
+static fs_dir *dir_alloc(void)
+{
+    pthread_mutex_lock(&arena_lock);
+    fs_dir *a = atomic_load_explicit(&arena, memory_order_acquire);
+    if (a == NULL) {
+        a = mmap(NULL, sizeof(fs_dir) * FS_DIR_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (a == MAP_FAILED)
+            a = NULL;
+        else
+            atomic_store_explicit(&arena, a, memory_order_release);
+    }
+    fs_dir *d = NULL;
+    for (size_t i = 0; a != NULL && i < FS_DIR_MAX; i++) {
+        if (!a[i].in_use) {
+            d = &a[i];
+            d->in_use = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&arena_lock);
+    return d;
+}
+
+static void dir_free(fs_dir *d)
+{
+    pthread_mutex_lock(&arena_lock);
+    d->in_use = 0;
+    pthread_mutex_unlock(&arena_lock);
+}
+
+/* Wraps descriptor fd (ours, FS_FD_DIR on entry idx) in a stream; the stream owns fd from here. */
+static DIR *dir_open_fd(int fd, uint32_t idx)
+{
+    if (fs_state_in_vfork_child())
+        return (errno = ENOSYS, NULL);
+    fs_dir *d = dir_alloc();
+    if (d == NULL)
+        return (errno = EMFILE, NULL);
+    d->index = idx;
+    d->pos = 0;
+    d->fd = fd;
+    return (DIR *)d;
+}
+
+/* opendir of an inside key: resolve to a directory, take a void descriptor, wrap it. */
+static DIR *dir_open_key(int c, fs_key *k)
+{
+    if (c < 0)
+        return (fs_fail(c), NULL);
+    const fs_state *s = fs_state_get();
+    const fs_table *t = fs_state_table();
+    if (s == NULL || t == NULL)
+        return (fs_fail(-EIO), NULL);
+    uint32_t idx;
+    int rc = fs_ns_resolve(s, t, k, 1, &idx);
+    if (rc == FS_RESOLVED_OUTSIDE)
+        return CALL_REAL(NULL, opendir, k->buf);
+    if (rc < 0)
+        return (fs_fail(rc), NULL);
+    if (!S_ISDIR(fs_table_entry(t, idx)->mode))
+        return (fs_fail(-ENOTDIR), NULL);
+    int fd = fs_state_void_dup(1);
+    if (fd < 0)
+        return (fs_fail(fd), NULL);
+    struct stat st;
+    if (CALL_REAL(-1, fstat, fd, &st) != 0 || fs_fd_set(fd, FS_FD_DIR, idx, st.st_dev, st.st_ino) != 0) {
+        CALL_REAL(-1, close, fd);
+        return (fs_fail(-EMFILE), NULL);
+    }
+    DIR *d = dir_open_fd(fd, idx);
+    if (d == NULL) {
+        int saved = errno;
+        fs_fd_clear(fd);
+        CALL_REAL(-1, close, fd);
+        errno = saved;
+    }
+    return d;
+}
+
+/* Next entry of a virtual stream, or NULL at the end (errno untouched, as readdir requires). */
+static struct dirent64 *dir_next(fs_dir *d)
+{
+    const fs_table *t = fs_state_table();
+    if (t == NULL)
+        return (fs_fail(-EIO), NULL);
+    const fs_entry *dir = fs_table_entry(t, d->index);
+    for (;;) {
+        uint32_t pos = d->pos;
+        const char *name;
+        size_t len;
+        uint32_t idx;
+        if (pos == 0) {
+            name = ".", len = 1, idx = d->index;
+        } else if (pos == 1) {
+            name = "..", len = 2, idx = dir->parent;
+        } else {
+            uint64_t c = (uint64_t)dir->first_child + (pos - 2);
+            if (pos - 2 >= dir->child_count || c >= t->children_count)
+                return NULL;
+            idx = t->children[c];
+            name = fs_entry_name(t, fs_table_entry(t, idx), &len);
+        }
+        d->pos = pos + 1;
+        if (len >= sizeof d->ent.d_name)
+            continue;      /* cannot be represented in a dirent: skipped, as no real name is this long */
+        const fs_entry *e = fs_table_entry(t, idx);
+        d->ent.d_ino = (ino64_t)idx + 1;
+        d->ent.d_off = (off64_t)d->pos;
+        d->ent.d_reclen = sizeof d->ent;
+        d->ent.d_type = (unsigned char)IFTODT(e->mode);
+        memcpy(d->ent.d_name, name, len);
+        d->ent.d_name[len] = '\0';
+        return &d->ent;
+    }
+}
+
+FS_EXPORT DIR *opendir(const char *path)
+{
+    fs_key k;
+    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    if (c == FS_PATH_OUTSIDE)
+        return CALL_REAL(NULL, opendir, path);
+    return dir_open_key(c, &k);
+}
+
+FS_EXPORT DIR *fdopendir(int fd)
+{
+    fs_fd_info info;
+    if (fs_fd_get(fd, &info) != FS_FD_DIR || fs_ns_fd(fd, &info, NULL) != FS_FD_DIR)
+        return CALL_REAL(NULL, fdopendir, fd);
+    return dir_open_fd(fd, info.index);
+}
+
+FS_EXPORT struct dirent *readdir(DIR *dirp)
+{
+    fs_dir *d = ours(dirp);
+    if (d == NULL)
+        return CALL_REAL(NULL, readdir, dirp);
+    return (struct dirent *)dir_next(d);
+}
+
+FS_EXPORT struct dirent64 *readdir64(DIR *dirp)
+{
+    fs_dir *d = ours(dirp);
+    if (d == NULL)
+        return CALL_REAL(NULL, readdir64, dirp);
+    return dir_next(d);
+}
+
+static int dir_next_r(fs_dir *d, struct dirent64 *entry, struct dirent64 **result)
+{
+    int saved = errno;
+    errno = 0;
+    struct dirent64 *e = dir_next(d);
+    int err = e == NULL ? errno : 0;
+    errno = saved;
+    if (e != NULL)
+        memcpy(entry, e, sizeof *entry);
+    *result = e != NULL ? entry : NULL;
+    return err;
+}
+
+FS_EXPORT int readdir_r(DIR *dirp, struct dirent *entry, struct dirent **result)
+{
+    fs_dir *d = ours(dirp);
+    if (d == NULL)
+        return CALL_REAL(ENOSYS, readdir_r, dirp, entry, result);
+    return dir_next_r(d, (struct dirent64 *)entry, (struct dirent64 **)result);
+}
+
+FS_EXPORT int readdir64_r(DIR *dirp, struct dirent64 *entry, struct dirent64 **result)
+{
+    fs_dir *d = ours(dirp);
+    if (d == NULL)
+        return CALL_REAL(ENOSYS, readdir64_r, dirp, entry, result);
+    return dir_next_r(d, entry, result);
+}
+
+FS_EXPORT void rewinddir(DIR *dirp)
+{
+    fs_dir *d = ours(dirp);
+    if (d != NULL) {
+        d->pos = 0;
+        return;
+    }
+    fs_real_rewinddir_fn f = REAL(rewinddir);
+    if (f)
+        f(dirp);
+}
+
+FS_EXPORT void seekdir(DIR *dirp, long loc)
+{
+    fs_dir *d = ours(dirp);
+    if (d != NULL) {
+        d->pos = loc < 0 ? 0 : (uint32_t)loc;
+        return;
+    }
+    fs_real_seekdir_fn f = REAL(seekdir);
+    if (f)
+        f(dirp, loc);
+}
+
+FS_EXPORT long telldir(DIR *dirp)
+{
+    fs_dir *d = ours(dirp);
+    if (d == NULL)
+        return CALL_REAL(-1, telldir, dirp);
+    return d->pos;
+}
+
+FS_EXPORT int dirfd(DIR *dirp)
+{
+    fs_dir *d = ours(dirp);
+    if (d == NULL)
+        return CALL_REAL(-1, dirfd, dirp);
+    return d->fd;
+}
+
+FS_EXPORT int closedir(DIR *dirp)
+{
+    fs_dir *d = ours(dirp);
+    if (d == NULL)
+        return CALL_REAL(-1, closedir, dirp);
+    int fd = d->fd;
+    if (!fs_state_in_vfork_child()) {
+        fs_fd_clear(fd);
+        dir_free(d);
+    }
+    return CALL_REAL(-1, close, fd);
+}
+
+/* scandir over a virtual stream: filter, copy into malloc'ed dirents (the caller frees each and the
+ * array), sort with compar. */
+typedef int (*filter_fn)(const struct dirent64 *);
+typedef int (*compar_fn)(const struct dirent64 **, const struct dirent64 **);
+
+static int scan(DIR *dirp, struct dirent64 ***out, filter_fn filter, compar_fn compar)
+{
+    if (dirp == NULL)
+        return -1;
+    struct dirent64 **list = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent64 *e;
+    int err = 0;
+    while ((e = readdir64(dirp)) != NULL) {
+        if (filter != NULL && !filter(e))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 32;
+            struct dirent64 **grown = realloc(list, cap * sizeof *list);
+            if (grown == NULL) {
+                err = ENOMEM;
+                break;
+            }
+            list = grown;
+        }
+        struct dirent64 *copy = malloc(sizeof *copy);
+        if (copy == NULL) {
+            err = ENOMEM;
+            break;
+        }
+        memcpy(copy, e, sizeof *copy);
+        list[n++] = copy;
+    }
+    closedir(dirp);
+    if (err != 0) {
+        while (n > 0)
+            free(list[--n]);
+        free(list);
+        errno = err;
+        return -1;
+    }
+    if (compar != NULL && n > 1)
+        qsort(list, n, sizeof *list, (int (*)(const void *, const void *))compar);
+    *out = list;
+    return (int)n;
+}
+
+#define SCANDIR_DOOR(name, type) \
+    FS_EXPORT int name(const char *path, type ***out, int (*filter)(const type *), \
+                       int (*compar)(const type **, const type **)) \
+    { \
+        fs_key k; \
+        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        if (c == FS_PATH_OUTSIDE) \
+            return CALL_REAL(-1, name, path, out, filter, compar); \
+        return scan(dir_open_key(c, &k), (struct dirent64 ***)out, (filter_fn)filter, (compar_fn)compar); \
+    }
+
+SCANDIR_DOOR(scandir, struct dirent)
+SCANDIR_DOOR(scandir64, struct dirent64)
+
+#define SCANDIRAT_DOOR(name, type) \
+    FS_EXPORT int name(int dirfd, const char *path, type ***out, int (*filter)(const type *), \
+                       int (*compar)(const type **, const type **)) \
+    { \
+        fs_key k; \
+        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
+        if (c == FS_PATH_OUTSIDE) \
+            return CALL_REAL(-1, name, dirfd, path, out, filter, compar); \
+        return scan(dir_open_key(c, &k), (struct dirent64 ***)out, (filter_fn)filter, (compar_fn)compar); \
+    }
+
+SCANDIRAT_DOOR(scandirat, struct dirent)
+SCANDIRAT_DOOR(scandirat64, struct dirent64)
+
+/* glob: glibc's glob reads directories through internal calls; GLOB_ALTDIRFUNC makes it use ours. Only
+ * when the shim is active and the caller did not bring its own directory functions. */
+static void *glob_opendir(const char *path) { return opendir(path); }
+static void *glob_readdir(void *d) { return readdir((DIR *)d); }
+static void glob_closedir(void *d) { closedir((DIR *)d); }
+static int glob_stat(const char *path, void *st) { return stat(path, (struct stat *)st); }
+static int glob_lstat(const char *path, void *st) { return lstat(path, (struct stat *)st); }
+
+#define GLOB_DOOR(name, type) \
+    FS_EXPORT int name(const char *pattern, int flags, int (*errfunc)(const char *, int), type *pglob) \
+    { \
+        if (fs_state_get() != NULL && !(flags & GLOB_ALTDIRFUNC)) { \
+            flags |= GLOB_ALTDIRFUNC; \
+            pglob->gl_opendir = glob_opendir; \
+            pglob->gl_readdir = (void *)glob_readdir; \
+            pglob->gl_closedir = glob_closedir; \
+            pglob->gl_stat = (void *)glob_stat; \
+            pglob->gl_lstat = (void *)glob_lstat; \
+        } \
+        return CALL_REAL(GLOB_ABORTED, name, pattern, flags, errfunc, pglob); \
+    }
+
+GLOB_DOOR(glob, glob_t)
+GLOB_DOOR(glob64, glob64_t)
