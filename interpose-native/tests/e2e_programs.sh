@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# e2e_local.sh: real programs through libfanstore.so, against a metadata table built by TableFromTree from a
+# e2e_programs.sh: real programs through libfanstore.so, against a metadata table built by TableFromTree from a
 # generated tree (every file LOCAL_RAW, so no runtime is needed). Each check runs the same command on the
 # source tree (natively) and on /fanstore/<name> (under the shim), replaces the directory in the output by
 # <D>, and compares. Then the namespace rules: EROFS for changes, ENOENT for missing paths, `..` leaving the
 # namespace like a mount point, a relative walk after `cd`, fstat agreeing with stat, fork and vfork.
 #
-# Usage: tests/e2e_local.sh [-v]     (from anywhere; builds the library and the Java classes if missing)
+# Usage: tests/e2e_programs.sh [-v]     (from anywhere; builds the library and the Java classes if missing)
 # Env:   FANSTORE_E2E_KEEP=1 keeps the work directory. Prints "N passed, N failed"; exits non-zero on failure.
+#        FANSTORE_E2E_MODE=run runs every check through the real runtime instead: the tree is prepped
+#        (FANSTORE_E2E_COMPRESS=none|lz4) and this script re-runs itself as the command of
+#        `fanstore run --ranks FANSTORE_E2E_RANKS --only-rank 0`, so non-local and compressed files are
+#        materialised by the runtime (decompressed, or fetched from rank 1).
 set -uo pipefail
 verbose=0; [ "${1:-}" = "-v" ] && verbose=1
 here="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -15,6 +19,8 @@ lib="$here/build/libfanstore.so"
 mount=/fanstore
 name=ds
 
+mode="${FANSTORE_E2E_MODE:-table}"
+inner="${FANSTORE_E2E_INNER:-0}"
 make -s -C "$here" >/dev/null || { echo "FAIL build"; exit 1; }
 if [ ! -f "$repo/runtime/target/classes/org/fanstore/runtime/metadata/TableFromTree.class" ]; then
     (cd "$repo" && mvn -B -o -q -pl runtime -am package -DskipTests) || { echo "FAIL maven build"; exit 1; }
@@ -22,6 +28,12 @@ fi
 agrona="$(ls ~/.m2/repository/org/agrona/agrona/2.6.0/agrona-2.6.0.jar)"
 
 # Work on a disk file system under /tmp: directories there are 4096 bytes, as the table reports them.
+if [ "$inner" = 1 ]; then
+    # Running as the command of `fanstore run`: the tree exists; the job's shim settings are ours to pass on,
+    # and this script's own (native) commands run without the shim.
+    work="$FANSTORE_E2E_WORK"; shm="$FANSTORE_SHM_DIR"; lib="${LD_PRELOAD%%:*}"; unset LD_PRELOAD
+    src="$work/src/$name"
+else
 work="$(mktemp -d /tmp/fanstore-e2e.XXXXXX)"
 [ "${FANSTORE_E2E_KEEP:-0}" = 1 ] || trap 'rm -rf "$work"' EXIT
 src="$work/src/$name"; shm="$work/shm"
@@ -54,10 +66,19 @@ except ImportError:
     pass
 EOF
 
+if [ "$mode" = run ]; then
+    "$repo/fanstore" prep --input "$src" --output "$work/$name.fs" --partitions 5 \
+        --compress "${FANSTORE_E2E_COMPRESS:-none}" >/dev/null || { echo "FAIL fanstore prep"; exit 1; }
+    "$repo/fanstore" run --ranks "${FANSTORE_E2E_RANKS:-1}" --only-rank 0 --data "$work/$name.fs" \
+        --local-dir "$work" --mount "$mount" -- \
+        env FANSTORE_E2E_INNER=1 FANSTORE_E2E_WORK="$work" bash "$0" "$@"
+    exit $?
+fi
 java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
     -cp "$repo/runtime/target/classes:$repo/prep/target/classes:$agrona" \
     org.fanstore.runtime.metadata.TableFromTree "$src" "$name" "$shm/meta.tbl" >/dev/null \
     || { echo "FAIL TableFromTree"; exit 1; }
+fi
 
 shim() { env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$shm" FANSTORE_MOUNT="$mount" "$@"; }
 V="$mount/$name"
@@ -299,7 +320,7 @@ if [ "$rc" -ne 0 ] && [[ "$msg" == *"Read-only file system"* ]]; then
 else
     fail "touch under the prefix did not report EROFS"
 fi
-if env LD_PRELOAD="$lib" ls "$V" >/dev/null 2>&1; then
+if env -u FANSTORE_SHM_DIR LD_PRELOAD="$lib" ls "$V" >/dev/null 2>&1; then
     fail "inert shim (no FANSTORE_SHM_DIR) must leave /fanstore alone"
 else
     pass "inert without FANSTORE_SHM_DIR"

@@ -1,0 +1,56 @@
+package org.fanstore.launcher.shim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Unmodified programs (coreutils, tar, find, Python with numpy, PIL and a torch DataLoader with fork and spawn
+ * workers) under libfanstore.so, compared with the same commands on the source tree: see
+ * interpose-native/tests/e2e_programs.sh for the checks. "table" serves a table built from the tree with no
+ * runtime (every file local and unpacked); "run" goes through `fanstore run`, where compressed files are
+ * decompressed by the runtime and, with 2 ranks, half the files are fetched from rank 1.
+ */
+class RealProgramsTest {
+
+    @ParameterizedTest(name = "{0}, {1} rank(s), compress {2}")
+    @CsvSource({"table, 1, none", "run, 1, none", "run, 1, lz4", "run, 2, none", "run, 2, lz4"})
+    void programsSeeTheSameTreeThroughTheShim(String mode, int ranks, String compress) throws Exception {
+        Path repo = repo();
+        Path log = Files.createTempFile("e2e-programs", ".log");
+        try {
+            ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("interpose-native/tests/e2e_programs.sh")
+                    .toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().put("FANSTORE_E2E_MODE", mode);
+            pb.environment().put("FANSTORE_E2E_RANKS", Integer.toString(ranks));
+            pb.environment().put("FANSTORE_E2E_COMPRESS", compress);
+            Process p = pb.start();
+            boolean done = p.waitFor(300, TimeUnit.SECONDS);
+            if (!done) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+            }
+            String out = Files.readString(log);
+            assertTrue(done, "timed out:\n" + out);
+            assertEquals(0, p.exitValue(), out);
+            assertTrue(out.contains(" passed, 0 failed"), out);
+            assertTrue(!out.contains("\nFAIL"), out);
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    private static Path repo() {
+        String prop = System.getProperty("fanstore.repo");
+        Path p = prop != null ? Path.of(prop) : Path.of("").toAbsolutePath();
+        while (p != null && !Files.isRegularFile(p.resolve("fanstore"))) {
+            p = p.getParent();
+        }
+        return p;
+    }
+}
