@@ -48,6 +48,7 @@ final class SourceTreeWalker
     private final boolean skipUnreadable;
     private final Consumer<String> warnings;
     private final int threads;
+    private final List<String> pendingWarnings = new ArrayList<>();
     private final NavigableMap<byte[], SourceEntry> found = new TreeMap<>(Arrays::compareUnsigned);
 
     SourceTreeWalker(final Path root, final boolean skipUnreadable, final Consumer<String> warnings,
@@ -66,7 +67,7 @@ final class SourceTreeWalker
         final SourceEntry top = stat(new byte[0], root, true);
         found.put(top.path(), top);
         walkBelow(top);
-        return found;
+        return reportWarnings();
     }
 
     /** Packs only the paths listed in {@code listFile} (one per line; a listed directory brings its subtree). */
@@ -91,7 +92,7 @@ final class SourceTreeWalker
                 addListed(listFile, lineNumber, line);
             }
         }
-        return found;
+        return reportWarnings();
     }
 
     private void addListed(final Path listFile, final int lineNumber, final byte[] line)
@@ -321,10 +322,22 @@ final class SourceTreeWalker
 
     private void warn(final String warning)
     {
-        synchronized (warnings)
+        synchronized (pendingWarnings)
         {
-            warnings.accept(warning);
+            pendingWarnings.add(warning);
         }
+    }
+
+    /** Warnings reach the caller sorted, after the walk, so their order does not depend on thread timing. */
+    private NavigableMap<byte[], SourceEntry> reportWarnings()
+    {
+        synchronized (pendingWarnings)
+        {
+            pendingWarnings.sort(null);
+            pendingWarnings.forEach(warnings);
+            pendingWarnings.clear();
+        }
+        return found;
     }
 
     private static String kindName(final int kind)
