@@ -179,10 +179,12 @@ final class PartitionPipeline
             {
                 body = encoder.stream(e.source(), writer, e.toEntry());
             }
-            catch (final IOException failure)
+            catch (final NoSuchFileException | AccessDeniedException failure)
             {
                 throw readFailure(e, failure);
             }
+            // Any other IOException may come from the partition being written (e.g. a full disk): it names its
+            // own file, so it is passed on rather than blamed on the source file.
             raw = body.rawLength();
             stored = body.storedLength();
         }
