@@ -40,10 +40,17 @@ final class BodyEncoder
     }
 
     private final Lz4Chunked.Encoder encoder;
+    private final BufferPool buffers = new BufferPool();
 
     BodyEncoder(final Compression compression)
     {
         this.encoder = compression == Compression.NONE ? null : Lz4Chunked.encoder(compression);
+    }
+
+    /** Hands a written body's array back for reuse. */
+    void recycle(final EncodedBody body)
+    {
+        buffers.give(body.stored());
     }
 
     static boolean worthKeeping(final long rawLength, final long encodedLength)
@@ -55,7 +62,7 @@ final class BodyEncoder
     EncodedBody encode(final Path source) throws IOException
     {
         final byte[] raw;
-        int length = 0;
+        final int length;
         try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ))
         {
             final long size = in.size();
@@ -63,25 +70,29 @@ final class BodyEncoder
             {
                 throw new IOException(source + " grew to " + size + " bytes while prep was running");
             }
-            raw = new byte[(int)size];
-            final ByteBuffer buffer = ByteBuffer.wrap(raw);
-            while (buffer.hasRemaining() && in.read(buffer) >= 0)
+            raw = buffers.take((int)size);
+            final ByteBuffer buffer = ByteBuffer.wrap(raw, 0, (int)size);
+            int n;
+            do
             {
-                length = buffer.position();
+                n = in.read(buffer);
             }
+            while (n >= 0 && buffer.hasRemaining());
             length = buffer.position();
         }
         final CRC32C crc = new CRC32C();
         crc.update(raw, 0, length);
         if (encoder != null && length > 0)
         {
-            final byte[] encoded = new byte[(int)encoder.maxEncodedLength(length)];
+            final byte[] encoded = buffers.take((int)encoder.maxEncodedLength(length));
             final int encodedLength = encoder.encode(raw, 0, length, encoded, 0);
             if (worthKeeping(length, encodedLength))
             {
+                buffers.give(raw);
                 return new EncodedBody(PartitionDescriptor.CODEC_LZ4_CHUNKED, length, (int)crc.getValue(), encoded,
                     encodedLength);
             }
+            buffers.give(encoded);
         }
         return new EncodedBody(PartitionDescriptor.CODEC_RAW, length, (int)crc.getValue(), raw, length);
     }

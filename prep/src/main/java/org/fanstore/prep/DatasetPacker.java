@@ -57,7 +57,8 @@ public final class DatasetPacker
         final Path output = checkOutput(input);
         final List<byte[]> broadcastDirs = broadcastDirs();
 
-        final SourceTreeWalker walker = new SourceTreeWalker(input, options.skipUnreadable(), warnings);
+        final SourceTreeWalker walker = new SourceTreeWalker(input, options.skipUnreadable(), warnings,
+            options.threads());
         final NavigableMap<byte[], SourceEntry> entries = options.fileList() == null ? walker.walkAll() :
             walker.walkList(checkFileList());
         for (final byte[] dir : broadcastDirs)

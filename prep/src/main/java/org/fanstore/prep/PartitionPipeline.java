@@ -21,18 +21,20 @@ import org.fanstore.prep.format.PartitionWriter;
  * Writes the planned partitions one after another. Worker threads read (and compress) small files ahead of
  * the writer, bounded by {@link #AHEAD_BYTES} and {@link #AHEAD_ENTRIES}; the single writer consumes their
  * results strictly in table order, so the output does not depend on the number of threads. Large files are
- * streamed by the writer itself while the workers keep reading ahead.
+ * streamed by the writer itself while the workers keep reading ahead. Each finished partition is synced by a
+ * worker while the writer moves on to the next one.
  */
 final class PartitionPipeline
 {
-    private static final long AHEAD_BYTES = 128L << 20;
-    private static final int AHEAD_ENTRIES = 8192;
+    private static final long AHEAD_BYTES = 32L << 20;
+    private static final int AHEAD_ENTRIES = 4096;
 
     private final Path dir;
     private final int threads;
     private final BodyEncoder encoder;
     private final PrepProgress progress;
 
+    private final List<Future<?>> syncs = new ArrayList<>();
     private SourceEntry[] slots;
     private Future<BodyEncoder.EncodedBody>[] pending;
     private int submitted;
@@ -97,6 +99,10 @@ final class PartitionPipeline
                 infos.add(write(pool, plan.broadcast().get(p), p, true, next));
                 next += plan.broadcast().get(p).size();
             }
+            for (final Future<?> sync : syncs)
+            {
+                await(sync);
+            }
             return infos;
         }
         finally
@@ -122,6 +128,12 @@ final class PartitionPipeline
             }
             written = writer.finish();
         }
+        final Path file = dir.resolve(fileName);
+        syncs.add(pool.submit(() ->
+        {
+            PartitionWriter.sync(file);
+            return null;
+        }));
         return new PartitionInfo(index, fileName, written.fileBytes(), written.crc32c(), written.entries(),
             broadcast);
     }
@@ -156,6 +168,7 @@ final class PartitionPipeline
             aheadBytes -= e.size();
             writer.addBody(e.toEntry(), body.codec(), body.rawLength(), body.rawCrc(), body.stored(),
                 body.storedLength());
+            encoder.recycle(body);
             raw = body.rawLength();
             stored = body.storedLength();
         }
@@ -166,10 +179,12 @@ final class PartitionPipeline
             {
                 body = encoder.stream(e.source(), writer, e.toEntry());
             }
-            catch (final IOException failure)
+            catch (final NoSuchFileException | AccessDeniedException failure)
             {
                 throw readFailure(e, failure);
             }
+            // Any other IOException may come from the partition being written (e.g. a full disk): it names its
+            // own file, so it is passed on rather than blamed on the source file.
             raw = body.rawLength();
             stored = body.storedLength();
         }
@@ -215,6 +230,27 @@ final class PartitionPipeline
                 throw readFailure(e, io);
             }
             throw new IllegalStateException("packing " + e.source() + " failed", failed.getCause());
+        }
+    }
+
+    private static void await(final Future<?> sync) throws IOException
+    {
+        try
+        {
+            sync.get();
+        }
+        catch (final InterruptedException interrupted)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while syncing partitions");
+        }
+        catch (final ExecutionException failed)
+        {
+            if (failed.getCause() instanceof IOException io)
+            {
+                throw io;
+            }
+            throw new IllegalStateException("syncing a partition failed", failed.getCause());
         }
     }
 

@@ -1,10 +1,11 @@
 package org.fanstore.prep;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 
 import org.fanstore.prep.format.PartitionDescriptor;
@@ -18,31 +19,22 @@ import org.fanstore.prep.format.PathBytes;
  */
 record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> broadcast)
 {
-    private static final Comparator<SourceEntry> TABLE_ORDER =
-        Comparator.comparing(SourceEntry::path, Arrays::compareUnsigned);
+    /** Sizes only: the sort is stable and its input is in path order, so ties stay in path order. */
+    private static final Comparator<SourceEntry> LARGEST_FIRST = (a, b) -> Long.compare(b.size(), a.size());
 
+    /** {@code sortedEntries} must be in table order (unsigned path bytes); each partition list keeps it. */
     static PartitionPlan balance(final Collection<SourceEntry> sortedEntries, final int partitions,
         final List<byte[]> broadcastDirs)
     {
-        final List<List<SourceEntry>> regular = emptyLists(partitions);
         final List<SourceEntry> toBalance = new ArrayList<>();
-        final List<SourceEntry> toBroadcast = new ArrayList<>();
         for (final SourceEntry e : sortedEntries)
         {
-            if (e.isDir())
-            {
-                regular.get(0).add(e);
-            }
-            else if (isBroadcast(e.path(), broadcastDirs))
-            {
-                toBroadcast.add(e);
-            }
-            else
+            if (!e.isDir() && !isBroadcast(e.path(), broadcastDirs))
             {
                 toBalance.add(e);
             }
         }
-        toBalance.sort(Comparator.comparingLong(SourceEntry::size).reversed().thenComparing(TABLE_ORDER));
+        toBalance.sort(LARGEST_FIRST);
         final long[] load = new long[partitions];
         final PriorityQueue<Integer> leastLoaded = new PriorityQueue<>(Math.max(1, partitions),
             (a, b) -> load[a] != load[b] ? Long.compare(load[a], load[b]) : Integer.compare(a, b));
@@ -50,16 +42,32 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
         {
             leastLoaded.add(p);
         }
+        final Map<SourceEntry, Integer> assigned = new IdentityHashMap<>(toBalance.size() * 2);
         for (final SourceEntry e : toBalance)
         {
             final int p = leastLoaded.poll();
-            regular.get(p).add(e);
+            assigned.put(e, p);
             load[p] += e.size();
             leastLoaded.add(p);
         }
-        for (final List<SourceEntry> list : regular)
+
+        final List<List<SourceEntry>> regular = emptyLists(partitions);
+        final List<SourceEntry> toBroadcast = new ArrayList<>();
+        for (final SourceEntry e : sortedEntries)
         {
-            list.sort(TABLE_ORDER);
+            final Integer p = assigned.get(e);
+            if (p != null)
+            {
+                regular.get(p).add(e);
+            }
+            else if (e.isDir())
+            {
+                regular.get(0).add(e);
+            }
+            else
+            {
+                toBroadcast.add(e);
+            }
         }
         final List<List<SourceEntry>> broadcast = toBroadcast.isEmpty() ? List.of() : List.of(toBroadcast);
         return new PartitionPlan(regular, broadcast);

@@ -67,7 +67,7 @@ public interface PrepProgress extends AutoCloseable
                 bar.stepBy(bytes);
                 if (++files % 1024 == 0 || files == totalFiles)
                 {
-                    bar.setExtraMessage(files + "/" + totalFiles + " files");
+                    bar.setExtraMessage(" " + files + "/" + totalFiles + " files");
                 }
             }
 

@@ -10,12 +10,19 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
-import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.Queue;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import org.fanstore.prep.format.DatasetPaths;
@@ -40,10 +47,14 @@ final class SourceTreeWalker
     private final byte[] rootBytes;
     private final boolean skipUnreadable;
     private final Consumer<String> warnings;
+    private final int threads;
+    private final List<String> pendingWarnings = new ArrayList<>();
     private final NavigableMap<byte[], SourceEntry> found = new TreeMap<>(Arrays::compareUnsigned);
 
-    SourceTreeWalker(final Path root, final boolean skipUnreadable, final Consumer<String> warnings)
+    SourceTreeWalker(final Path root, final boolean skipUnreadable, final Consumer<String> warnings,
+        final int threads)
     {
+        this.threads = threads;
         this.root = root;
         this.rootBytes = NativePaths.bytesOf(root);
         this.skipUnreadable = skipUnreadable;
@@ -56,7 +67,7 @@ final class SourceTreeWalker
         final SourceEntry top = stat(new byte[0], root, true);
         found.put(top.path(), top);
         walkBelow(top);
-        return found;
+        return reportWarnings();
     }
 
     /** Packs only the paths listed in {@code listFile} (one per line; a listed directory brings its subtree). */
@@ -81,7 +92,7 @@ final class SourceTreeWalker
                 addListed(listFile, lineNumber, line);
             }
         }
-        return found;
+        return reportWarnings();
     }
 
     private void addListed(final Path listFile, final int lineNumber, final byte[] line)
@@ -141,34 +152,110 @@ final class SourceTreeWalker
         return NativePaths.pathOf(PathBytes.child(rootBytes, relative));
     }
 
+    /**
+     * Lists {@code top}'s subtree with the walker's threads, one task per directory (listing and lstat are
+     * syscall-bound, so this scales with cores); results are merged into the sorted map afterwards, so the
+     * outcome does not depend on the thread count.
+     */
     private void walkBelow(final SourceEntry top) throws IOException, PrepException
     {
-        final Deque<SourceEntry> pending = new ArrayDeque<>();
-        pending.push(top);
-        while (!pending.isEmpty())
+        final ExecutorService pool = Executors.newFixedThreadPool(threads, r ->
         {
-            final SourceEntry dir = pending.pop();
-            try (DirectoryStream<Path> children = Files.newDirectoryStream(dir.source()))
+            final Thread t = new Thread(r, "fanstore-prep-walker");
+            t.setDaemon(true);
+            return t;
+        });
+        final Queue<SourceEntry> results = new ConcurrentLinkedQueue<>();
+        final AtomicReference<Exception> failure = new AtomicReference<>();
+        final AtomicInteger pendingDirs = new AtomicInteger();
+        final CountDownLatch done = new CountDownLatch(1);
+        try
+        {
+            listLater(pool, top, results, failure, pendingDirs, done);
+            done.await();
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while walking " + top.source());
+        }
+        finally
+        {
+            pool.shutdownNow();
+        }
+        final Exception e = failure.get();
+        if (e instanceof PrepException p)
+        {
+            throw p;
+        }
+        if (e instanceof IOException io)
+        {
+            throw io;
+        }
+        if (e != null)
+        {
+            throw new IllegalStateException("walking " + top.source() + " failed", e);
+        }
+        for (final SourceEntry entry : results)
+        {
+            found.putIfAbsent(entry.path(), entry);
+        }
+    }
+
+    private void listLater(final ExecutorService pool, final SourceEntry dir, final Queue<SourceEntry> results,
+        final AtomicReference<Exception> failure, final AtomicInteger pendingDirs, final CountDownLatch done)
+    {
+        pendingDirs.incrementAndGet();
+        pool.execute(() ->
+        {
+            try
             {
-                for (final Path child : children)
+                if (failure.get() == null)
                 {
-                    final byte[] path = PathBytes.child(dir.path(), NativePaths.bytesOf(child.getFileName()));
-                    final SourceEntry entry = stat(path, child, false);
-                    if (entry == null || found.putIfAbsent(path, entry) != null)
+                    for (final SourceEntry child : list(dir))
                     {
-                        continue;
-                    }
-                    if (entry.isDir())
-                    {
-                        pending.push(entry);
+                        results.add(child);
+                        if (child.isDir())
+                        {
+                            listLater(pool, child, results, failure, pendingDirs, done);
+                        }
                     }
                 }
             }
-            catch (final AccessDeniedException e)
+            catch (final Exception e)
             {
-                unreadable(dir.source(), "directory");
+                failure.compareAndSet(null, e);
+            }
+            finally
+            {
+                if (pendingDirs.decrementAndGet() == 0)
+                {
+                    done.countDown();
+                }
+            }
+        });
+    }
+
+    private List<SourceEntry> list(final SourceEntry dir) throws IOException, PrepException
+    {
+        final List<SourceEntry> children = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.source()))
+        {
+            for (final Path child : stream)
+            {
+                final byte[] path = PathBytes.child(dir.path(), NativePaths.bytesOf(child.getFileName()));
+                final SourceEntry entry = stat(path, child, false);
+                if (entry != null)
+                {
+                    children.add(entry);
+                }
             }
         }
+        catch (final AccessDeniedException e)
+        {
+            unreadable(dir.source(), "directory");
+        }
+        return children;
     }
 
     /** lstat of one path; null when it is skipped (special file, or unreadable with --skip-unreadable). */
@@ -188,7 +275,8 @@ final class SourceTreeWalker
             case S_IFREG ->
             {
                 type = PartitionDescriptor.TYPE_FILE;
-                if (!Files.isReadable(source))
+                // Asking the kernel (access(2)) costs a syscall per file; a world-readable file needs no asking.
+                if ((mode & 0004) == 0 && !Files.isReadable(source))
                 {
                     unreadable(source, "file");
                     return null;
@@ -209,7 +297,7 @@ final class SourceTreeWalker
             }
             default ->
             {
-                warnings.accept("skipping " + kindName(kind) + " " + source +
+                warn("skipping " + kindName(kind) + " " + source +
                     " (only regular files, directories and symlinks are packed)");
                 return null;
             }
@@ -229,7 +317,27 @@ final class SourceTreeWalker
             throw new PrepException("cannot read " + what + " " + source + ": fix its permissions or pass " +
                 "--skip-unreadable to leave it out");
         }
-        warnings.accept("skipping unreadable " + what + " " + source);
+        warn("skipping unreadable " + what + " " + source);
+    }
+
+    private void warn(final String warning)
+    {
+        synchronized (pendingWarnings)
+        {
+            pendingWarnings.add(warning);
+        }
+    }
+
+    /** Warnings reach the caller sorted, after the walk, so their order does not depend on thread timing. */
+    private NavigableMap<byte[], SourceEntry> reportWarnings()
+    {
+        synchronized (pendingWarnings)
+        {
+            pendingWarnings.sort(null);
+            pendingWarnings.forEach(warnings);
+            pendingWarnings.clear();
+        }
+        return found;
     }
 
     private static String kindName(final int kind)

@@ -154,7 +154,10 @@ public final class PartitionWriter implements AutoCloseable
         streamStart = -1;
     }
 
-    /** Writes table and header, syncs, and returns the partition's size and whole-file CRC32C. */
+    /**
+     * Writes table and header and returns the partition's size and whole-file CRC32C. It does not sync: the
+     * caller syncs (see {@link #sync}), possibly on another thread while it writes the next partition.
+     */
     public Written finish() throws IOException
     {
         if (streamStart >= 0)
@@ -183,7 +186,6 @@ public final class PartitionWriter implements AutoCloseable
         {
             channel.write(header, header.position());
         }
-        channel.force(true);
         finished = true;
 
         final long padding = dataOffset - HEADER_LENGTH - declaredTableLength;
@@ -193,6 +195,15 @@ public final class PartitionWriter implements AutoCloseable
         whole = Crc32c.combine(whole, (int)paddingCrc.getValue(), padding);
         whole = Crc32c.combine(whole, dataCrc, dataCrcLength);
         return new Written(end, whole, entries.size());
+    }
+
+    /** Forces a written partition file to stable storage (fsync applies to the file, whichever descriptor). */
+    public static void sync(final Path file) throws IOException
+    {
+        try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE))
+        {
+            c.force(true);
+        }
     }
 
     @Override
