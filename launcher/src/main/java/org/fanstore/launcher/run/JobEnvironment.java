@@ -23,9 +23,11 @@ public record JobEnvironment(String scheduler, String jobId, int nodeId, int nod
         if (env.containsKey("SLURM_PROCID") && env.containsKey("SLURM_JOB_ID")) {
             int nodes = intOf(env, "SLURM_NNODES", intOf(env, "SLURM_JOB_NUM_NODES", 1));
             int tasks = intOf(env, "SLURM_NTASKS", nodes);
-            int localCount = Math.max(1, intOf(env, "SLURM_NTASKS_PER_NODE", ceilDiv(tasks, nodes)));
+            int nodeId = intOf(env, "SLURM_NODEID", 0);
+            String perNode = env.get("SLURM_TASKS_PER_NODE");
+            int localCount = perNode != null ? tasksOnNode(perNode, nodeId) : ceilDiv(tasks, nodes);
             String job = env.get("SLURM_JOB_ID") + "." + env.getOrDefault("SLURM_STEP_ID", "0");
-            return Optional.of(new JobEnvironment("slurm", job, intOf(env, "SLURM_NODEID", 0), nodes,
+            return Optional.of(new JobEnvironment("slurm", sanitize(job), nodeId, nodes,
                     intOf(env, "SLURM_LOCALID", 0), localCount));
         }
         if (env.containsKey("OMPI_COMM_WORLD_RANK")) {
@@ -52,6 +54,22 @@ public record JobEnvironment(String scheduler, String jobId, int nodeId, int nod
         }
         return new JobEnvironment(kind, sanitize(job), rank / localCount, ceilDiv(size, localCount), localId,
                 localCount);
+    }
+
+    /** Tasks on node {@code nodeId} from SLURM's compressed list, e.g. {@code "2(x3),1"}: 2,2,2,1. */
+    static int tasksOnNode(String tasksPerNode, int nodeId) {
+        int node = 0;
+        for (String group : tasksPerNode.split(",")) {
+            String g = group.trim();
+            int paren = g.indexOf('(');
+            int count = Integer.parseInt(paren < 0 ? g : g.substring(0, paren));
+            int repeat = paren < 0 ? 1 : Integer.parseInt(g.substring(paren + 2, g.length() - 1));
+            if (nodeId < node + repeat) {
+                return count;
+            }
+            node += repeat;
+        }
+        throw new IllegalStateException("SLURM_TASKS_PER_NODE='" + tasksPerNode + "' lists no node " + nodeId);
     }
 
     private static int intOf(Map<String, String> env, String name, int fallback) {

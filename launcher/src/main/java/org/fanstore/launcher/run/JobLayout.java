@@ -39,29 +39,44 @@ public final class JobLayout {
     }
 
     /**
-     * Waits while tasks sharing this node's runtime (pid files under tasks/) are still running: the runtime
-     * must outlive every reader. Ends when they end; a pid file whose process is gone is ignored.
+     * Waits until the other {@code localCount - 1} tasks sharing this node's runtime are done: each writes
+     * {@code tasks/<local id>.running} in the rank's directory (its pid) before reading and renames it to {@code .done} after, so the
+     * runtime outlives every reader. A task whose process is gone counts as done; one that never registers is
+     * given up on after {@code registerTimeoutMillis} (it probably failed before reaching fanstore).
      */
-    void awaitSharingTasks() throws IOException, InterruptedException {
-        Path tasks = shmRoot.resolve("tasks");
-        while (Files.isDirectory(tasks)) {
-            boolean anyAlive;
-            try (var pids = Files.list(tasks)) {
-                anyAlive = pids.anyMatch(p -> ProcessHandle.of(parsePid(p)).map(ProcessHandle::isAlive).orElse(false));
+    void awaitSharingTasks(int rank, int localCount, long registerTimeoutMillis)
+            throws IOException, InterruptedException {
+        Path tasks = tasksDir(rank);
+        long deadline = System.currentTimeMillis() + registerTimeoutMillis;
+        for (int local = 1; local < localCount; local++) {
+            Path running = tasks.resolve(local + ".running");
+            Path done = tasks.resolve(local + ".done");
+            while (!Files.exists(done)) {
+                if (Files.exists(running)) {
+                    if (!ProcessHandle.of(parsePid(running)).map(ProcessHandle::isAlive).orElse(false)) {
+                        break;
+                    }
+                } else if (System.currentTimeMillis() > deadline) {
+                    System.err.println("fanstore: local task " + local + " never attached to this node's runtime;"
+                            + " stopping it anyway");
+                    break;
+                }
+                Thread.sleep(100);
             }
-            if (!anyAlive) {
-                return;
-            }
-            Thread.sleep(200);
         }
     }
 
-    private static long parsePid(Path p) {
+    private static long parsePid(Path file) {
         try {
-            return Long.parseLong(p.getFileName().toString());
-        } catch (NumberFormatException e) {
+            return Long.parseLong(Files.readString(file).trim());
+        } catch (IOException | NumberFormatException e) {
             return -1;
         }
+    }
+
+    /** Where tasks sharing rank's runtime register ({@code <local id>.running}, then {@code .done}). */
+    Path tasksDir(int rank) {
+        return shmDir(rank).resolve("tasks");
     }
 
     public Path localDir(int rank) {
@@ -80,11 +95,32 @@ public final class JobLayout {
         return shmRoot;
     }
 
-    /** Removes both roots; safe to call more than once and from a shutdown hook. */
-    public void removeAll() {
-        deleteTree(shmRoot);
+    /**
+     * Removes what these ranks own (their local and shared-memory directories), then each root if nothing
+     * else is left in it: another node of the job may share the local root (a shared scratch file system), or,
+     * when nodes are simulated on one machine, the shared-memory root. Safe to call more than once and from a
+     * shutdown hook.
+     */
+    public void removeRanks(int[] ranks) {
+        for (int rank : ranks) {
+            deleteTree(shmDir(rank));
+            if (localRoot != null) {
+                deleteTree(localDir(rank));
+            }
+        }
+        removeIfEmpty(shmRoot);
         if (localRoot != null) {
-            deleteTree(localRoot);
+            removeIfEmpty(localRoot);
+        }
+    }
+
+    private static void removeIfEmpty(Path dir) {
+        try {
+            Files.deleteIfExists(dir);
+        } catch (java.nio.file.DirectoryNotEmptyException stillUsed) {
+            // Another node's (or task's) directories are still there; the last one out removes the root.
+        } catch (IOException e) {
+            System.err.println("fanstore: could not remove " + dir + ": " + e.getMessage());
         }
     }
 

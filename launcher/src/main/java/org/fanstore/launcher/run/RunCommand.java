@@ -91,12 +91,12 @@ public final class RunCommand implements Callable<Integer> {
         }
         JobLayout layout = JobLayout.create(localBase(), Path.of("/dev/shm"), job.jobId());
         JobSupervisor supervisor = new JobSupervisor(err);
-        Thread hook = new Thread(() -> teardown(supervisor, layout), "fanstore-teardown");
+        Thread hook = new Thread(() -> teardown(supervisor, layout, myRanks), "fanstore-teardown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
             return runJob(job, worldSize, myRanks, layout, supervisor, shim);
         } finally {
-            teardown(supervisor, layout);
+            teardown(supervisor, layout, myRanks);
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
             } catch (IllegalStateException ignored) {
@@ -116,6 +116,7 @@ public final class RunCommand implements Callable<Integer> {
                 server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize, loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (!"local".equals(job.scheduler())) {
+                    Files.createDirectories(rendezvousBase());
                     RendezvousFile.publish(rendezvousBase(), job.jobId(), server.host(), server.port());
                 }
             } else {
@@ -142,7 +143,7 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         int status = supervisor.awaitCommands();
-        layout.awaitSharingTasks();
+        layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
         return status;
     }
 
@@ -228,10 +229,10 @@ public final class RunCommand implements Callable<Integer> {
         return Math.max(64, total / 4 / ranksOnThisMachine >> 20);
     }
 
-    private void teardown(JobSupervisor supervisor, JobLayout layout) {
+    private void teardown(JobSupervisor supervisor, JobLayout layout, int[] myRanks) {
         supervisor.tearDown(5_000);
         if (!keepLocal) {
-            layout.removeAll();
+            layout.removeRanks(myRanks);
         } else {
             err.println("fanstore: kept " + layout.localRoot() + " and " + layout.shmRoot() + " (--keep-local)");
         }

@@ -31,16 +31,16 @@ final class SharedNodeTask {
             }
             Thread.sleep(100);
         }
-        Path tasks = Files.createDirectories(shmRoot.resolve("tasks"));
-        Path mine = tasks.resolve(Long.toString(ProcessHandle.current().pid()));
-        Files.createFile(mine);
+        JobLayout view = JobLayout.view(shmRoot);
+        Path tasks = Files.createDirectories(view.tasksDir(job.nodeId()));
+        Path running = tasks.resolve(job.localId() + ".running");
+        Files.writeString(running, Long.toString(ProcessHandle.current().pid()));
         try {
             ProcessBuilder pb = new ProcessBuilder(run.command()).inheritIO();
-            JobLayout view = JobLayout.view(shmRoot);
             pb.environment().putAll(run.commandEnv(job.nodeId(), job.nodeCount(), view, job, shim()));
             return pb.start().waitFor();
         } finally {
-            Files.deleteIfExists(mine);
+            Files.move(running, tasks.resolve(job.localId() + ".done"));
         }
     }
 

@@ -38,6 +38,14 @@ class JobEnvironmentTest {
     }
 
     @Test
+    void slurmTasksPerNodeListIsExpanded() {
+        assertEquals(2, JobEnvironment.tasksOnNode("2(x3),1", 2));
+        assertEquals(1, JobEnvironment.tasksOnNode("2(x3),1", 3));
+        assertEquals(4, JobEnvironment.tasksOnNode("4", 0));
+        assertThrows(IllegalStateException.class, () -> JobEnvironment.tasksOnNode("2(x2)", 2));
+    }
+
+    @Test
     void noSchedulerMeansSingleMachineMode() {
         assertTrue(JobEnvironment.detect(Map.of("HOME", "/root")).isEmpty());
     }

@@ -151,7 +151,7 @@ class RunJobTest {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        });
+        }, runnable -> new Thread(runnable, "job-under-test").start());
         Path ready = Path.of("/dev/shm", "fanstore-" + JobLayout.currentUid() + "-" + job, "rank-1", "ready");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!Files.exists(ready)) {
