@@ -37,6 +37,7 @@ final class NodeRuntime implements AutoCloseable {
     private static final Duration INIT_TIMEOUT = Duration.ofMinutes(2);
     private static final Duration COLLECTIVE_TIMEOUT = Duration.ofMinutes(10);
     private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration FINISH_TIMEOUT = Duration.ofHours(48);
     private static final int SLOTS = 64;
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
@@ -117,6 +118,23 @@ final class NodeRuntime implements AutoCloseable {
 
     String readyFields() {
         return readyFields;
+    }
+
+    /**
+     * The orderly end of a job: waits until every rank is done (its readers may still fetch from us), then
+     * closes. A dead peer ends the wait at once (niodev fails every pending receive); a live but idle one is
+     * waited for up to {@link #FINISH_TIMEOUT}.
+     */
+    void finish() {
+        if (world != null && toClose.size() > 0) {
+            try {
+                world.barrier(FINISH_TIMEOUT);
+            } catch (IOException e) {
+                System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
+                        + e.getMessage());
+            }
+        }
+        close();
     }
 
     @Override

@@ -21,6 +21,8 @@ public final class RuntimeMain {
             System.out.println("FANSTORE-READY " + runtime.readyFields());
             System.out.flush();
             awaitStdinClosed(System.in);
+            runtime.finish();
+            runtime = null;
         } catch (Throwable t) {
             String message = t.getMessage() != null ? t.getMessage() : t.toString();
             System.out.println("FANSTORE-ERROR " + message.replace('\n', ' '));

@@ -140,6 +140,28 @@ final class JobSupervisor {
         return status;
     }
 
+    /**
+     * The orderly end after every command of this node is done: runtimes are asked to stop and wait, inside
+     * themselves, until every node of the job is done (other nodes may still read from them). Ends when they
+     * exit; a runtime that dies meanwhile is just gone. Then tearDown has nothing left to kill.
+     */
+    void finish() throws InterruptedException {
+        long started = System.currentTimeMillis();
+        boolean said = false;
+        for (RuntimeProcess rp : runtimes) {
+            rp.requestStop();
+        }
+        for (RuntimeProcess rp : runtimes) {
+            while (rp.alive()) {
+                if (!said && System.currentTimeMillis() - started > 3_000) {
+                    err.println("fanstore: this node is done; waiting for the other nodes to finish reading");
+                    said = true;
+                }
+                Thread.sleep(50);
+            }
+        }
+    }
+
     /** Kills commands, stops runtimes (orderly first), and never throws. Idempotent. */
     void tearDown(long graceMillis) {
         if (tornDown) {

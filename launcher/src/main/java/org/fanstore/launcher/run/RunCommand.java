@@ -143,7 +143,10 @@ public final class RunCommand implements Callable<Integer> {
             }
         }
         int status = supervisor.awaitCommands();
-        layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
+        if (status != JobSupervisor.EXIT_RANK_FAILED) {
+            layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
+            supervisor.finish();
+        }
         return status;
     }
 

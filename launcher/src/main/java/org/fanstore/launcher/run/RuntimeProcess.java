@@ -96,6 +96,16 @@ final class RuntimeProcess {
         return "rank " + rank + " (pid " + process.pid() + ", " + how + "): " + cause;
     }
 
+    /** Asks for an orderly shutdown (closes its stdin) without waiting. */
+    void requestStop() {
+        stopping = true;
+        try {
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            process.destroyForcibly();
+        }
+    }
+
     /** Asks for an orderly shutdown, then kills it if it has not gone within the grace period. */
     void stop(long graceMillis) {
         stopping = true;
