@@ -1,6 +1,6 @@
 /* wrap_open: the open and fopen families. Fourteen doors into one room, open_key():
- *   - the key resolves to a file: LOCAL_RAW opens <local root>/<key> directly; otherwise the runtime is
- *     asked for a path (fs_wire_open) and that is opened. The caller always gets a real kernel descriptor,
+ *   - the key resolves to a file: LOCAL_RAW opens <local root>/<key> directly (asking the runtime only if it
+ *     is not unpacked yet); otherwise the runtime is asked for a path (fs_wire_open) and that is opened. The caller always gets a real kernel descriptor,
  *     registered in fd_table with the real object's identity so fstat can answer from the table.
  *   - a directory: a descriptor on the void directory, registered as FS_FD_DIR (see shim_state.h).
  * Errors chosen: any write access, O_TRUNC, O_TMPFILE or a creation -> EROFS (writes are a later issue);
@@ -34,7 +34,11 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
         int n = snprintf(path, sizeof path, "%.*s/%s", (int)t->local_root_len, t->local_root, k->buf);
         if (n < 0 || (size_t)n >= sizeof path)
             return -ENAMETOOLONG;
-        return open_real_file(path, flags);
+        int fd = open_real_file(path, flags);
+        if (fd != -ENOENT)
+            return fd;
+        /* Not unpacked yet (the runtime unpacks in the background after it reports ready): the runtime
+         * unpacks this one now and answers with the same path. */
     }
     int err = -EIO;
     fs_wire *w = fs_state_wire(&err);

@@ -25,6 +25,7 @@ import org.fanstore.runtime.open.OpenService;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.PartitionLoader;
 import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.ShmServer;
 
 /**
@@ -42,6 +43,12 @@ final class NodeRuntime implements AutoCloseable {
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
     private static final int OPEN_WORKERS = 4;
+    /**
+     * FANSTORE_VERBOSE=1: per-rank load phases and background unpacking on stderr.
+     * FANSTORE_BACKGROUND_UNPACK=0: unpack local files only when first opened (a job that reads a small part
+     * of a large dataset, or a test of that path).
+     */
+    private static final boolean VERBOSE = "1".equals(System.getenv("FANSTORE_VERBOSE"));
 
     private final RuntimeConfig config;
     private final List<AutoCloseable> toClose = new ArrayList<>();
@@ -81,18 +88,21 @@ final class NodeRuntime implements AutoCloseable {
                 int id = info.broadcast() ? IndexRecord.broadcastPartition(info.index()) : info.index();
                 try (PartitionReader reader = loader.copy(info, progress)) {
                     local.add(id, reader.file());
-                    List<IndexRecord> records = loader.index(reader, id, true);
+                    List<IndexRecord> records = loader.index(reader, id);
                     if (NamespaceBuilder.contributes(config.rank(), id, placement)) {
                         mine.addAll(records);
                     }
                 }
             }
         }
+        long copied = System.nanoTime();
         byte[][] all = world.allGather(IndexCodec.encode(mine), COLLECTIVE_TIMEOUT);
         mine = null;
+        long gathered = System.nanoTime();
         NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(all, placement, config.rank(),
                 config.shmDir().resolve("meta.tbl"), loader.filesDir(), 1);
         all = null;
+        long published = System.nanoTime();
         toClose.add(ns.table());
         local.attach(ns.bodies());
 
@@ -105,15 +115,31 @@ final class NodeRuntime implements AutoCloseable {
             return t;
         });
         toClose.add(0, workers::shutdownNow);
-        OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, placement, config.rank(),
-                workers, FETCH_TIMEOUT, config.shmDir().resolve("cache"));
+        Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local);
+        toClose.add(0, unpacker);
+        OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
+                config.rank(), workers, FETCH_TIMEOUT, config.shmDir().resolve("cache"));
         toClose.add(0, ShmServer.create(config.shmDir().resolve("ctl"), SLOTS, SLOT_BYTES, RING_BYTES, open, true));
         world.barrier(COLLECTIVE_TIMEOUT);
         Files.createFile(config.shmDir().resolve("ready"));
 
-        long loadMs = (System.nanoTime() - started) / 1_000_000;
+        if (!"0".equals(System.getenv("FANSTORE_BACKGROUND_UNPACK"))) {
+            unpacker.startBackground(config.rank(), VERBOSE);
+        }
+
+        long now = System.nanoTime();
         readyFields = "files=" + manifest.files() + " dirs=" + manifest.dirs() + " bytes=" + manifest.rawBytes()
-                + " entries=" + ns.table().entryCount() + " meta_bytes=" + ns.tableBytes() + " load_ms=" + loadMs;
+                + " entries=" + ns.table().entryCount() + " meta_bytes=" + ns.tableBytes()
+                + " load_ms=" + ms(now - started) + " copy_ms=" + ms(copied - started)
+                + " gather_ms=" + ms(gathered - copied) + " table_ms=" + ms(published - gathered)
+                + " serve_ms=" + ms(now - published);
+        if (VERBOSE) {
+            System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
+        }
+    }
+
+    private static long ms(long nanos) {
+        return nanos / 1_000_000;
     }
 
     String readyFields() {

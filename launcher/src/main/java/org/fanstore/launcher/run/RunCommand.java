@@ -145,7 +145,7 @@ public final class RunCommand implements Callable<Integer> {
         int status = supervisor.awaitCommands();
         if (status != JobSupervisor.EXIT_RANK_FAILED) {
             layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
-            supervisor.finish();
+            supervisor.finish(!"local".equals(job.scheduler()) && job.nodeCount() > 1);
         }
         return status;
     }

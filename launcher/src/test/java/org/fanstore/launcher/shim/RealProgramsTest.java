@@ -14,13 +14,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  * workers) under libfanstore.so, compared with the same commands on the source tree: see
  * interpose-native/tests/e2e_programs.sh for the checks. "table" serves a table built from the tree with no
  * runtime (every file local and unpacked); "run" goes through `fanstore run`, where compressed files are
- * decompressed by the runtime and, with 2 ranks, half the files are fetched from rank 1.
+ * decompressed by the runtime and, with 2 ranks, half the files are fetched from rank 1. Without background
+ * unpacking, every local file's first open finds nothing on disk and is unpacked by the runtime on demand.
  */
 class RealProgramsTest {
 
-    @ParameterizedTest(name = "{0}, {1} rank(s), compress {2}")
-    @CsvSource({"table, 1, none", "run, 1, none", "run, 1, lz4", "run, 2, none", "run, 2, lz4"})
-    void programsSeeTheSameTreeThroughTheShim(String mode, int ranks, String compress) throws Exception {
+    @ParameterizedTest(name = "{0}, {1} rank(s), compress {2}, background unpack {3}")
+    @CsvSource({"table, 1, none, 1", "run, 1, none, 1", "run, 1, lz4, 1", "run, 2, none, 1", "run, 2, lz4, 1",
+            "run, 2, none, 0"})
+    void programsSeeTheSameTreeThroughTheShim(String mode, int ranks, String compress, String unpack)
+            throws Exception {
         Path repo = repo();
         Path log = Files.createTempFile("e2e-programs", ".log");
         try {
@@ -29,6 +32,7 @@ class RealProgramsTest {
             pb.environment().put("FANSTORE_E2E_MODE", mode);
             pb.environment().put("FANSTORE_E2E_RANKS", Integer.toString(ranks));
             pb.environment().put("FANSTORE_E2E_COMPRESS", compress);
+            pb.environment().put("FANSTORE_BACKGROUND_UNPACK", unpack);
             Process p = pb.start();
             boolean done = p.waitFor(300, TimeUnit.SECONDS);
             if (!done) {

@@ -8,7 +8,7 @@ import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.metadata.MetadataTableWriter;
 import org.fanstore.runtime.metadata.NamespaceEntry;
-import org.fanstore.runtime.placement.PartitionLoader;
+import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.placement.Placement;
 
 /**
@@ -69,7 +69,7 @@ public final class NamespaceBuilder {
         if (r.type() == IndexRecord.TYPE_FILE) {
             if (local) {
                 flags |= MetadataTableDescriptor.FLAG_LOCAL;
-                if (r.codec() == 0 && PartitionLoader.unpackable(r.key())) {
+                if (r.codec() == 0 && Unpacker.unpackable(r.key())) {
                     flags |= MetadataTableDescriptor.FLAG_LOCAL_RAW;
                 }
             }

@@ -18,14 +18,15 @@ import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.Errno;
 import org.fanstore.runtime.shm.Request;
 import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.Responder;
 
 /**
- * Answers the shim's OPEN: the path of a file the reader can open read-only. A local uncompressed file is
- * answered with its unpacked path at once (the shim normally opens those itself); anything else is
+ * Answers the shim's OPEN: the path of a file the reader can open read-only. A local uncompressed file the
+ * shim asks about is not unpacked yet: it is unpacked now (see {@link Unpacker}); anything else is
  * materialised into the tmpfs cache on a worker thread, decompressed from the local partition copy or fetched
  * from a rank that holds it (owner first, then its replicas), and CRC-checked before it becomes visible.
  *
@@ -46,27 +47,28 @@ public final class OpenService implements RequestHandler {
     private final LocalPartitions local;
     private final RemoteFetcher fetcher;
     private final MaterializedCache cache;
+    private final Unpacker unpacker;
     private final Placement placement;
     private final int myRank;
     private final ExecutorService workers;
     private final Duration fetchTimeout;
     private final Path scratch;
-    private final byte[] localRoot;
 
     public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
-                       MaterializedCache cache, Placement placement, int myRank, ExecutorService workers,
+                       MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
+                       ExecutorService workers,
                        Duration fetchTimeout, Path scratch) {
         this.table = table;
         this.bodies = bodies;
         this.local = local;
         this.fetcher = fetcher;
         this.cache = cache;
+        this.unpacker = unpacker;
         this.placement = placement;
         this.myRank = myRank;
         this.workers = workers;
         this.fetchTimeout = fetchTimeout;
         this.scratch = scratch;
-        this.localRoot = table.localRoot();
     }
 
     @Override
@@ -90,12 +92,15 @@ public final class OpenService implements RequestHandler {
             responder.error(EINVAL);
             return;
         }
-        if ((table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
-            responder.ok(join(localRoot, table.key(index)));
-            return;
-        }
+        boolean raw = (table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0;
         try {
-            workers.execute(() -> materialize(index, responder));
+            workers.execute(() -> {
+                if (raw) {
+                    unpack(index, responder);
+                } else {
+                    materialize(index, responder);
+                }
+            });
         } catch (RejectedExecutionException shuttingDown) {
             responder.error(Errno.EIO);
         }
@@ -108,6 +113,17 @@ public final class OpenService implements RequestHandler {
             return index;
         }
         return table.lookup(request.key());
+    }
+
+    /** A local uncompressed file the shim found not yet unpacked: unpack it now, answer its usual path. */
+    private void unpack(int index, Responder responder) {
+        try {
+            responder.ok(unpacker.ensure(index).toString().getBytes(StandardCharsets.UTF_8));
+        } catch (IOException | RuntimeException e) {
+            System.err.println("fanstore rank " + myRank + ": cannot unpack "
+                    + new String(table.key(index), StandardCharsets.UTF_8) + ": " + e.getMessage());
+            responder.error(Errno.EIO);
+        }
     }
 
     private void materialize(int index, Responder responder) {
@@ -186,13 +202,5 @@ public final class OpenService implements RequestHandler {
             throw new IOException(String.format("CRC32C mismatch %s: %08x, expected %08x",
                     where, actual, bodies.crc32c(index)));
         }
-    }
-
-    private static byte[] join(byte[] root, byte[] key) {
-        byte[] out = new byte[root.length + 1 + key.length];
-        System.arraycopy(root, 0, out, 0, root.length);
-        out[root.length] = '/';
-        System.arraycopy(key, 0, out, root.length + 1, key.length);
-        return out;
     }
 }

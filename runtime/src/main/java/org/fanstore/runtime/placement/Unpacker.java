@@ -1,0 +1,155 @@
+package org.fanstore.runtime.placement;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.fanstore.runtime.index.BodyIndex;
+import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.runtime.metadata.MetadataTableDescriptor;
+
+/**
+ * Unpacks this node's uncompressed files to {@code <files>/<key>}, where the shim opens them directly
+ * (LOCAL_RAW). Creating a million small files costs minutes on one disk, far longer than loading the
+ * partitions, so the runtime reports ready first and unpacks in the background; a reader that gets there
+ * first finds no file, asks the runtime, and {@link #ensure} unpacks that one at once.
+ *
+ * <p>Invariant: {@code <files>/<key>} exists only complete (written under a temporary name in the same
+ * directory, then renamed), so a direct open never sees a partial file. Bodies were checked by the partition's
+ * whole-file CRC when it was copied, so unpacking is a plain in-kernel copy.
+ */
+public final class Unpacker implements AutoCloseable {
+    private static final int MAX_LOCAL_PATH = 4000;
+    private static final int NOT_YET = 0;
+    private static final int DONE = 1;
+    private static final int STRIPES = 256;
+
+    private final Path filesDir;
+    private final MetadataTable table;
+    private final BodyIndex bodies;
+    private final LocalPartitions local;
+    private final AtomicIntegerArray state;
+    private final Object[] stripes = new Object[STRIPES];
+    private final Set<Path> madeDirs = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+    private Thread background;
+
+    public Unpacker(Path filesDir, MetadataTable table, BodyIndex bodies, LocalPartitions local) {
+        this.filesDir = filesDir;
+        this.table = table;
+        this.bodies = bodies;
+        this.local = local;
+        this.state = new AtomicIntegerArray(table.entryCount());
+        for (int i = 0; i < STRIPES; i++) {
+            stripes[i] = new Object();
+        }
+    }
+
+    /** Whether key can be unpacked byte-exact under a local directory (valid UTF-8, within name limits). */
+    public static boolean unpackable(byte[] key) {
+        return localName(key) != null;
+    }
+
+    /** Unpacks entry index now unless it already is; returns its path. */
+    public Path ensure(int index) throws IOException {
+        Path target = filesDir.resolve(localName(table.key(index)));
+        if (state.get(index) == DONE) {
+            return target;
+        }
+        synchronized (stripes[index % STRIPES]) {
+            if (state.get(index) != DONE) {
+                write(index, target);
+                state.set(index, DONE);
+            }
+        }
+        return target;
+    }
+
+    /** Starts the background pass over every LOCAL_RAW entry; progress goes to the log when verbose. */
+    public void startBackground(int rank, boolean verbose) {
+        background = new Thread(() -> {
+            long t0 = System.nanoTime();
+            int count = 0;
+            try {
+                for (int i = 0; i < table.entryCount() && !closed; i++) {
+                    if ((table.flags(i) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
+                        ensure(i);
+                        count++;
+                    }
+                }
+                if (verbose && !closed) {
+                    System.err.printf("fanstore rank %d: unpacked %d files in %.1f s%n", rank, count,
+                            (System.nanoTime() - t0) / 1e9);
+                }
+            } catch (IOException | RuntimeException e) {
+                if (!closed) {
+                    System.err.println("fanstore rank " + rank + ": background unpacking stopped: " + e.getMessage()
+                            + "; files are unpacked on first open instead");
+                }
+            }
+        }, "fanstore-unpack");
+        background.setDaemon(true);
+        background.setPriority(Thread.MIN_PRIORITY);
+        background.start();
+    }
+
+    private void write(int index, Path target) throws IOException {
+        Path dir = target.getParent();
+        if (madeDirs.add(dir)) {
+            Files.createDirectories(dir);
+        }
+        Path tmp = dir.resolve(".fanstore-unpack-" + index);
+        FileChannel in = local.channel(bodies.partition(index));
+        long offset = bodies.bodyOffset(index);
+        long length = bodies.storedLength(index);
+        try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            long done = 0;
+            while (done < length) {
+                long n = in.transferTo(offset + done, length - done, out);
+                if (n <= 0) {
+                    throw new IOException(local.file(bodies.partition(index)) + " ends inside the body of "
+                            + new String(table.key(index), StandardCharsets.UTF_8));
+                }
+                done += n;
+            }
+        }
+        Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** The key as a local relative path, or null when a local file system cannot hold it byte-exact. */
+    private static String localName(byte[] key) {
+        if (key.length > MAX_LOCAL_PATH) {
+            return null;
+        }
+        try {
+            String s = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(key)).toString();
+            for (String component : s.split("/")) {
+                if (component.getBytes(StandardCharsets.UTF_8).length > 255 || component.startsWith(".fanstore-")) {
+                    return null;
+                }
+            }
+            return s;
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        closed = true;
+        if (background != null) {
+            background.join(5_000);
+        }
+    }
+}
