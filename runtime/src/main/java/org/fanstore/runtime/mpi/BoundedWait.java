@@ -12,8 +12,9 @@ import mpi.Status;
  * <p>It sleeps on the monitor of the device request ({@code mpi.Request.req}): niodev's selector thread
  * marks a request complete and calls {@code notify()} on that monitor ({@code NIORequest.notifyMe}), which
  * is exactly how MPJ's own blocking {@code Wait()} wakes up. Waking on that notification instead of polling
- * with {@code parkNanos} matters: on Linux a park of a few microseconds sleeps ~60 us (timer slack), and
- * the earlier yield-then-park backoff added 50-150 us to every small fetch. Each sleep is still capped at
+ * with {@code parkNanos} matters: on Linux a park of a few microseconds sleeps for the timer slack (50 us by
+ * default) or longer, so a yield-then-park backoff overshoots a reply by tens of microseconds; replacing
+ * it took 128 KiB fetches from a median 0.43x to 0.79x raw MPJ (bench/RESULTS.md). Each sleep is capped at
  * {@link #SLICE_MILLIS}, so a completion that arrives without a notification (niodev marks a request that
  * matches an already-arrived message complete while posting it, without notifying) or a missed wake-up
  * costs at most one slice, never the deadline.
