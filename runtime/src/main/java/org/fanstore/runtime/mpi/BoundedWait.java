@@ -1,54 +1,73 @@
 package org.fanstore.runtime.mpi;
 
-import java.util.concurrent.locks.LockSupport;
-
 import mpi.MPIException;
 import mpi.Request;
 import mpi.Status;
 
 /**
- * The only way this package waits for an MPJ request: {@code Test()} polling with a short park, against a
- * deadline. MPJ 0.44 has no working {@code Cancel()} and a blocking {@code Wait()} never returns when the
- * peer died, so every wait must be a poll that can give up.
+ * The only way this package waits for an MPJ request: a timed wait against a deadline. MPJ 0.44 has no
+ * working {@code Cancel()} and a blocking {@code Wait()} never returns when the peer died, so every wait
+ * must be able to give up.
  *
- * <p>The backoff starts with a few yields (a reply usually lands within tens of microseconds on a fast
- * link) and parks at most {@link #MAX_PARK_NANOS}, which bounds the latency a poll adds to a large
- * transfer while keeping an idle waiter off the two shared cores.
+ * <p>It sleeps on the monitor of the device request ({@code mpi.Request.req}): niodev's selector thread
+ * marks a request complete and calls {@code notify()} on that monitor ({@code NIORequest.notifyMe}), which
+ * is exactly how MPJ's own blocking {@code Wait()} wakes up. Waking on that notification instead of polling
+ * with {@code parkNanos} matters: on Linux a park of a few microseconds sleeps for the timer slack (50 us by
+ * default) or longer, so a yield-then-park backoff overshoots a reply by tens of microseconds; replacing
+ * it took 128 KiB fetches from a median 0.43x to 0.79x raw MPJ (bench/RESULTS.md). Each sleep is capped at
+ * {@link #SLICE_MILLIS}, so a completion that arrives without a notification (niodev marks a request that
+ * matches an already-arrived message complete while posting it, without notifying) or a missed wake-up
+ * costs at most one slice, never the deadline.
  */
 final class BoundedWait {
-    private static final int YIELDS_BEFORE_PARKING = 20;
-    private static final long FIRST_PARK_NANOS = 5_000;
-    private static final long MAX_PARK_NANOS = 200_000;
+    /** Longest single sleep before checking the request again without a notification. */
+    private static final long SLICE_MILLIS = 5;
 
     private BoundedWait() {
     }
 
     /**
      * Waits until {@code request} completes or {@code deadlineNanos} (a {@link System#nanoTime()} value)
-     * passes.
+     * passes. An interrupt does not end the wait (the deadline does); the thread's interrupt status is kept.
      *
      * @return the completion status, or {@code null} if the deadline passed first (the request stays
      *     posted: MPJ cannot cancel it)
      * @throws MPIException if MPJ reports a failure, typically a closed channel after a peer died
      */
     static Status until(Request request, long deadlineNanos) throws MPIException {
-        int spins = 0;
-        long park = FIRST_PARK_NANOS;
-        while (true) {
-            Status status = request.Test();
-            if (status != null) {
-                return status;
+        Status status = request.Test();
+        if (status != null) {
+            return status;
+        }
+        mpjdev.Request device = request.req;
+        Object monitor = device != null ? device : new Object();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                synchronized (monitor) {
+                    // itest() only reads the completion flag under this same monitor, and niodev sets the
+                    // flag and notifies while holding it: no notification can slip between check and wait.
+                    if (device == null || device.itest() == null) {
+                        try {
+                            monitor.wait(Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000)));
+                        } catch (InterruptedException e) {
+                            interrupted = true;
+                        }
+                    }
+                }
+                // outside the monitor: Test() completes a receive by copying the data into the caller's array
+                status = request.Test();
+                if (status != null) {
+                    return status;
+                }
             }
-            long left = deadlineNanos - System.nanoTime();
-            if (left <= 0) {
-                return null;
-            }
-            if (spins < YIELDS_BEFORE_PARKING) {
-                spins++;
-                Thread.yield();
-            } else {
-                LockSupport.parkNanos(Math.min(park, left));
-                park = Math.min(park * 2, MAX_PARK_NANOS);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -28,6 +28,10 @@ public final class RemoteFetcher implements AutoCloseable {
     private final FetchDispatcher dispatcher;
     private final int chunkBytes;
     private final AtomicLong replySequence = new AtomicLong();
+    /** Each fetching thread's two receive arrays, kept between fetches: allocating (and zeroing) up to two
+     * chunks per fetch cost as much as the copy itself for multi-MiB objects. At most 2 x (chunk + header)
+     * per thread that ever fetched; dropped after a failed fetch. */
+    private final ThreadLocal<byte[][]> receiveBuffers = new ThreadLocal<>();
 
     private RemoteFetcher(MpiWorld world, FetchDispatcher dispatcher, int chunkBytes) {
         this.world = world;
@@ -87,9 +91,13 @@ public final class RemoteFetcher implements AutoCloseable {
         }
         int tag = MpiTags.reply(replySequence.getAndIncrement());
         String what = "fetch of object " + id + " [" + position + ", +" + length + ") from rank " + owner;
+        int firstLength = FetchProtocol.REPLY_HEADER_BYTES + (int) Math.min(length, chunkBytes);
+        byte[][] buffers = receiveBuffers(firstLength, length + FetchProtocol.REPLY_HEADER_BYTES > firstLength);
+        // until the reply is whole, a failure leaves MPJ requests posted on these arrays: never reuse them
+        receiveBuffers.remove();
         try {
-            byte[] first = new byte[FetchProtocol.REPLY_HEADER_BYTES + (int) Math.min(length, chunkBytes)];
-            Request firstArrives = world.comm().Irecv(first, 0, first.length, MPI.BYTE, owner, tag);
+            byte[] first = buffers[0];
+            Request firstArrives = world.comm().Irecv(first, 0, firstLength, MPI.BYTE, owner, tag);
             byte[] request = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(),
                     tag, chunkBytes, id, position, length));
             Request sent = world.comm().Isend(request, 0, request.length, MPI.BYTE, owner, MpiTags.FETCH_REQUEST);
@@ -108,7 +116,8 @@ public final class RemoteFetcher implements AutoCloseable {
                 throw new RemoteFetchException(owner, id, RemoteFetchException.Reason.BAD_REQUEST, what
                         + ": owner announced " + FetchProtocol.replyLength(first) + " bytes; version mismatch?");
             }
-            receiveRest(owner, tag, first, length, sink, timeout, what);
+            receiveRest(owner, tag, first, firstLength, buffers[1], length, sink, timeout, what);
+            receiveBuffers.set(buffers);
             return objectLength;
         } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
             throw world.failure(new int[] {owner}, what + " failed in MPJ", mpjFailure);
@@ -119,11 +128,10 @@ public final class RemoteFetcher implements AutoCloseable {
      * Writes the first message's data, then the remaining chunks, keeping the next receive posted while the
      * current chunk goes to the sink.
      */
-    private void receiveRest(int owner, int tag, byte[] first, long length, WritableByteChannel sink,
-            Duration timeout, String what) throws IOException {
-        int firstData = first.length - FetchProtocol.REPLY_HEADER_BYTES;
+    private void receiveRest(int owner, int tag, byte[] first, int firstLength, byte[] spare, long length,
+            WritableByteChannel sink, Duration timeout, String what) throws IOException {
+        int firstData = firstLength - FetchProtocol.REPLY_HEADER_BYTES;
         long remaining = length - firstData;
-        byte[] spare = remaining > 0 ? new byte[(int) Math.min(remaining, chunkBytes)] : null;
         long posted = 0;
         Request next = null;
         if (remaining > 0) {
@@ -148,6 +156,25 @@ public final class RemoteFetcher implements AutoCloseable {
             arriving = free;
             free = swap;
         }
+    }
+
+    /**
+     * This thread's arrays, grown if needed: [0] takes header + first chunk, [1] (only if {@code twoNeeded})
+     * the next chunk while [0]'s data goes to the sink; both then alternate, each of at least
+     * {@code firstLength} bytes.
+     */
+    private byte[][] receiveBuffers(int firstLength, boolean twoNeeded) {
+        byte[][] b = receiveBuffers.get();
+        if (b == null) {
+            b = new byte[2][];
+        }
+        if (b[0] == null || b[0].length < firstLength) {
+            b[0] = new byte[firstLength];
+        }
+        if (twoNeeded && (b[1] == null || b[1].length < firstLength)) {
+            b[1] = new byte[firstLength];
+        }
+        return b;
     }
 
     private void await(Request request, int owner, Duration timeout, String what) throws IOException {
