@@ -10,7 +10,8 @@
 #        FANSTORE_E2E_MODE=run runs every check through the real runtime instead: the tree is prepped
 #        (FANSTORE_E2E_COMPRESS=none|lz4) and this script re-runs itself as the command of
 #        `fanstore run --ranks FANSTORE_E2E_RANKS --only-rank 0`, so non-local and compressed files are
-#        materialised by the runtime (decompressed, or fetched from rank 1).
+#        materialised by the runtime (decompressed, or fetched from rank 1); FANSTORE_E2E_UNPACK picks
+#        `--unpack` (lazy: every local file's first open goes through the runtime).
 set -uo pipefail
 verbose=0; [ "${1:-}" = "-v" ] && verbose=1
 here="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -70,7 +71,7 @@ if [ "$mode" = run ]; then
     "$repo/fanstore" prep --input "$src" --output "$work/$name.fs" --partitions 5 \
         --compress "${FANSTORE_E2E_COMPRESS:-none}" >/dev/null || { echo "FAIL fanstore prep"; exit 1; }
     "$repo/fanstore" run --ranks "${FANSTORE_E2E_RANKS:-1}" --only-rank 0 --data "$work/$name.fs" \
-        --local-dir "$work" --mount "$mount" -- \
+        --local-dir "$work" --mount "$mount" --unpack "${FANSTORE_E2E_UNPACK:-background}" -- \
         env FANSTORE_E2E_INNER=1 FANSTORE_E2E_WORK="$work" bash "$0" "$@"
     exit $?
 fi

@@ -43,11 +43,7 @@ final class NodeRuntime implements AutoCloseable {
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
     private static final int OPEN_WORKERS = 4;
-    /**
-     * FANSTORE_VERBOSE=1: per-rank load phases and background unpacking on stderr.
-     * FANSTORE_BACKGROUND_UNPACK=0: unpack local files only when first opened (a job that reads a small part
-     * of a large dataset, or a test of that path).
-     */
+    /** FANSTORE_VERBOSE=1: per-rank load phases and background unpacking on stderr. */
     private static final boolean VERBOSE = "1".equals(System.getenv("FANSTORE_VERBOSE"));
 
     private final RuntimeConfig config;
@@ -120,10 +116,14 @@ final class NodeRuntime implements AutoCloseable {
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, config.shmDir().resolve("cache"));
         toClose.add(0, ShmServer.create(config.shmDir().resolve("ctl"), SLOTS, SLOT_BYTES, RING_BYTES, open, true));
+        if (config.unpack().equals("eager")) {
+            unpacker.unpackAll();
+        }
+        long unpacked = System.nanoTime();
         world.barrier(COLLECTIVE_TIMEOUT);
         Files.createFile(config.shmDir().resolve("ready"));
 
-        if (!"0".equals(System.getenv("FANSTORE_BACKGROUND_UNPACK"))) {
+        if (config.unpack().equals("background")) {
             unpacker.startBackground(config.rank(), VERBOSE);
         }
 
@@ -132,7 +132,7 @@ final class NodeRuntime implements AutoCloseable {
                 + " entries=" + ns.table().entryCount() + " meta_bytes=" + ns.tableBytes()
                 + " load_ms=" + ms(now - started) + " copy_ms=" + ms(copied - started)
                 + " gather_ms=" + ms(gathered - copied) + " table_ms=" + ms(published - gathered)
-                + " serve_ms=" + ms(now - published);
+                + " unpack_ms=" + ms(unpacked - published) + " serve_ms=" + ms(now - unpacked);
         if (VERBOSE) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
         }

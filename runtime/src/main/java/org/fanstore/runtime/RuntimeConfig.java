@@ -9,7 +9,10 @@ import java.util.Map;
  * the launcher, so this stays a flat, strict parser: an unknown or missing key is a launcher bug and says so.
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
-                            Path shmDir, long cacheMb, int replicas, String jobId, boolean progress) {
+                            Path shmDir, long cacheMb, int replicas, String jobId, String unpack, boolean progress) {
+
+    /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
+    public static final java.util.List<String> UNPACK_MODES = java.util.List.of("eager", "background", "lazy");
 
     public static RuntimeConfig parse(String[] args) {
         Map<String, String> kv = new HashMap<>();
@@ -33,9 +36,13 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         RuntimeConfig c = new RuntimeConfig(Integer.parseInt(need(kv, "rank")), Integer.parseInt(need(kv, "size")),
                 rv.substring(0, colon), Integer.parseInt(rv.substring(colon + 1)), Path.of(need(kv, "data")),
                 Path.of(need(kv, "local-dir")), Path.of(need(kv, "shm-dir")), Long.parseLong(need(kv, "cache-mb")),
-                Integer.parseInt(kv.getOrDefault("replicas", "0")), need(kv, "job-id"), progress);
+                Integer.parseInt(kv.getOrDefault("replicas", "0")), need(kv, "job-id"),
+                kv.getOrDefault("unpack", "background"), progress);
+        if (!UNPACK_MODES.contains(c.unpack())) {
+            throw new IllegalArgumentException("--unpack must be one of " + UNPACK_MODES + ", got " + c.unpack());
+        }
         kv.keySet().removeAll(java.util.List.of("rank", "size", "rendezvous", "data", "local-dir", "shm-dir",
-                "cache-mb", "replicas", "job-id"));
+                "cache-mb", "replicas", "job-id", "unpack"));
         if (!kv.isEmpty()) {
             throw new IllegalArgumentException("unknown runtime arguments " + kv.keySet());
         }

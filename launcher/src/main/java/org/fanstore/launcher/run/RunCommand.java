@@ -53,6 +53,12 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--only-rank", paramLabel = "R", description = "run CMD on rank R only (--ranks mode)")
     Integer onlyRank;
 
+    @Option(names = "--unpack", paramLabel = "MODE", defaultValue = "background",
+            description = {"when local uncompressed files are unpacked for direct opens: eager (before ready:",
+                    "native speed from the first read), background (default: ready sooner, first opens of files",
+                    "not yet unpacked cost a round trip), lazy (only when first opened: jobs reading a small part)"})
+    String unpack;
+
     @Option(names = "--keep-local", description = "keep node-local copies and shared memory after the job")
     boolean keepLocal;
 
@@ -168,6 +174,9 @@ public final class RunCommand implements Callable<Integer> {
         if (!mount.startsWith("/") || mount.length() < 2 || mount.endsWith("/")) {
             return "--mount must be an absolute path like /fanstore, got '" + mount + "'";
         }
+        if (!org.fanstore.runtime.RuntimeConfig.UNPACK_MODES.contains(unpack)) {
+            return "--unpack must be one of " + org.fanstore.runtime.RuntimeConfig.UNPACK_MODES + ", got " + unpack;
+        }
         if (cacheMb != null && cacheMb < 1) {
             return "--cache-mb must be >= 1";
         }
@@ -203,6 +212,7 @@ public final class RunCommand implements Callable<Integer> {
         cmd.add("--cache-mb=" + (cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job))));
         cmd.add("--replicas=" + replicas);
         cmd.add("--job-id=" + job.jobId());
+        cmd.add("--unpack=" + unpack);
         if (rank == 0 && System.console() != null) {
             cmd.add("--progress");
         }

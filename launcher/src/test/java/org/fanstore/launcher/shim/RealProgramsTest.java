@@ -14,14 +14,14 @@ import org.junit.jupiter.params.provider.CsvSource;
  * workers) under libfanstore.so, compared with the same commands on the source tree: see
  * interpose-native/tests/e2e_programs.sh for the checks. "table" serves a table built from the tree with no
  * runtime (every file local and unpacked); "run" goes through `fanstore run`, where compressed files are
- * decompressed by the runtime and, with 2 ranks, half the files are fetched from rank 1. Without background
- * unpacking, every local file's first open finds nothing on disk and is unpacked by the runtime on demand.
+ * decompressed by the runtime and, with 2 ranks, half the files are fetched from rank 1. With --unpack lazy,
+ * every local file's first open finds nothing on disk and is unpacked by the runtime on demand.
  */
 class RealProgramsTest {
 
-    @ParameterizedTest(name = "{0}, {1} rank(s), compress {2}, background unpack {3}")
-    @CsvSource({"table, 1, none, 1", "run, 1, none, 1", "run, 1, lz4, 1", "run, 2, none, 1", "run, 2, lz4, 1",
-            "run, 2, none, 0"})
+    @ParameterizedTest(name = "{0}, {1} rank(s), compress {2}, unpack {3}")
+    @CsvSource({"table, 1, none, eager", "run, 1, none, eager", "run, 1, lz4, background",
+            "run, 2, none, background", "run, 2, lz4, background", "run, 2, none, lazy"})
     void programsSeeTheSameTreeThroughTheShim(String mode, int ranks, String compress, String unpack)
             throws Exception {
         Path repo = repo();
@@ -32,7 +32,7 @@ class RealProgramsTest {
             pb.environment().put("FANSTORE_E2E_MODE", mode);
             pb.environment().put("FANSTORE_E2E_RANKS", Integer.toString(ranks));
             pb.environment().put("FANSTORE_E2E_COMPRESS", compress);
-            pb.environment().put("FANSTORE_BACKGROUND_UNPACK", unpack);
+            pb.environment().put("FANSTORE_E2E_UNPACK", unpack);
             Process p = pb.start();
             boolean done = p.waitFor(300, TimeUnit.SECONDS);
             if (!done) {

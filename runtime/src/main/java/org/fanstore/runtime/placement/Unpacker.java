@@ -74,18 +74,24 @@ public final class Unpacker implements AutoCloseable {
         return target;
     }
 
-    /** Starts the background pass over every LOCAL_RAW entry; progress goes to the log when verbose. */
+    /** Unpacks every LOCAL_RAW entry not unpacked yet; returns how many entries it visited. */
+    public int unpackAll() throws IOException {
+        int count = 0;
+        for (int i = 0; i < table.entryCount() && !closed; i++) {
+            if ((table.flags(i) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
+                ensure(i);
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Starts {@link #unpackAll} on a low-priority thread; the result goes to the log when verbose. */
     public void startBackground(int rank, boolean verbose) {
         background = new Thread(() -> {
             long t0 = System.nanoTime();
-            int count = 0;
             try {
-                for (int i = 0; i < table.entryCount() && !closed; i++) {
-                    if ((table.flags(i) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
-                        ensure(i);
-                        count++;
-                    }
-                }
+                int count = unpackAll();
                 if (verbose && !closed) {
                     System.err.printf("fanstore rank %d: unpacked %d files in %.1f s%n", rank, count,
                             (System.nanoTime() - t0) / 1e9);
