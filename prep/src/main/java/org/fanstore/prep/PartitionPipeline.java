@@ -202,7 +202,7 @@ final class PartitionPipeline
             (aheadBytes < AHEAD_BYTES || submitted == slot))
         {
             final SourceEntry e = slots[submitted];
-            if (e.isFile() && e.size() <= BodyEncoder.IN_MEMORY_LIMIT)
+            if (e.isFile() && encoder.readsWhole(e.size()))
             {
                 pending[submitted] = pool.submit(() -> encoder.encode(e.source()));
                 aheadBytes += e.size();
