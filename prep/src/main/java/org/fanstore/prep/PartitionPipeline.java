@@ -21,8 +21,9 @@ import org.fanstore.prep.format.PartitionWriter;
  * Writes the planned partitions one after another. Worker threads read (and compress) small files ahead of
  * the writer, bounded by {@link #AHEAD_BYTES} and {@link #AHEAD_ENTRIES}; the single writer consumes their
  * results strictly in table order, so the output does not depend on the number of threads. Large files are
- * streamed by the writer itself while the workers keep reading ahead. Each finished partition is synced by a
- * worker while the writer moves on to the next one.
+ * streamed by the writer itself while the workers keep reading ahead. Each finished partition is synced on a
+ * thread of its own while the writer moves on to the next one: an fsync can take a second on a busy disk, and on
+ * the readers' pool it would hold a reader, and the reads queued behind it, for that long.
  */
 final class PartitionPipeline
 {
@@ -85,18 +86,24 @@ final class PartitionPipeline
             t.setDaemon(true);
             return t;
         });
+        final ExecutorService syncer = Executors.newSingleThreadExecutor(r ->
+        {
+            final Thread t = new Thread(r, "fanstore-prep-sync");
+            t.setDaemon(true);
+            return t;
+        });
         try
         {
             final List<PartitionInfo> infos = new ArrayList<>();
             int next = 0;
             for (int p = 0; p < plan.regular().size(); p++)
             {
-                infos.add(write(pool, plan.regular().get(p), p, false, next));
+                infos.add(write(pool, syncer, plan.regular().get(p), p, false, next));
                 next += plan.regular().get(p).size();
             }
             for (int p = 0; p < plan.broadcast().size(); p++)
             {
-                infos.add(write(pool, plan.broadcast().get(p), p, true, next));
+                infos.add(write(pool, syncer, plan.broadcast().get(p), p, true, next));
                 next += plan.broadcast().get(p).size();
             }
             for (final Future<?> sync : syncs)
@@ -108,11 +115,12 @@ final class PartitionPipeline
         finally
         {
             pool.shutdownNow();
+            syncer.shutdownNow();
         }
     }
 
-    private PartitionInfo write(final ExecutorService pool, final List<SourceEntry> entries, final int index,
-        final boolean broadcast, final int firstSlot) throws IOException, PrepException
+    private PartitionInfo write(final ExecutorService pool, final ExecutorService syncer,
+        final List<SourceEntry> entries, final int index, final boolean broadcast, final int firstSlot) throws IOException, PrepException
     {
         final String fileName = broadcast ? PartitionDescriptor.broadcastFileName(index) :
             PartitionDescriptor.regularFileName(index);
@@ -129,7 +137,7 @@ final class PartitionPipeline
             written = writer.finish();
         }
         final Path file = dir.resolve(fileName);
-        syncs.add(pool.submit(() ->
+        syncs.add(syncer.submit(() ->
         {
             PartitionWriter.sync(file);
             return null;
@@ -202,7 +210,7 @@ final class PartitionPipeline
             (aheadBytes < AHEAD_BYTES || submitted == slot))
         {
             final SourceEntry e = slots[submitted];
-            if (e.isFile() && e.size() <= BodyEncoder.IN_MEMORY_LIMIT)
+            if (e.isFile() && encoder.readsWhole(e.size()))
             {
                 pending[submitted] = pool.submit(() -> encoder.encode(e.source()));
                 aheadBytes += e.size();

@@ -1,12 +1,10 @@
 package org.fanstore.prep;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.PriorityQueue;
 
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PathBytes;
@@ -19,46 +17,49 @@ import org.fanstore.prep.format.PathBytes;
  */
 record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> broadcast)
 {
-    /** Sizes only: the sort is stable and its input is in path order, so ties stay in path order. */
-    private static final Comparator<SourceEntry> LARGEST_FIRST = (a, b) -> Long.compare(b.size(), a.size());
+    /** A file or symlink to balance: its size and its position in table order (which breaks ties). */
+    private record Candidate(long size, int position)
+    {
+    }
+
+    private static final Comparator<Candidate> LARGEST_FIRST = (a, b) -> a.size != b.size ?
+        Long.compare(b.size, a.size) : Integer.compare(a.position, b.position);
 
     /** {@code sortedEntries} must be in table order (unsigned path bytes); each partition list keeps it. */
     static PartitionPlan balance(final Collection<SourceEntry> sortedEntries, final int partitions,
         final List<byte[]> broadcastDirs)
     {
-        final List<SourceEntry> toBalance = new ArrayList<>();
-        for (final SourceEntry e : sortedEntries)
+        // Arrays indexed by table position rather than maps keyed by entry: this runs on the main thread
+        // before any byte is written, once per file.
+        final SourceEntry[] all = sortedEntries.toArray(new SourceEntry[0]);
+        final Candidate[] toBalance = new Candidate[all.length];
+        int count = 0;
+        for (int i = 0; i < all.length; i++)
         {
+            final SourceEntry e = all[i];
             if (!e.isDir() && !isBroadcast(e.path(), broadcastDirs))
             {
-                toBalance.add(e);
+                toBalance[count++] = new Candidate(e.size(), i);
             }
         }
-        toBalance.sort(LARGEST_FIRST);
-        final long[] load = new long[partitions];
-        final PriorityQueue<Integer> leastLoaded = new PriorityQueue<>(Math.max(1, partitions),
-            (a, b) -> load[a] != load[b] ? Long.compare(load[a], load[b]) : Integer.compare(a, b));
-        for (int p = 0; p < partitions; p++)
+        Arrays.sort(toBalance, 0, count, LARGEST_FIRST);
+        final int[] partitionOf = new int[all.length];
+        Arrays.fill(partitionOf, -1);
+        final PartitionLoads loads = new PartitionLoads(partitions);
+        for (int k = 0; k < count; k++)
         {
-            leastLoaded.add(p);
-        }
-        final Map<SourceEntry, Integer> assigned = new IdentityHashMap<>(toBalance.size() * 2);
-        for (final SourceEntry e : toBalance)
-        {
-            final int p = leastLoaded.poll();
-            assigned.put(e, p);
-            load[p] += e.size();
-            leastLoaded.add(p);
+            partitionOf[toBalance[k].position] = loads.least();
+            loads.addToLeast(toBalance[k].size);
         }
 
         final List<List<SourceEntry>> regular = emptyLists(partitions);
         final List<SourceEntry> toBroadcast = new ArrayList<>();
-        for (final SourceEntry e : sortedEntries)
+        for (int i = 0; i < all.length; i++)
         {
-            final Integer p = assigned.get(e);
-            if (p != null)
+            final SourceEntry e = all[i];
+            if (partitionOf[i] >= 0)
             {
-                regular.get(p).add(e);
+                regular.get(partitionOf[i]).add(e);
             }
             else if (e.isDir())
             {

@@ -19,7 +19,9 @@ import java.util.zip.CRC32C;
  * straight to their final place, and the table and header are written last, at the start of the file.
  * <p>
  * The whole-file CRC32C is assembled from the CRCs of header, table, padding and data, so nothing is read back.
- * Long runs of zeros in streamed bodies become holes, so sparse inputs stay sparse. Not thread-safe.
+ * A streamed body's CRC comes from the caller, which has it anyway (for a raw body it is the raw CRC), so the
+ * bytes of a large file are checksummed once. Long runs of zeros in streamed bodies become holes, so sparse
+ * inputs stay sparse. Not thread-safe.
  */
 public final class PartitionWriter implements AutoCloseable
 {
@@ -47,7 +49,6 @@ public final class PartitionWriter implements AutoCloseable
     private long dataCrcLength;
     private long segmentLength;
     private long streamStart = -1;
-    private final CRC32C streamCrc = new CRC32C();
     private byte[] previousPath;
     private boolean finished;
 
@@ -104,14 +105,26 @@ public final class PartitionWriter implements AutoCloseable
         }
         foldSegment();
         streamStart = position();
-        streamCrc.reset();
     }
 
     /** Appends stored bytes to the open streamed body. */
     public void appendStream(final byte[] bytes, final int offset, final int length) throws IOException
     {
         put(bytes, offset, length);
-        streamCrc.update(bytes, offset, length);
+    }
+
+    /**
+     * Appends the remaining bytes of {@code bytes} (a direct buffer, typically a chunk just read from the source)
+     * to the open streamed body. They go straight to the file: copying them through the write buffer, or
+     * letting the JDK copy a heap buffer into a temporary direct one, would cost a pass over the data each.
+     */
+    public void appendStream(final ByteBuffer bytes) throws IOException
+    {
+        flush();
+        while (bytes.hasRemaining())
+        {
+            flushedPosition += channel.write(bytes, flushedPosition);
+        }
     }
 
     /** Appends {@code count} zero bytes to the open streamed body as a hole. */
@@ -119,11 +132,6 @@ public final class PartitionWriter implements AutoCloseable
     {
         flush();
         flushedPosition += count;
-        final byte[] zeros = new byte[(int)Math.min(count, 1 << 16)];
-        for (long left = count; left > 0; left -= zeros.length)
-        {
-            streamCrc.update(zeros, 0, (int)Math.min(left, zeros.length));
-        }
     }
 
     /** Forgets what the open streamed body wrote (e.g. compression did not pay off); the body starts over. */
@@ -140,15 +148,18 @@ public final class PartitionWriter implements AutoCloseable
             flushedPosition = streamStart;
             channel.truncate(streamStart);
         }
-        streamCrc.reset();
     }
 
-    /** Closes the streamed body and adds its entry. */
-    public void endStream(final PartitionEntry entry, final int codec, final long rawLength, final int rawCrc)
+    /**
+     * Closes the streamed body and adds its entry. {@code storedCrc} is the CRC32C of the stored bytes as
+     * appended (zeros included); for {@code CODEC_RAW} it equals {@code rawCrc}.
+     */
+    public void endStream(final PartitionEntry entry, final int codec, final long rawLength, final int rawCrc,
+        final int storedCrc)
     {
         checkOrder(entry);
         final long storedLength = position() - streamStart;
-        dataCrc = Crc32c.combine(dataCrc, (int)streamCrc.getValue(), storedLength);
+        dataCrc = Crc32c.combine(dataCrc, storedCrc, storedLength);
         dataCrcLength += storedLength;
         entries.add(entry.withBody(codec, rawLength, storedLength, streamStart - dataOffset, rawCrc));
         streamStart = -1;
