@@ -31,7 +31,13 @@ final class FanstoreProcess {
 
     static Result run(Path workDir, Map<String, String> env, long timeoutSeconds, String... args)
             throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>();
+        return runIn(new String[0], workDir, env, timeoutSeconds, args);
+    }
+
+    /** As {@link #run}, behind a prefix command (e.g. {@code ip netns exec NS}). */
+    static Result runIn(String[] prefix, Path workDir, Map<String, String> env, long timeoutSeconds, String... args)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(prefix));
         cmd.add(repo().resolve("fanstore").toString());
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile());
