@@ -10,10 +10,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** Runs the real {@code fanstore} script as a child process, as a user would, with a hard time limit. */
-final class FanstoreProcess {
+public final class FanstoreProcess {
     record Result(int status, String stdout, String stderr, long millis) {}
 
-    static Path repo() {
+    public static Path repo() {
         String prop = System.getProperty("fanstore.repo");
         Path p = prop != null ? Path.of(prop) : Path.of("").toAbsolutePath();
         while (p != null && !Files.isRegularFile(p.resolve("fanstore"))) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import org.fanstore.launcher.run.FanstoreProcess;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -24,7 +25,7 @@ class RealProgramsTest {
             "run, 2, none, background", "run, 2, lz4, background", "run, 2, none, lazy"})
     void programsSeeTheSameTreeThroughTheShim(String mode, int ranks, String compress, String unpack)
             throws Exception {
-        Path repo = repo();
+        Path repo = FanstoreProcess.repo();
         Path log = Files.createTempFile("e2e-programs", ".log");
         try {
             ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("interpose-native/tests/e2e_programs.sh")
@@ -47,14 +48,5 @@ class RealProgramsTest {
         } finally {
             Files.deleteIfExists(log);
         }
-    }
-
-    private static Path repo() {
-        String prop = System.getProperty("fanstore.repo");
-        Path p = prop != null ? Path.of(prop) : Path.of("").toAbsolutePath();
-        while (p != null && !Files.isRegularFile(p.resolve("fanstore"))) {
-            p = p.getParent();
-        }
-        return p;
     }
 }

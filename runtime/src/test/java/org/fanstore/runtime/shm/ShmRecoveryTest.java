@@ -15,12 +15,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.fanstore.runtime.shm.ShmTestSupport.Finished;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Failures on either side: dead clients, a dead producer inside the ring, a dead server, and idleness. */
-class ShmRecoveryTest
+class ShmRecoveryTest extends ShmServerFixture
 {
     private static final int SLOTS = 16;
     private static final int SLOT_SIZE = 1024;
@@ -29,31 +27,6 @@ class ShmRecoveryTest
     private static final long RECLAIM_MILLIS = 2_500;
     private static final long CLIENT_TIMEOUT_S = 60;
 
-    private Path dir;
-    private Path ctl;
-    private EchoHandler handler;
-    private ShmServer server;
-
-    @BeforeEach
-    void createDir() throws Exception
-    {
-        dir = ShmTestSupport.shmTempDir();
-        ctl = dir.resolve("ctl");
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception
-    {
-        if (server != null)
-        {
-            server.close();
-        }
-        if (handler != null)
-        {
-            handler.close();
-        }
-        ShmTestSupport.deleteTree(dir);
-    }
 
     private void serve() throws Exception
     {

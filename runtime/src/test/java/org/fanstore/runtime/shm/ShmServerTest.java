@@ -4,48 +4,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.fanstore.runtime.shm.ShmTestSupport.Finished;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Real C client processes (wire_test_client) against an in-JVM server over a /dev/shm control file. */
-class ShmServerTest
+class ShmServerTest extends ShmServerFixture
 {
     static final int SLOTS = 64;
     static final int SLOT_SIZE = 1024;
     static final int RING = 16 * 1024;
     private static final long CLIENT_TIMEOUT_S = 120;
 
-    private Path dir;
-    private Path ctl;
-    private EchoHandler handler;
-    private ShmServer server;
-
-    @BeforeEach
-    void createDir() throws Exception
-    {
-        dir = ShmTestSupport.shmTempDir();
-        ctl = dir.resolve("ctl");
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception
-    {
-        if (server != null)
-        {
-            server.close();
-        }
-        if (handler != null)
-        {
-            handler.close();
-        }
-        ShmTestSupport.deleteTree(dir);
-    }
 
     private void serve(final int workerThreads) throws Exception
     {
