@@ -38,8 +38,9 @@ final class JobSupervisor {
     }
 
     /** Starts one runtime per rank given, with the command line built for each rank. */
-    void startRuntimes(int[] ranks, IntFunction<List<String>> commandLine) throws IOException {
+    synchronized void startRuntimes(int[] ranks, IntFunction<List<String>> commandLine) throws IOException {
         for (int rank : ranks) {
+            refuseAfterTeardown();
             runtimes.add(RuntimeProcess.start(rank, commandLine.apply(rank), rp -> events.add(new RankDied(rp))));
         }
     }
@@ -108,7 +109,8 @@ final class JobSupervisor {
         return null;
     }
 
-    void startCommand(int rank, List<String> command, Map<String, String> env) throws IOException {
+    synchronized void startCommand(int rank, List<String> command, Map<String, String> env) throws IOException {
+        refuseAfterTeardown();
         UserCommand uc = UserCommand.start(rank, command, env);
         commands.add(uc);
         uc.process().onExit().thenAccept(p -> events.add(new CommandExited(uc, p.exitValue())));
@@ -162,12 +164,24 @@ final class JobSupervisor {
         }
     }
 
+    /**
+     * A process started after teardown began (e.g. ^C between "ready" and the commands' start) would outlive the
+     * launcher: starting and tearing down are serialised on this object, and nothing starts afterwards.
+     */
+    private void refuseAfterTeardown() throws IOException {
+        if (tornDown) {
+            throw new IOException("the job is stopping");
+        }
+    }
+
     /** Kills commands, stops runtimes (orderly first), and never throws. Idempotent. */
     void tearDown(long graceMillis) {
-        if (tornDown) {
-            return;
+        synchronized (this) {
+            if (tornDown) {
+                return;
+            }
+            tornDown = true;
         }
-        tornDown = true;
         for (UserCommand uc : commands) {
             if (uc.process().isAlive()) {
                 uc.kill();

@@ -174,6 +174,53 @@ class RunJobTest {
     }
 
     @Test
+    void theCommandsOwnStatusIsTheJobsStatus() throws Exception {
+        String job = "tstatus" + System.nanoTime();
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run", "--ranks",
+                "2", "--data", plain.toString(), "--local-dir", work.toString(), "--", "sh", "-c",
+                "exit $((FANSTORE_RANK + 6))");
+        assertEquals(6, r.status(), "the first failing command's status (rank 0 exits 6, rank 1 exits 7):\n"
+                + r.stderr());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void ctrlCStopsEverythingAndCleansUp() throws Exception {
+        String job = "tint" + System.nanoTime();
+        ProcessBuilder pb = new ProcessBuilder(FanstoreProcess.repo().resolve("fanstore").toString(), "run",
+                "--ranks", "2", "--data", plain.toString(), "--local-dir", work.toString(), "--", "sleep", "120")
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("FANSTORE_JOB_ID", job);
+        Process launcher = pb.start();
+        try {
+            Path ready = Path.of("/dev/shm", "fanstore-" + JobLayout.currentUid() + "-" + job, "rank-1", "ready");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (!Files.exists(ready)) {
+                assertTrue(System.nanoTime() < deadline && launcher.isAlive(), "job never became ready");
+                Thread.sleep(100);
+            }
+            // What a terminal's Ctrl-C delivers to the launcher (the script execs java, so this is its pid).
+            assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(launcher.pid())).start().waitFor());
+            assertTrue(launcher.waitFor(20, TimeUnit.SECONDS), "launcher still running 20 s after SIGINT");
+            assertNotEquals(0, launcher.exitValue());
+        } finally {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+        assertNothingLeft(job);
+        // Killed children are reaped by init once their parent is gone: give that a moment.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        List<String> survivors;
+        do {
+            Thread.sleep(100);
+            survivors = ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+                    .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
+                    .filter(c -> c.contains(job) || c.endsWith("sleep 120")).toList();
+        } while (!survivors.isEmpty() && System.nanoTime() < deadline);
+        assertEquals(List.of(), survivors, "processes that survived the launcher");
+    }
+
+    @Test
     void badArgumentsGiveOneLineAndStatusTwo() throws Exception {
         FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of(), 60, "run", "--data", work.resolve("nope.fs")
                 .toString(), "--", "true");
