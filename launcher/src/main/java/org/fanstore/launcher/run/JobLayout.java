@@ -53,7 +53,8 @@ public final class JobLayout {
             Path done = tasks.resolve(local + ".done");
             while (!Files.exists(done)) {
                 if (Files.exists(running)) {
-                    if (!ProcessHandle.of(parsePid(running)).map(ProcessHandle::isAlive).orElse(false)) {
+                    long pid = parsePid(running);
+                    if (pid > 0 && !ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
                         break;
                     }
                 } else if (System.currentTimeMillis() > deadline) {

@@ -34,7 +34,10 @@ final class SharedNodeTask {
         JobLayout view = JobLayout.view(shmRoot);
         Path tasks = Files.createDirectories(view.tasksDir(job.nodeId()));
         Path running = tasks.resolve(job.localId() + ".running");
-        Files.writeString(running, Long.toString(ProcessHandle.current().pid()));
+        // Written whole, then renamed: the owner must never read a half-written pid and take us for dead.
+        Path tmp = tasks.resolve(job.localId() + ".tmp");
+        Files.writeString(tmp, Long.toString(ProcessHandle.current().pid()));
+        Files.move(tmp, running, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         try {
             ProcessBuilder pb = new ProcessBuilder(run.command()).inheritIO();
             pb.environment().putAll(run.commandEnv(job.nodeId(), job.nodeCount(), view, job, shim()));

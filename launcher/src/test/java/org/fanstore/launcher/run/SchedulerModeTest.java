@@ -72,7 +72,7 @@ class SchedulerModeTest {
         pool.shutdown();
         for (int i = 0; i < tasks.length; i++) {
             FanstoreProcess.Result r = running.get(i).get(200, TimeUnit.SECONDS);
-            assertEquals(0, r.status(), "task " + i + ":\n" + r.stderr());
+            assertEquals(0, r.status(), "task " + i + ":\n" + r.stderr() + "\nstdout:\n" + r.stdout());
             Map<String, String> got = new HashMap<>();
             for (String line : r.stdout().split("\n")) {
                 String[] f = line.split(" ", 3);
