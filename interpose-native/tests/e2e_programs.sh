@@ -63,6 +63,11 @@ try:
     img = Image.new("RGB", (32, 16))
     img.putdata([(x * 8 % 256, y * 16 % 256, (x + y) % 256) for y in range(16) for x in range(32)])
     img.save(os.path.join(root, "val", "picture.png"))
+    for label, shade in (("cat", 40), ("dog", 200)):          # an ImageFolder: one directory per class
+        os.makedirs(os.path.join(root, "images", label), exist_ok=True)
+        for k in range(4):
+            Image.new("RGB", (24, 16), (shade, 8 * k, 255 - shade)).save(
+                os.path.join(root, "images", label, "%s%d.png" % (label, k)))
 except ImportError:
     pass
 EOF
@@ -201,6 +206,21 @@ EOF
     # Python's resource_tracker sometimes warns about a leaked semaphore at exit, natively too: not ours.
     same "torch DataLoader workers (fork, spawn)" \
         '/usr/bin/python3 -W ignore::UserWarning:multiprocessing.resource_tracker "'"$work"'/loader.py" "$D"'
+    cat > "$work/imagefolder.py" <<'EOF'
+import sys, torch
+from torchvision import datasets, transforms
+from torch.utils.data import DataLoader
+if __name__ == "__main__":
+    ds = datasets.ImageFolder(sys.argv[1] + "/images", transform=transforms.ToTensor())
+    print("classes", ds.classes, "samples", [(s[0].split("/images/")[1], s[1]) for s in ds.samples])
+    for ctx in ("fork", "spawn"):
+        seen = []
+        for x, y in DataLoader(ds, batch_size=2, num_workers=2, multiprocessing_context=ctx):
+            seen += [(round(float(t.sum()), 3), int(l)) for t, l in zip(x, y)]
+        print(ctx, sorted(seen))
+EOF
+    same "torchvision ImageFolder + DataLoader(num_workers=2) epoch (fork, spawn)" \
+        '/usr/bin/python3 -W ignore::UserWarning:multiprocessing.resource_tracker "'"$work"'/imagefolder.py" "$D"'
 else
     echo "SKIP torch DataLoader (python3-torch is not installed)"
 fi
