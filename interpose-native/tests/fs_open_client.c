@@ -4,7 +4,7 @@
  *   fs_open_client <shm_dir> <keys_file> [--cache-usage]
  *
  * For each key (one per line, mount-relative): look it up in meta.tbl; LOCAL_RAW entries are opened at
- * <local_root>/<key>, others through fs_wire_open. Prints "<fnv1a64 of content, hex> <bytes> <key>" or
+ * <local_root>/<key> (through fs_wire_open if not unpacked yet), others through fs_wire_open. Prints "<fnv1a64 of content, hex> <bytes> <key>" or
  * "ERR <errno> <key>". With --cache-usage, also prints "CACHE <bytes>" after each open: the bytes of files in
  * <shm_dir>/cache at that moment, so a test can check the LRU bound from outside. */
 #include <dirent.h>
@@ -100,19 +100,19 @@ int main(int argc, char **argv)
         }
         const fs_entry *e = fs_table_entry(&table, (uint32_t)idx);
         char target[8192];
-        if (e->flags & FS_ENTRY_LOCAL_RAW) {
-            snprintf(target, sizeof target, "%s/%s", table.local_root, key);
-        } else {
-            rc = fs_wire_open(wire, key, len, (uint32_t)idx, table.generation, O_RDONLY, target, sizeof target);
-            if (rc != 0) {
-                printf("ERR %d %s\n", -rc, key);
-                failures++;
-                continue;
-            }
-        }
         unsigned long long h = 0;
         long long n = 0;
-        rc = hash_file(target, &h, &n);
+        rc = -ENOENT;
+        if (e->flags & FS_ENTRY_LOCAL_RAW) {
+            snprintf(target, sizeof target, "%s/%s", table.local_root, key);
+            rc = hash_file(target, &h, &n);
+        }
+        /* As the shim: anything not local-and-unpacked (or not unpacked yet) is asked of the runtime. */
+        if (rc == -ENOENT) {
+            rc = fs_wire_open(wire, key, len, (uint32_t)idx, table.generation, O_RDONLY, target, sizeof target);
+            if (rc == 0)
+                rc = hash_file(target, &h, &n);
+        }
         if (rc != 0) {
             printf("ERR %d %s\n", -rc, key);
             failures++;

@@ -99,14 +99,14 @@ class RunJobTest {
         return got;
     }
 
-    @ParameterizedTest(name = "{0} ranks, {1}")
-    @CsvSource({"1, plain", "2, lz4", "4, plain", "4, lz4"})
-    void everyFileReadsBackThroughTheRuntime(int ranks, String which) throws Exception {
+    @ParameterizedTest(name = "{0} ranks, {1}, unpack {2}")
+    @CsvSource({"1, plain, lazy", "2, lz4, background", "4, plain, eager", "4, lz4, background"})
+    void everyFileReadsBackThroughTheRuntime(int ranks, String which, String unpack) throws Exception {
         Path data = which.equals("lz4") ? lz4 : plain;
         String job = "t" + ranks + which + System.nanoTime();
         FanstoreProcess.Result r = ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 240, "run",
                 "--ranks", Integer.toString(ranks), "--data", data.toString(), "--only-rank", "0",
-                "--local-dir", work.toString(), "--", "sh", "-c",
+                "--unpack", unpack, "--local-dir", work.toString(), "--", "sh", "-c",
                 client() + " \"$FANSTORE_SHM_DIR\" " + work.resolve("keys.txt")));
         assertEquals(expected, readBack(r.stdout()), r.stderr());
         assertTrue(r.stderr().contains("fanstore: ready: " + ranks + " ranks, " + expected.size() + " files"),
