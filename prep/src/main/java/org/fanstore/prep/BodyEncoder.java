@@ -74,18 +74,22 @@ final class BodyEncoder
         return encodedLength * 21 <= rawLength * 20;
     }
 
-    /** Reads a small file whole and encodes it. */
-    EncodedBody encode(final Path source) throws IOException
+    /**
+     * Reads a small file of {@code size} bytes (the walk's lstat size) whole and encodes it. The walk's size is
+     * trusted rather than asked for again: an fstat per file is a syscall per file, and the table's size and
+     * mtime then come from the same lstat. A file that shrank since the walk is packed as it is now; one that
+     * grew, up to the walk's size.
+     */
+    EncodedBody encode(final Path source, final long size) throws IOException
     {
+        if (size > IN_MEMORY_LIMIT)
+        {
+            throw new IllegalArgumentException(source + ": " + size + " bytes is too large to read whole");
+        }
         final byte[] raw;
         final int length;
         try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ))
         {
-            final long size = in.size();
-            if (size > IN_MEMORY_LIMIT)
-            {
-                throw new IOException(source + " grew to " + size + " bytes while prep was running");
-            }
             raw = buffers.take((int)size);
             final ByteBuffer buffer = ByteBuffer.wrap(raw, 0, (int)size);
             int n;

@@ -19,7 +19,7 @@ import org.fanstore.prep.format.PartitionWriter;
 
 /**
  * Writes the planned partitions one after another. Worker threads read (and compress) small files ahead of
- * the writer, bounded by {@link #AHEAD_BYTES} and {@link #AHEAD_ENTRIES}; the single writer consumes their
+ * the writer, many per task ({@link ReadBatch}), bounded by {@link #AHEAD_BYTES} and {@link #AHEAD_ENTRIES}; the single writer consumes their
  * results strictly in table order, so the output does not depend on the number of threads. Large files are
  * streamed by the writer itself while the workers keep reading ahead. Each finished partition is synced on a
  * thread of its own while the writer moves on to the next one: an fsync can take a second on a busy disk, and on
@@ -29,6 +29,9 @@ final class PartitionPipeline
 {
     private static final long AHEAD_BYTES = 32L << 20;
     private static final int AHEAD_ENTRIES = 4096;
+    /** Slots per worker task ({@link ReadBatch}), fewer when their small files reach {@link #BATCH_BYTES}. */
+    private static final int BATCH_SLOTS = 64;
+    private static final long BATCH_BYTES = 1L << 20;
 
     private final Path dir;
     private final int threads;
@@ -37,7 +40,8 @@ final class PartitionPipeline
 
     private final List<Future<?>> syncs = new ArrayList<>();
     private SourceEntry[] slots;
-    private Future<BodyEncoder.EncodedBody>[] pending;
+    /** The batch reading each slot's file (null where the writer streams it or there is no body). */
+    private ReadBatch[] batches;
     private int submitted;
     private long aheadBytes;
 
@@ -55,7 +59,6 @@ final class PartitionPipeline
         this.progress = progress;
     }
 
-    @SuppressWarnings("unchecked")
     List<PartitionInfo> writeAll(final PartitionPlan plan) throws IOException, PrepException
     {
         final List<SourceEntry> order = new ArrayList<>();
@@ -77,7 +80,7 @@ final class PartitionPipeline
             }
         }
         slots = order.toArray(new SourceEntry[0]);
-        pending = new Future[slots.length];
+        batches = new ReadBatch[slots.length];
         progress.start(totalFiles, totalBytes);
 
         final ExecutorService pool = Executors.newFixedThreadPool(threads, r ->
@@ -169,10 +172,10 @@ final class PartitionPipeline
         }
         final long raw;
         final long stored;
-        if (pending[slot] != null)
+        if (batches[slot] != null)
         {
-            final BodyEncoder.EncodedBody body = await(pending[slot], e);
-            pending[slot] = null;
+            final BodyEncoder.EncodedBody body = await(batches[slot], slot, e);
+            batches[slot] = null;
             aheadBytes -= e.size();
             writer.addBody(e.toEntry(), body.codec(), body.rawLength(), body.rawCrc(), body.stored(),
                 body.storedLength());
@@ -202,29 +205,61 @@ final class PartitionPipeline
         progress.advance(e.size());
     }
 
-    /** Hands small files from {@code slot} on to the workers, as far ahead as the budgets allow. */
+    /**
+     * Hands small files from {@code slot} on to the workers, a whole batch at a time, as far ahead as the budgets
+     * allow (they may be overshot by one batch). Batches are only cut short by their byte limit or the last slot,
+     * so in the steady state, where the writer frees budget one entry at a time, tasks still carry many files.
+     */
     private void submitAhead(final ExecutorService pool, final int slot)
     {
         submitted = Math.max(submitted, slot);
         while (submitted < slots.length && submitted - slot < AHEAD_ENTRIES &&
             (aheadBytes < AHEAD_BYTES || submitted == slot))
         {
-            final SourceEntry e = slots[submitted];
-            if (e.isFile() && encoder.readsWhole(e.size()))
+            final int first = submitted;
+            final int end = Math.min(slots.length, first + BATCH_SLOTS);
+            final SourceEntry[] files = new SourceEntry[end - first];
+            long batchBytes = 0;
+            int batchFiles = 0;
+            int last = first;
+            for (; last < end && batchBytes < BATCH_BYTES; last++)
             {
-                pending[submitted] = pool.submit(() -> encoder.encode(e.source()));
-                aheadBytes += e.size();
+                final SourceEntry e = slots[last];
+                if (e.isFile() && encoder.readsWhole(e.size()))
+                {
+                    files[last - first] = e;
+                    batchBytes += e.size();
+                    batchFiles++;
+                }
             }
-            submitted++;
+            submitted = last;
+            if (batchFiles == 0)
+            {
+                continue;
+            }
+            final ReadBatch batch = new ReadBatch(encoder, first, files);
+            batch.submitTo(pool);
+            for (int s = first; s < last; s++)
+            {
+                if (files[s - first] != null)
+                {
+                    batches[s] = batch;
+                }
+            }
+            aheadBytes += batchBytes;
         }
     }
 
-    private BodyEncoder.EncodedBody await(final Future<BodyEncoder.EncodedBody> future, final SourceEntry e)
+    private BodyEncoder.EncodedBody await(final ReadBatch batch, final int slot, final SourceEntry e)
         throws IOException, PrepException
     {
         try
         {
-            return future.get();
+            return batch.take(slot);
+        }
+        catch (final IOException failure)
+        {
+            throw readFailure(e, failure);
         }
         catch (final InterruptedException interrupted)
         {
