@@ -13,12 +13,12 @@ import mpi.MPI;
 import mpi.Request;
 
 /**
- * The serving half of remote fetch. One dispatcher thread receives: it blocks in
- * {@code Recv(ANY_SOURCE, FETCH_REQUEST)} (measured 2-3x the request rate of an Iprobe loop). A request of
- * at most {@link #INLINE_MAX_BYTES} it serves itself: a hand-off to a worker adds a thread wake-up (a futex
- * wake and a context switch, on busy cores often tens of microseconds) to every small fetch, whose whole
- * transfer takes ~100 us. Larger requests go to a small worker pool that reads from the
- * {@link FetchSource} and sends the reply, so a large reply never delays the next request.
+ * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
+ * {@code Recv(ANY_SOURCE, FETCH_REQUEST)} (measured 2-3x the request rate of an Iprobe loop) and hands
+ * each request to a small worker pool that reads from the {@link FetchSource} and sends the reply, so a
+ * slow disk read or a large reply never delays the next request. (Serving small requests on the dispatcher
+ * thread itself saved a thread wake-up per fetch, but the 4-rank x 8-thread test then stalled about once in
+ * eight runs, with ranks waiting on replies that never came: taken out until that is understood.)
  *
  * <p>The dispatcher's receive is the one unbounded wait in this package, on purpose: it is idle waiting,
  * and it ends either by a shutdown request this rank sends itself or with the process (daemon thread).
@@ -26,10 +26,6 @@ import mpi.Request;
 final class FetchDispatcher {
     /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
-    /** Largest request served on the dispatcher thread: MpiWorld's default protocol switch limit, so the
-     * reply goes out eagerly (it never waits for the requester's clear-to-send) and one read of it from the
-     * page cache takes tens of microseconds. */
-    static final long INLINE_MAX_BYTES = 512 << 10;
 
     private final MpiWorld world;
     private final FetchSource source;
@@ -92,11 +88,7 @@ final class FetchDispatcher {
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN && request.requester() == world.rank()) {
                     return;
                 }
-                if (request.length() <= INLINE_MAX_BYTES) {
-                    serve(request);
-                } else {
-                    workers.execute(() -> serve(request));
-                }
+                workers.execute(() -> serve(request));
             }
         } catch (Throwable t) {
             failure = t;
@@ -178,6 +170,7 @@ final class FetchDispatcher {
 
     private void awaitSent(FetchProtocol.Request r, Request sending) throws Exception {
         if (BoundedWait.until(sending, BoundedWait.deadlineAfter(SEND_TIMEOUT)) == null) {
+            buffers.remove(); // MPJ may still read this array; never reuse it
             throw new IOException("reply to rank " + r.requester() + " stuck for " + SEND_TIMEOUT.toSeconds() + " s");
         }
     }
