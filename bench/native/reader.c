@@ -1,18 +1,32 @@
 /* reader: the paper's access pattern, stat + open + read + close per file, over a list of paths.
  *
- *   reader read|stat PASSES LIST_FILE
+ *   reader read|stat PASSES LIST_FILE [THREADS]
  *
  * Runs PASSES passes (the first ones warm caches) and reports the last: "files N seconds S files_per_s F
- * MB_per_s M". Exits 1 if any call fails, naming the path: a benchmark that silently skips files lies. */
+ * MB_per_s M". With THREADS > 1 the list is split into interleaved shares (thread t takes i % THREADS == t),
+ * so every thread sees small and big files alike. Exits 1 if any call fails, naming the path: a benchmark that
+ * silently skips files lies. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+static char **paths;
+static size_t n;
+static int read_mode;
+static int threads = 1;
+
+struct share {
+    int t;
+    long long bytes;
+    int failed;
+};
 
 static double now(void)
 {
@@ -21,21 +35,63 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static void *run_share(void *arg)
+{
+    struct share *sh = arg;
+    size_t bufsize = 1 << 20;
+    char *buf = malloc(bufsize);
+    for (size_t i = (size_t)sh->t; i < n && !sh->failed; i += (size_t)threads) {
+        struct stat st;
+        if (stat(paths[i], &st) != 0) {
+            fprintf(stderr, "reader: stat %s: %s\n", paths[i], strerror(errno));
+            sh->failed = 1;
+            break;
+        }
+        if (!read_mode)
+            continue;
+        int fd = open(paths[i], O_RDONLY);
+        if (fd < 0) {
+            fprintf(stderr, "reader: open %s: %s\n", paths[i], strerror(errno));
+            sh->failed = 1;
+            break;
+        }
+        ssize_t r;
+        long long got = 0;
+        while ((r = read(fd, buf, bufsize)) > 0)
+            got += r;
+        if (r < 0 || got != st.st_size) {
+            fprintf(stderr, "reader: read %s: %s (%lld of %lld bytes)\n", paths[i],
+                    r < 0 ? strerror(errno) : "short", got, (long long)st.st_size);
+            sh->failed = 1;
+        }
+        sh->bytes += got;
+        close(fd);
+    }
+    free(buf);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s read|stat PASSES LIST_FILE\n", argv[0]);
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: %s read|stat PASSES LIST_FILE [THREADS]\n", argv[0]);
         return 2;
     }
-    int read_mode = strcmp(argv[1], "read") == 0;
+    read_mode = strcmp(argv[1], "read") == 0;
     int passes = atoi(argv[2]);
+    if (argc == 5)
+        threads = atoi(argv[4]);
+    if (passes < 1 || threads < 1 || threads > 256) {
+        fprintf(stderr, "reader: PASSES >= 1 and 1 <= THREADS <= 256\n");
+        return 2;
+    }
     FILE *f = fopen(argv[3], "r");
     if (!f) {
         perror(argv[3]);
         return 2;
     }
-    size_t cap = 1024, n = 0;
-    char **paths = malloc(cap * sizeof *paths);
+    size_t cap = 1024;
+    paths = malloc(cap * sizeof *paths);
     char line[8192];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
@@ -44,36 +100,29 @@ int main(int argc, char **argv)
         paths[n++] = strdup(line);
     }
     fclose(f);
-    size_t bufsize = 1 << 20;
-    char *buf = malloc(bufsize);
     double t0 = 0, t1 = 0;
     long long bytes = 0;
+    struct share shares[256];
+    pthread_t tids[256];
     for (int p = 0; p < passes; p++) {
         bytes = 0;
         t0 = now();
-        for (size_t i = 0; i < n; i++) {
-            struct stat st;
-            if (stat(paths[i], &st) != 0) {
-                fprintf(stderr, "reader: stat %s: %s\n", paths[i], strerror(errno));
+        for (int t = 0; t < threads; t++) {
+            shares[t] = (struct share){.t = t};
+            if (pthread_create(&tids[t], NULL, run_share, &shares[t]) != 0) {
+                fprintf(stderr, "reader: cannot start thread %d\n", t);
                 return 1;
             }
-            if (!read_mode)
-                continue;
-            int fd = open(paths[i], O_RDONLY);
-            if (fd < 0) {
-                fprintf(stderr, "reader: open %s: %s\n", paths[i], strerror(errno));
-                return 1;
-            }
-            ssize_t r;
-            while ((r = read(fd, buf, bufsize)) > 0)
-                bytes += r;
-            if (r < 0) {
-                fprintf(stderr, "reader: read %s: %s\n", paths[i], strerror(errno));
-                return 1;
-            }
-            close(fd);
+        }
+        int failed = 0;
+        for (int t = 0; t < threads; t++) {
+            pthread_join(tids[t], NULL);
+            bytes += shares[t].bytes;
+            failed |= shares[t].failed;
         }
         t1 = now();
+        if (failed)
+            return 1;
     }
     double s = t1 - t0;
     printf("files %zu seconds %.4f files_per_s %.1f MB_per_s %.1f\n", n, s, n / s, bytes / s / 1e6);

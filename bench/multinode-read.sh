@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The multi-node read table (issue: multi-node reads at the transport's limit), end to end through the shim with
+# `fanstore run` defaults unless a row says otherwise, native ext4 measured in the same run.
+# Reader: bench/native/reader.c, stat + open + read + close of every file, 2 threads; "warm" = 3 passes, the last
+# reported; "first" = the one and only pass right after ready (what the first epoch sees).
+#   bench/multinode-read.sh [WORK_DIR] [MIB_PER_SET] [SIZES...]      e.g. bench/multinode-read.sh /tmp/mr 256 128K 2M
+# FANSTORE_RUNTIME_JAVA_OPTS is passed through (e.g. to compare runtime JVM flags).
+set -euo pipefail
+repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
+work="${1:-/tmp/fanstore-multinode}"; mib="${2:-256}"; shift 2 2>/dev/null || shift $#
+sizes=("$@"); [ ${#sizes[@]} -gt 0 ] || sizes=(128K 2M)
+threads=2
+mkdir -p "$work"
+gcc -O2 -Wall -Wextra -Werror -pthread -o "$work/reader" "$repo/bench/native/reader.c"
+reader="$work/reader"
+bytes_of() { case $1 in 128K) echo 131072;; 512K) echo 524288;; 2M) echo 2097152;; 8M) echo 8388608;; esac; }
+gen() { # gen DIR COUNT BYTES random|text
+  python3 - "$@" <<'PY'
+import os, random, sys
+d, count, size, kind = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+os.makedirs(d, exist_ok=True)
+rnd = random.Random(7)
+words = [("w%d" % i).encode() for i in range(400)]
+for i in range(count):
+    if kind == "random":
+        body = os.urandom(size)
+    else:  # CSV-like text, LZ4 ratio about 2.5
+        out = bytearray()
+        while len(out) < size:
+            out += b",".join(rnd.choice(words) + str(rnd.randrange(10**6)).encode() for _ in range(8)) + b"\n"
+        body = bytes(out[:size])
+    with open(os.path.join(d, "f%06d.bin" % i), "wb") as f:
+        f.write(body)
+PY
+}
+for s in "${sizes[@]}"; do
+  b=$(bytes_of "$s"); n=$(( mib * 1048576 / b ))
+  [ -f "$work/src/.done-$s-$mib" ] || { rm -rf "$work/src/rnd/$s" "$work/src/txt/$s"
+    gen "$work/src/rnd/$s" "$n" "$b" random; gen "$work/src/txt/$s" "$n" "$b" text; touch "$work/src/.done-$s-$mib"; }
+done
+rm -rf "$work/rnd.fs" "$work/txt.fs"
+"$repo/fanstore" prep --input "$work/src/rnd" --output "$work/rnd.fs" --name rnd --partitions 8 >/dev/null
+"$repo/fanstore" prep --input "$work/src/txt" --output "$work/txt.fs" --name txt --partitions 8 --compress lz4 >/dev/null
+for s in "${sizes[@]}"; do
+  for set in rnd txt; do
+    find "$work/src/$set/$s" -type f | sort > "$work/native-$set-$s.list"
+    sed "s|^$work/src/$set|/fanstore/$set|" "$work/native-$set-$s.list" > "$work/fs-$set-$s.list"
+  done
+done
+cache=$(( mib * 4 ))
+fsrun() { # fsrun PASSES SET SIZE RUN_ARGS...
+  local passes=$1 list="$work/fs-$2-$3.list" data="$work/$2.fs"; shift 3
+  "$repo/fanstore" run --data "$data" --local-dir "$work" --cache-mb "$cache" "$@" -- "$reader" read "$passes" "$list" "$threads" 2>"$work/run.err" \
+    || { echo "FAILED: $(grep -m1 -E 'reader:|fanstore' "$work/run.err" || tail -n1 "$work/run.err")" ; return 0; }
+}
+row() { # row SIZE CASE OUT NATIVE_FILES_PER_S
+  local fps mbs ratio
+  if [[ $3 == FAILED* ]]; then printf "| %-5s | %-34s | %10s | %8s | %6s |\n" "$1" "$2" "-" "-" "$3"; return; fi
+  fps=$(awk '{print $6}' <<<"$3"); mbs=$(awk '{print $8}' <<<"$3")
+  ratio=$(awk -v a="$fps" -v b="$4" 'BEGIN{printf "%.2f", a / b}')
+  printf "| %-5s | %-34s | %10.0f | %8.0f | %6s |\n" "$1" "$2" "$fps" "$mbs" "${ratio}x"
+}
+echo "# $(date -u '+%F %H:%M') UTC, commit $(git -C "$repo" rev-parse --short HEAD), $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, load $(cut -d' ' -f1-3 /proc/loadavg), ${mib} MiB per set, $threads reader threads${FANSTORE_RUNTIME_JAVA_OPTS:+, runtime opts: $FANSTORE_RUNTIME_JAVA_OPTS}"
+echo "| size  | case                               |    files/s |     MB/s | vs native |"
+echo "|-------|------------------------------------|-----------:|---------:|----------:|"
+for s in "${sizes[@]}"; do
+  nat=$("$reader" read 3 "$work/native-rnd-$s.list" "$threads"); natf=$(awk '{print $6}' <<<"$nat")
+  row "$s" "native ext4 warm" "$nat" "$natf"
+  row "$s" "1 rank --unpack eager, warm" "$(fsrun 3 rnd "$s" --ranks 1 --unpack eager)" "$natf"
+  row "$s" "1 rank default, first pass" "$(fsrun 1 rnd "$s" --ranks 1)" "$natf"
+  row "$s" "1 rank default, warm" "$(fsrun 3 rnd "$s" --ranks 1)" "$natf"
+  natt=$("$reader" read 3 "$work/native-txt-$s.list" "$threads"); nattf=$(awk '{print $6}' <<<"$natt")
+  row "$s" "native ext4 warm (text set)" "$natt" "$nattf"
+  row "$s" "1 rank LZ4 text, first pass" "$(fsrun 1 txt "$s" --ranks 1)" "$nattf"
+  row "$s" "1 rank LZ4 text, warm" "$(fsrun 3 txt "$s" --ranks 1)" "$nattf"
+  for r in 2 4; do
+    row "$s" "$r ranks, rank 0 reads all, first pass" "$(fsrun 1 rnd "$s" --ranks $r --only-rank 0)" "$natf"
+    row "$s" "$r ranks, rank 0 reads all, warm" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0)" "$natf"
+  done
+done
+# End of job: wall of `fanstore run --ranks 2 -- true` minus the load time its ready line reports.
+for i in 1 2 3; do
+  t0=$(date +%s.%N)
+  "$repo/fanstore" run --ranks 2 --local-dir "$work" --data "$work/rnd.fs" -- true 2>"$work/end.err"
+  t1=$(date +%s.%N)
+  load=$(grep -oE 'loaded in [0-9.]+ s \([0-9.]+ s wall' "$work/end.err" | grep -oE '[0-9.]+ s wall' | cut -d' ' -f1)
+  echo "job end: run -- true ${load:-?} s to ready, $(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.2f", b - a}') s wall, end overhead $(awk -v a="$t0" -v b="$t1" -v l="${load:-0}" 'BEGIN{printf "%.2f", b - a - l}') s"
+done
