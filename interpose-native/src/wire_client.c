@@ -76,7 +76,7 @@ static void futex_wake(_Atomic uint32_t *word, int count)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
 
-/* The version word is checked first and with acquire: the server stores it last, and a different word means a
+/* The version word is checked before any other field, with acquire: the server stores it last, and another word means a
  * runtime built with other structs (or a half-written header), whose other fields mean nothing to us. */
 static int check_layout(const fs_ctl_header *h, size_t size)
 {
