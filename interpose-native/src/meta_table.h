@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #define FS_META_MAGIC        "FANSMETA"
-#define FS_META_VERSION      1u
+#define FS_META_FORMAT       1u
 #define FS_META_HEADER_SIZE  128u
 #define FS_META_ENTRY_SIZE   72u
 
@@ -58,6 +58,12 @@ typedef struct fs_entry {
     uint32_t flags;
     uint32_t owner_rank;
 } fs_entry;
+
+/* The version word folds the format number and the struct sizes, one byte each (format << 24 | entry << 8 |
+ * header), so a shim built with other structs refuses the table (-EINVAL) instead of misreading it. */
+#define FS_META_VERSION ((FS_META_FORMAT << 24) | ((uint32_t)sizeof(fs_entry) << 8) | (uint32_t)sizeof(fs_meta_header))
+_Static_assert(sizeof(fs_entry) < 256 && sizeof(fs_meta_header) < 256, "each size fits its byte of the version");
+_Static_assert(FS_META_VERSION == 0x01004880u, "version word: MetadataTableDescriptor.VERSION says the same");
 
 typedef struct fs_table {
     const uint8_t  *base;

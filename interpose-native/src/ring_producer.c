@@ -12,19 +12,14 @@
 /* Agrona: maximum payload of a ManyToOneRingBuffer message is capacity / 8. */
 #define FS_RING_MAX_MSG_DIVISOR 8u
 
-static inline _Atomic int64_t *ring_position(const fs_ring *ring, uint32_t trailer_off)
+static inline fs_ring_trailer *trailer(const fs_ring *ring)
 {
-    return (_Atomic int64_t *)(ring->buf + ring->capacity + trailer_off);
+    return (fs_ring_trailer *)(ring->buf + ring->capacity);
 }
 
-static inline _Atomic int32_t *record_length(const fs_ring *ring, uint32_t index)
+static inline fs_ring_record *record_at(const fs_ring *ring, uint32_t index)
 {
-    return (_Atomic int32_t *)(ring->buf + index);
-}
-
-static inline int32_t *record_type(const fs_ring *ring, uint32_t index)
-{
-    return (int32_t *)(ring->buf + index + sizeof(int32_t));
+    return (fs_ring_record *)(ring->buf + index);
 }
 
 static inline uint32_t align_up(uint32_t value, uint32_t alignment)
@@ -46,8 +41,9 @@ int fs_ring_init(fs_ring *ring, void *base, uint32_t capacity)
 /* Refreshes the head cache from the real head; returns the head. */
 static int64_t refresh_head(const fs_ring *ring)
 {
-    const int64_t head = atomic_load_explicit(ring_position(ring, FS_RING_HEAD_OFF), memory_order_acquire);
-    atomic_store_explicit(ring_position(ring, FS_RING_HEAD_CACHE_OFF), head, memory_order_release);
+    fs_ring_trailer *t = trailer(ring);
+    const int64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
+    atomic_store_explicit(&t->head_cache, head, memory_order_release);
     return head;
 }
 
@@ -56,18 +52,19 @@ static int claim(const fs_ring *ring, uint32_t required, uint32_t *write_index_o
 {
     const uint32_t capacity = ring->capacity;
     const uint32_t mask = capacity - 1;
-    _Atomic int64_t *tail_pos = ring_position(ring, FS_RING_TAIL_OFF);
-    int64_t head = atomic_load_explicit(ring_position(ring, FS_RING_HEAD_CACHE_OFF), memory_order_acquire);
+    fs_ring_trailer *t = trailer(ring);
+    _Atomic int64_t *tail_pos = &t->tail;
+    int64_t head = atomic_load_explicit(&t->head_cache, memory_order_acquire);
     int64_t tail;
     uint32_t tail_index, padding, write_index;
 
     do {
         tail = atomic_load_explicit(tail_pos, memory_order_acquire);
         if ((int64_t)required > (int64_t)capacity - (tail - head)) {
-            head = atomic_load_explicit(ring_position(ring, FS_RING_HEAD_OFF), memory_order_acquire);
+            head = atomic_load_explicit(&t->head, memory_order_acquire);
             if ((int64_t)required > (int64_t)capacity - (tail - head))
                 return -EAGAIN;
-            atomic_store_explicit(ring_position(ring, FS_RING_HEAD_CACHE_OFF), head, memory_order_release);
+            atomic_store_explicit(&t->head_cache, head, memory_order_release);
         }
         padding = 0;
         tail_index = (uint32_t)tail & mask;
@@ -89,10 +86,11 @@ static int claim(const fs_ring *ring, uint32_t required, uint32_t *write_index_o
                                                     memory_order_acq_rel, memory_order_relaxed));
 
     if (padding != 0) {
-        atomic_store_explicit(record_length(ring, tail_index), -(int32_t)padding, memory_order_release);
+        fs_ring_record *pad = record_at(ring, tail_index);
+        atomic_store_explicit(&pad->length, -(int32_t)padding, memory_order_release);
         atomic_thread_fence(memory_order_release);
-        *record_type(ring, tail_index) = FS_RING_PADDING_TYPE;
-        atomic_store_explicit(record_length(ring, tail_index), (int32_t)padding, memory_order_release);
+        pad->type = FS_RING_PADDING_TYPE;
+        atomic_store_explicit(&pad->length, (int32_t)padding, memory_order_release);
     }
     *write_index_out = write_index;
     return 0;
@@ -102,17 +100,18 @@ int fs_ring_write(fs_ring *ring, int32_t type, const void *payload, uint32_t len
 {
     if (length > ring->capacity / FS_RING_MAX_MSG_DIVISOR)
         return -EMSGSIZE;
-    const uint32_t record_len = length + FS_RING_RECORD_HEADER;
+    const uint32_t record_len = length + (uint32_t)sizeof(fs_ring_record);
     uint32_t index;
     const int rc = claim(ring, align_up(record_len, FS_RING_ALIGNMENT), &index);
     if (rc != 0)
         return rc;
 
     /* Negative length first: the consumer stops here until the record is complete. */
-    atomic_store_explicit(record_length(ring, index), -(int32_t)record_len, memory_order_release);
+    fs_ring_record *record = record_at(ring, index);
+    atomic_store_explicit(&record->length, -(int32_t)record_len, memory_order_release);
     atomic_thread_fence(memory_order_release);
-    memcpy(ring->buf + index + FS_RING_RECORD_HEADER, payload, length);
-    *record_type(ring, index) = type;
-    atomic_store_explicit(record_length(ring, index), (int32_t)record_len, memory_order_release);
+    memcpy(record + 1, payload, length);
+    record->type = type;
+    atomic_store_explicit(&record->length, (int32_t)record_len, memory_order_release);
     return 0;
 }

@@ -1,6 +1,6 @@
 /* ring_producer: the producer half of an Agrona ManyToOneRingBuffer (Agrona 2.x layout) in shared memory.
- * Layout: shared/notes/libraries.md and the FS_RING_* offsets in wire_layout.h. Any number of producers
- * (threads or processes) write concurrently; the Java runtime is the single consumer.
+ * Layout: fs_ring_trailer and fs_ring_record in wire_layout.h (spec: runtime/.../shm/README.md). Any number
+ * of producers (threads or processes) write concurrently; the Java runtime is the single consumer.
  * Invariants: positions only grow; a claimed record is marked at once with a negative length so the consumer
  * stops in front of it, and published by a release store of its positive length after type and payload. */
 #ifndef FANSTORE_RING_PRODUCER_H

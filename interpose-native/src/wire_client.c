@@ -20,14 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the slot claim word assumes little-endian");
-
 /* Pause between sweeps over a full slot table or attempts on a full ring: short, but a sleep, not a spin. */
 #define FS_BUSY_RETRY_NS 200000L
 #define FS_NS_PER_SEC    1000000000LL
 
 struct fs_wire {
-    uint8_t *base;
+    fs_ctl_header *header;  /* start of the mapping */
     size_t size;
     uint32_t slot_count;
     uint32_t slot_size;
@@ -52,9 +50,6 @@ static void init_pid(void)
     refresh_pid();
     pthread_atfork(NULL, NULL, refresh_pid);
 }
-
-static inline _Atomic uint32_t *u32_at(uint8_t *p, size_t off) { return (_Atomic uint32_t *)(p + off); }
-static inline _Atomic uint64_t *u64_at(uint8_t *p, size_t off) { return (_Atomic uint64_t *)(p + off); }
 
 static inline int64_t now_ns(void)
 {
@@ -81,27 +76,22 @@ static void futex_wake(_Atomic uint32_t *word, int count)
     syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE, count, NULL, NULL, 0);
 }
 
-static inline uint32_t rd32(const uint8_t *p, size_t off) { uint32_t v; memcpy(&v, p + off, sizeof v); return v; }
-static inline uint64_t rd64(const uint8_t *p, size_t off) { uint64_t v; memcpy(&v, p + off, sizeof v); return v; }
-
-static int check_layout(const uint8_t *b, size_t size, uint32_t *slots, uint32_t *slot_size, uint32_t *cap)
+/* The version word is checked before any other field, with acquire: the server stores it last, and another word means a
+ * runtime built with other structs (or a half-written header), whose other fields mean nothing to us. */
+static int check_layout(const fs_ctl_header *h, size_t size)
 {
-    if (memcmp(b + FS_CTL_MAGIC_OFF, FS_CTL_MAGIC, sizeof(FS_CTL_MAGIC) - 1) != 0)
+    if (memcmp(h->magic, FS_CTL_MAGIC, sizeof h->magic) != 0)
         return -EPROTO;
-    if (atomic_load_explicit(u32_at((uint8_t *)b, FS_CTL_VERSION_OFF), memory_order_acquire) != FS_CTL_VERSION)
+    if (atomic_load_explicit(&h->version, memory_order_acquire) != FS_CTL_VERSION)
         return -EPROTO;
-    *slots = rd32(b, FS_CTL_SLOT_COUNT_OFF);
-    *slot_size = rd32(b, FS_CTL_SLOT_SIZE_OFF);
-    *cap = rd32(b, FS_CTL_RING_CAPACITY_OFF);
-    const uint64_t ring_off = rd64(b, FS_CTL_RING_OFFSET_OFF);
-    const uint64_t slots_off = rd64(b, FS_CTL_SLOTS_OFFSET_OFF);
-    if (*slots == 0 || *slot_size < 2 * FS_SLOT_PAYLOAD_OFF || *slot_size % FS_SLOT_ALIGNMENT != 0)
+    const uint32_t slots = h->slot_count, slot_size = h->slot_size, cap = h->ring_capacity;
+    if (slots == 0 || slot_size < 2 * sizeof(fs_slot_header) || slot_size % FS_SLOT_ALIGNMENT != 0)
         return -EPROTO;
-    if (*cap == 0 || (*cap & (*cap - 1)) != 0 || ring_off != FS_CTL_HEADER_SIZE)
+    if (cap == 0 || (cap & (cap - 1)) != 0 || h->ring_offset != FS_CTL_HEADER_SIZE)
         return -EPROTO;
-    if (slots_off < ring_off + *cap + FS_RING_TRAILER_LENGTH || slots_off % FS_CTL_HEADER_SIZE != 0)
+    if (h->slots_offset < h->ring_offset + cap + sizeof(fs_ring_trailer) || h->slots_offset % FS_CTL_HEADER_SIZE != 0)
         return -EPROTO;
-    if (slots_off + (uint64_t)*slots * *slot_size > size)
+    if (h->slots_offset + (uint64_t)slots * slot_size > size)
         return -EPROTO;
     return 0;
 }
@@ -133,24 +123,24 @@ int fs_wire_attach(fs_wire **out, const char *ctl_path)
     if (rc != 0)
         return rc;
 
-    uint32_t slots, slot_size, cap;
-    rc = check_layout(map, (size_t)st.st_size, &slots, &slot_size, &cap);
+    fs_ctl_header *h = map;
+    rc = check_layout(h, (size_t)st.st_size);
     fs_wire *w = rc == 0 ? calloc(1, sizeof *w) : NULL;
     if (rc == 0 && w == NULL)
         rc = -ENOMEM;
     if (rc == 0)
-        rc = fs_ring_init(&w->ring, (uint8_t *)map + FS_CTL_HEADER_SIZE, cap);
+        rc = fs_ring_init(&w->ring, (uint8_t *)map + h->ring_offset, h->ring_capacity);
     if (rc != 0) {
         free(w);
         munmap(map, (size_t)st.st_size);
         return rc;
     }
-    w->base = map;
+    w->header = h;
     w->size = (size_t)st.st_size;
-    w->slot_count = slots;
-    w->slot_size = slot_size;
-    w->response_off = FS_SLOT_PAYLOAD_OFF + (slot_size - FS_SLOT_PAYLOAD_OFF) / 2;
-    w->slots = (uint8_t *)map + rd64(map, FS_CTL_SLOTS_OFFSET_OFF);
+    w->slot_count = h->slot_count;
+    w->slot_size = h->slot_size;
+    w->response_off = fs_slot_response_offset(h->slot_size);
+    w->slots = (uint8_t *)map + h->slots_offset;
     *out = w;
     return 0;
 }
@@ -159,22 +149,22 @@ void fs_wire_detach(fs_wire *w)
 {
     if (w == NULL)
         return;
-    munmap(w->base, w->size);
+    munmap(w->header, w->size);
     free(w);
 }
 
 /* The runtime is alive if it says RUNNING and its heartbeat is recent. */
 static int server_alive(const fs_wire *w, int64_t now)
 {
-    if (atomic_load_explicit(u32_at(w->base, FS_CTL_SERVER_STATE_OFF), memory_order_acquire) != FS_SERVER_RUNNING)
+    if (atomic_load_explicit(&w->header->server_state, memory_order_acquire) != FS_SERVER_RUNNING)
         return 0;
-    const int64_t beat = (int64_t)atomic_load_explicit(u64_at(w->base, FS_CTL_HEARTBEAT_OFF), memory_order_acquire);
+    const int64_t beat = atomic_load_explicit(&w->header->heartbeat_ns, memory_order_acquire);
     return now - beat <= FS_HEARTBEAT_STALE_NS;
 }
 
-static inline uint8_t *slot_at(const fs_wire *w, uint32_t index)
+static inline fs_slot_header *slot_at(const fs_wire *w, uint32_t index)
 {
-    return w->slots + (size_t)index * w->slot_size;
+    return (fs_slot_header *)(w->slots + (size_t)index * w->slot_size);
 }
 
 /* One pass over all slots from this thread's hint; the CAS takes state and owner together. */
@@ -183,7 +173,7 @@ static int try_claim(const fs_wire *w, uint64_t claimed_word, uint32_t *index_ou
     const uint32_t n = w->slot_count;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t index = (slot_hint + i) % n;
-        _Atomic uint64_t *word = u64_at(slot_at(w, index), FS_SLOT_CLAIM_WORD_OFF);
+        _Atomic uint64_t *word = &slot_at(w, index)->claim_word;
         uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
         if ((uint32_t)seen != FS_SLOT_FREE)
             continue;
@@ -216,9 +206,9 @@ static int claim_slot(const fs_wire *w, int64_t deadline, uint32_t *index_out)
 /* Posts {slot, sequence} and rings the doorbell; a full ring is retried until the deadline. */
 static int post_request(fs_wire *w, uint32_t index, uint32_t sequence, int64_t deadline)
 {
-    const uint32_t record[2] = { index, sequence };
+    const fs_ring_request record = { .slot = index, .sequence = sequence };
     for (;;) {
-        const int rc = fs_ring_write(&w->ring, FS_RING_MSG_OPEN_REQUEST, record, FS_RING_REQUEST_LENGTH);
+        const int rc = fs_ring_write(&w->ring, FS_RING_MSG_OPEN_REQUEST, &record, sizeof record);
         if (rc == 0)
             break;
         const int64_t now = now_ns();
@@ -226,16 +216,16 @@ static int post_request(fs_wire *w, uint32_t index, uint32_t sequence, int64_t d
             return -EIO;
         sleep_ns(FS_BUSY_RETRY_NS);
     }
-    _Atomic uint32_t *doorbell = u32_at(w->base, FS_CTL_DOORBELL_OFF);
+    _Atomic uint32_t *doorbell = &w->header->doorbell;
     atomic_fetch_add_explicit(doorbell, 1, memory_order_release);
     futex_wake(doorbell, 1);
     return 0;
 }
 
 /* Waits for DONE. Returns 0 on DONE, -EIO after abandoning the slot (or losing it, which a live owner never does). */
-static int await_answer(const fs_wire *w, uint8_t *slot, int64_t deadline)
+static int await_answer(const fs_wire *w, fs_slot_header *slot, int64_t deadline)
 {
-    _Atomic uint32_t *state = u32_at(slot, FS_SLOT_STATE_OFF);
+    _Atomic uint32_t *state = &slot->state;
     for (;;) {
         const uint32_t s = atomic_load_explicit(state, memory_order_acquire);
         if (s == FS_SLOT_DONE)
@@ -256,17 +246,17 @@ static int await_answer(const fs_wire *w, uint8_t *slot, int64_t deadline)
 }
 
 /* Copies the answer out of a DONE slot; returns 0 or the negative errno the runtime chose. */
-static int take_answer(const fs_wire *w, const uint8_t *slot, char *out, size_t cap)
+static int take_answer(const fs_wire *w, const fs_slot_header *slot, char *out, size_t cap)
 {
-    const int32_t result = (int32_t)rd32(slot, FS_SLOT_RESULT_OFF);
+    const int32_t result = slot->result;
     if (result < 0)
         return result;
-    const uint32_t len = rd32(slot, FS_SLOT_RESP_LEN_OFF);
+    const uint32_t len = slot->response_length;
     if (len >= w->slot_size - w->response_off)
         return -EPROTO;
     if ((size_t)len + 1 > cap)
         return -ENAMETOOLONG;
-    memcpy(out, slot + w->response_off, len);
+    memcpy(out, (const uint8_t *)slot + w->response_off, len);
     out[len] = '\0';
     return 0;
 }
@@ -276,7 +266,7 @@ int fs_wire_open(fs_wire *w, const char *key, size_t key_len, uint32_t entry_ind
 {
     if (w == NULL || key == NULL || out == NULL || cap == 0)
         return -EINVAL;
-    if (key_len + 1 > w->response_off - FS_SLOT_PAYLOAD_OFF)
+    if (key_len + 1 > w->response_off - sizeof(fs_slot_header))
         return -ENAMETOOLONG;
     const int64_t start = now_ns();
     if (!server_alive(w, start))
@@ -287,22 +277,21 @@ int fs_wire_open(fs_wire *w, const char *key, size_t key_len, uint32_t entry_ind
     int rc = claim_slot(w, deadline, &index);
     if (rc != 0)
         return rc;
-    uint8_t *slot = slot_at(w, index);
-    const uint32_t sequence = rd32(slot, FS_SLOT_SEQUENCE_OFF) + 1;
-    const uint32_t request_len = (uint32_t)key_len + 1;
-    const int32_t no_result = 0;
-    memcpy(slot + FS_SLOT_SEQUENCE_OFF, &sequence, sizeof sequence);
-    memcpy(slot + FS_SLOT_OP_OFF, &(uint32_t){ FS_OP_OPEN }, sizeof(uint32_t));
-    memcpy(slot + FS_SLOT_FLAGS_OFF, &open_flags, sizeof open_flags);
-    memcpy(slot + FS_SLOT_RESULT_OFF, &no_result, sizeof no_result);
-    memcpy(slot + FS_SLOT_REQ_LEN_OFF, &request_len, sizeof request_len);
-    memcpy(slot + FS_SLOT_RESP_LEN_OFF, &no_result, sizeof no_result);
-    memcpy(slot + FS_SLOT_ENTRY_OFF, &entry_index, sizeof entry_index);
-    memcpy(slot + FS_SLOT_GENERATION_OFF, &generation, sizeof generation);
-    memcpy(slot + FS_SLOT_PAYLOAD_OFF, key, key_len);
-    slot[FS_SLOT_PAYLOAD_OFF + key_len] = '\0';
+    fs_slot_header *slot = slot_at(w, index);
+    const uint32_t sequence = slot->sequence + 1;
+    slot->sequence = sequence;
+    slot->op = FS_OP_OPEN;
+    slot->flags = open_flags;
+    slot->result = 0;
+    slot->request_length = (uint32_t)key_len + 1;
+    slot->response_length = 0;
+    slot->entry_index = entry_index;
+    slot->generation = generation;
+    char *payload = (char *)(slot + 1);
+    memcpy(payload, key, key_len);
+    payload[key_len] = '\0';
 
-    _Atomic uint32_t *state = u32_at(slot, FS_SLOT_STATE_OFF);
+    _Atomic uint32_t *state = &slot->state;
     atomic_store_explicit(state, FS_SLOT_SUBMITTED, memory_order_release);  /* publishes the request fields */
     rc = post_request(w, index, sequence, deadline);
     if (rc != 0) {

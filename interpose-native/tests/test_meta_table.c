@@ -192,6 +192,24 @@ static void test_malformed_vectors(void)
     CHECK(refused >= 10, "malformed.expect lists %d tables", refused);
 }
 
+/* A table from a build whose fs_entry grew to 80 bytes: only its version word says so, and that is enough. */
+static void test_other_struct_sizes_refused(void)
+{
+    FILE *f = fopen(vector_path("entry-size-80.tbl"), "rb");
+    CHECK(f != NULL, "entry-size-80.tbl");
+    if (f == NULL)
+        return;
+    fs_meta_header h;
+    CHECK(fread(&h, sizeof h, 1, f) == 1, "header");
+    fclose(f);
+    CHECK(h.version != FS_META_VERSION && ((h.version >> 8) & 0xffu) == 80u, "version word %#x", h.version);
+    fs_table t;
+    errno = EXDEV;
+    CHECK(fs_table_open(vector_path("entry-size-80.tbl"), &t) == -EINVAL, "other entry size must be refused");
+    CHECK(errno == EXDEV && t.base == NULL, "refused cleanly");
+    CHECK(FS_META_VERSION == ((1u << 24) | (sizeof(fs_entry) << 8) | sizeof(fs_meta_header)), "version word");
+}
+
 static void test_open_errors_keep_errno(void)
 {
     fs_table t;
@@ -271,6 +289,7 @@ int main(void)
     test_fnv_reference_values();
     test_basic_vectors();
     test_malformed_vectors();
+    test_other_struct_sizes_refused();
     test_open_errors_keep_errno();
     test_random_corruption();
     if (failures)

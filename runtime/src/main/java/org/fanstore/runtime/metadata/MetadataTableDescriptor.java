@@ -9,8 +9,8 @@ public final class MetadataTableDescriptor
 {
     /** "FANSMETA" in ASCII, as the first 8 bytes of the file. */
     public static final byte[] MAGIC = {'F', 'A', 'N', 'S', 'M', 'E', 'T', 'A'};
-    /** The only version this code reads or writes. */
-    public static final int VERSION = 1;
+    /** Format number, the top byte of {@link #VERSION}. */
+    public static final int FORMAT_VERSION = 1;
     /** Bytes in the header; the entries follow it. */
     public static final int HEADER_LENGTH = 128;
     /** Sections (entries, buckets, children, strings) start at multiples of this. */
@@ -18,7 +18,7 @@ public final class MetadataTableDescriptor
 
     /** Header: the magic. */
     public static final int MAGIC_OFFSET = 0;
-    /** Header: u32 format version. */
+    /** Header: u32 version word, {@link #VERSION}. */
     public static final int VERSION_OFFSET = 8;
     /** Header: u32 header length, always {@link #HEADER_LENGTH}. */
     public static final int HEADER_LENGTH_OFFSET = 12;
@@ -57,6 +57,12 @@ public final class MetadataTableDescriptor
 
     /** Bytes per entry. */
     public static final int ENTRY_LENGTH = 72;
+    /**
+     * The only version word this code reads or writes: the format number and the structure sizes, one byte each
+     * ({@code FORMAT_VERSION << 24 | ENTRY_LENGTH << 8 | HEADER_LENGTH}, byte 2 zero), so a reader built with
+     * other structures refuses the table at open instead of reading fields at the wrong offsets.
+     */
+    public static final int VERSION = FORMAT_VERSION << 24 | ENTRY_LENGTH << 8 | HEADER_LENGTH;
     /** Entry: u64 FNV-1a 64 hash of the key. */
     public static final int ENTRY_HASH_OFFSET = 0;
     /** Entry: u64 st_size. */
@@ -109,6 +115,13 @@ public final class MetadataTableDescriptor
 
     private MetadataTableDescriptor()
     {
+    }
+
+    /** A version word spelled out, for error messages. */
+    public static String describeVersion(final int version)
+    {
+        return String.format("0x%08x (format %d, entry %d bytes, header %d bytes)", version, version >>> 24,
+            version >>> 8 & 0xff, version & 0xff);
     }
 
     /** File offset of entry {@code index} given the entries section offset. */

@@ -55,7 +55,9 @@ final class MetadataTableLayout
         {
             require(b.getByte(MAGIC_OFFSET + i) == MAGIC[i], "bad magic");
         }
-        require(b.getInt(VERSION_OFFSET, LITTLE_ENDIAN) == VERSION, "unsupported version");
+        final int version = b.getInt(VERSION_OFFSET, LITTLE_ENDIAN);
+        require(version == VERSION, "version word " + describeVersion(version) + ", but this build reads "
+            + describeVersion(VERSION) + ": runtime and reader from different builds?");
         require(b.getInt(HEADER_LENGTH_OFFSET, LITTLE_ENDIAN) == HEADER_LENGTH, "bad header length");
         require(b.getLong(TOTAL_LENGTH_OFFSET, LITTLE_ENDIAN) == length, "recorded length is not the file length");
         final long entries = b.getLong(ENTRY_COUNT_OFFSET, LITTLE_ENDIAN);

@@ -56,8 +56,14 @@ final class ControlFile
     static ControlFile create(final Path path, final int slotCount, final int slotSize, final int ringCapacity)
         throws IOException
     {
-        if (slotCount <= 0 || slotSize < MIN_SLOT_SIZE || slotSize % SLOT_ALIGNMENT != 0
-            || !BitUtil.isPowerOfTwo(ringCapacity) || ringCapacity < ManyToOneRingBuffer.MIN_CAPACITY)
+        return create(path, slotCount, slotSize, ringCapacity, (int)ProcessHandle.current().pid(), System.nanoTime());
+    }
+
+    /** As {@link #create(Path, int, int, int)} with a given server pid and first heartbeat (golden images). */
+    static ControlFile create(final Path path, final int slotCount, final int slotSize, final int ringCapacity,
+        final int serverPid, final long heartbeat) throws IOException
+    {
+        if (!layoutValid(slotCount, slotSize, ringCapacity))
         {
             throw new IllegalArgumentException("bad layout: slots=" + slotCount + " slotSize=" + slotSize
                 + " ringCapacity=" + ringCapacity);
@@ -77,8 +83,65 @@ final class ControlFile
             mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
         }
         final ControlFile file = new ControlFile(path, mapped, slotCount, slotSize, ringCapacity);
-        file.writeHeader();
+        file.writeHeader(serverPid, heartbeat);
         return file;
+    }
+
+    private static boolean layoutValid(final int slotCount, final int slotSize, final int ringCapacity)
+    {
+        return slotCount > 0 && slotSize >= MIN_SLOT_SIZE && slotSize % SLOT_ALIGNMENT == 0
+            && BitUtil.isPowerOfTwo(ringCapacity) && ringCapacity >= ManyToOneRingBuffer.MIN_CAPACITY;
+    }
+
+    /**
+     * Maps an existing control file and checks its header as the shim's attach does: magic, then the version word
+     * (a file written with other structure sizes is refused, naming both), then a layout that fits the file.
+     * @throws IOException naming the file and the first fault
+     */
+    static ControlFile open(final Path path) throws IOException
+    {
+        final MappedByteBuffer mapped;
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE))
+        {
+            final long length = channel.size();
+            if (length < HEADER_SIZE || length > Integer.MAX_VALUE)
+            {
+                throw new IOException(path + ": not a control file: length " + length);
+            }
+            mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+        }
+        final UnsafeBuffer header = new UnsafeBuffer(mapped);
+        try
+        {
+            final byte[] magic = new byte[MAGIC.length()];
+            header.getBytes(MAGIC_OFFSET, magic);
+            if (!MAGIC.equals(new String(magic, StandardCharsets.US_ASCII)))
+            {
+                throw new IOException(path + ": not a control file: bad magic");
+            }
+            final int version = header.getIntVolatile(VERSION_OFFSET);
+            if (version != VERSION)
+            {
+                throw new IOException(path + ": control file layout " + describeVersion(version)
+                    + ", but this build uses " + describeVersion(VERSION) + ": runtime and shim from different builds?");
+            }
+            final int slotCount = header.getInt(SLOT_COUNT_OFFSET);
+            final int slotSize = header.getInt(SLOT_SIZE_OFFSET);
+            final int ringCapacity = header.getInt(RING_CAPACITY_OFFSET);
+            if (!layoutValid(slotCount, slotSize, ringCapacity) || header.getLong(RING_OFFSET_OFFSET) != HEADER_SIZE
+                || header.getLong(SLOTS_OFFSET_OFFSET) != slotsOffset(ringCapacity)
+                || fileLength(slotCount, slotSize, ringCapacity) > mapped.capacity())
+            {
+                throw new IOException(path + ": malformed control file: slots=" + slotCount + " slotSize=" + slotSize
+                    + " ringCapacity=" + ringCapacity + " length=" + mapped.capacity());
+            }
+            return new ControlFile(path, mapped, slotCount, slotSize, ringCapacity);
+        }
+        catch (final IOException e)
+        {
+            IoUtil.unmap(mapped);
+            throw e;
+        }
     }
 
     /**
@@ -113,7 +176,7 @@ final class ControlFile
         Files.delete(path);
     }
 
-    private void writeHeader()
+    private void writeHeader(final int serverPid, final long heartbeat)
     {
         buffer.putBytes(MAGIC_OFFSET, MAGIC.getBytes(StandardCharsets.US_ASCII));
         buffer.putInt(SLOT_COUNT_OFFSET, slotCount);
@@ -121,8 +184,8 @@ final class ControlFile
         buffer.putInt(RING_CAPACITY_OFFSET, ringCapacity);
         buffer.putLong(RING_OFFSET_OFFSET, HEADER_SIZE);
         buffer.putLong(SLOTS_OFFSET_OFFSET, slotsOffset);
-        buffer.putInt(SERVER_PID_OFFSET, (int)ProcessHandle.current().pid());
-        buffer.putLong(HEARTBEAT_OFFSET, System.nanoTime());
+        buffer.putInt(SERVER_PID_OFFSET, serverPid);
+        buffer.putLong(HEARTBEAT_OFFSET, heartbeat);
         buffer.putInt(SERVER_STATE_OFFSET, SERVER_RUNNING);
         buffer.putIntRelease(VERSION_OFFSET, VERSION);
     }
@@ -138,9 +201,88 @@ final class ControlFile
         return buffer.addressOffset() + headerOffset;
     }
 
+    int serverPid()
+    {
+        return buffer.getInt(SERVER_PID_OFFSET);
+    }
+
+    int serverState()
+    {
+        return buffer.getIntVolatile(SERVER_STATE_OFFSET);
+    }
+
+    long heartbeat()
+    {
+        return buffer.getLongVolatile(HEARTBEAT_OFFSET);
+    }
+
     int slotOffset(final int slot)
     {
         return (int)(slotsOffset + (long)slot * slotSize);
+    }
+
+    int slotSequence(final int slot)
+    {
+        return buffer.getInt(slotOffset(slot) + SLOT_SEQUENCE_OFFSET);
+    }
+
+    int slotOp(final int slot)
+    {
+        return buffer.getInt(slotOffset(slot) + SLOT_OP_OFFSET);
+    }
+
+    /** The key length the client claims (its request length minus the NUL); not yet checked against the slot. */
+    int requestKeyLength(final int slot)
+    {
+        return buffer.getInt(slotOffset(slot) + SLOT_REQUEST_LENGTH_OFFSET) - 1;
+    }
+
+    /** Copies a submitted request out of its slot; {@code keyLength} must have been checked against the slot. */
+    Request readRequest(final int slot, final int keyLength)
+    {
+        final int base = slotOffset(slot);
+        final byte[] key = new byte[keyLength];
+        buffer.getBytes(base + SLOT_PAYLOAD_OFFSET, key);
+        return new Request(buffer.getInt(base + SLOT_OP_OFFSET), buffer.getInt(base + SLOT_FLAGS_OFFSET),
+            buffer.getInt(base + SLOT_ENTRY_OFFSET), buffer.getLong(base + SLOT_GENERATION_OFFSET), key);
+    }
+
+    /**
+     * Writes an answer's result and response (path + NUL, or nothing) into a slot; a path that does not fit the
+     * response area turns the answer into -ENAMETOOLONG. The state is the caller's to publish.
+     */
+    void putResponse(final int slot, final int result, final byte[] path)
+    {
+        final int base = slotOffset(slot);
+        final int responseOffset = base + responseOffset(slotSize);
+        int status = result;
+        int length = 0;
+        if (path != null && path.length >= maxResponseLength(slotSize))
+        {
+            status = -Errno.ENAMETOOLONG;
+        }
+        else if (path != null)
+        {
+            buffer.putBytes(responseOffset, path);
+            buffer.putByte(responseOffset + path.length, (byte)0);
+            length = path.length;
+        }
+        buffer.putInt(base + SLOT_RESPONSE_LENGTH_OFFSET, length);
+        buffer.putInt(base + SLOT_RESULT_OFFSET, status);
+    }
+
+    int result(final int slot)
+    {
+        return buffer.getInt(slotOffset(slot) + SLOT_RESULT_OFFSET);
+    }
+
+    /** The response payload of an answered slot, without its NUL. */
+    byte[] response(final int slot)
+    {
+        final int base = slotOffset(slot);
+        final byte[] path = new byte[buffer.getInt(base + SLOT_RESPONSE_LENGTH_OFFSET)];
+        buffer.getBytes(base + responseOffset(slotSize), path);
+        return path;
     }
 
     long slotStateAddress(final int slot)

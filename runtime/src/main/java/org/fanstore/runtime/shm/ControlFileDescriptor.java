@@ -2,21 +2,35 @@ package org.fanstore.runtime.shm;
 
 /**
  * Byte offsets and constants of the control file {@code ctl} (request ring + response slots).
- * Specification: README.md in this package; C twin: interpose-native/src/wire_layout.h (same names).
+ * Specification: README.md in this package; C twin: interpose-native/src/wire_layout.h (the same layout as
+ * structs); golden image both sides parse: tests/vectors/ctl/.
  * All integers are native-endian; the claim word of a slot assumes little-endian (x86-64, aarch64).
  */
 public final class ControlFileDescriptor
 {
     /** Magic at offset 0, ASCII. */
     public static final String MAGIC = "FANSCTL1";
-    /** Protocol version; a client refuses any other. */
-    public static final int VERSION = 1;
-    /** Header size; the ring starts here. */
+    /** Protocol format number, the top byte of {@link #VERSION}. */
+    public static final int FORMAT_VERSION = 1;
+    /** Bytes of header fields (C: {@code sizeof(fs_ctl_header)}); the rest of the header page is zero. */
+    public static final int HEADER_FIELDS_LENGTH = 64;
+    /** Bytes of a slot's fixed fields (C: {@code sizeof(fs_slot_header)}); the payload follows. */
+    public static final int SLOT_HEADER_LENGTH = 64;
+    /** Payload of a ring record (C: {@code sizeof(fs_ring_request)}): u32 slot index, u32 slot sequence. */
+    public static final int RING_REQUEST_LENGTH = 8;
+    /**
+     * The version word: the format number and the size of every structure both sides must agree on, one byte
+     * each, so a runtime and a shim built with different structures refuse each other at attach:
+     * {@code FORMAT_VERSION << 24 | RING_REQUEST_LENGTH << 16 | SLOT_HEADER_LENGTH << 8 | HEADER_FIELDS_LENGTH}.
+     */
+    public static final int VERSION = versionWord(FORMAT_VERSION, RING_REQUEST_LENGTH, SLOT_HEADER_LENGTH,
+        HEADER_FIELDS_LENGTH);
+    /** Header page size; the ring starts here. */
     public static final int HEADER_SIZE = 4096;
 
     /** 8 bytes: magic. */
     public static final int MAGIC_OFFSET = 0;
-    /** 4 bytes: protocol version, written last (release) so a client never sees a half-written header. */
+    /** 4 bytes: the version word {@link #VERSION}, stored last (release): a client never sees a half-written header. */
     public static final int VERSION_OFFSET = 8;
     /** 4 bytes: slot count S. */
     public static final int SLOT_COUNT_OFFSET = 12;
@@ -36,6 +50,8 @@ public final class ControlFileDescriptor
     public static final int HEARTBEAT_OFFSET = 48;
     /** 4 bytes: doorbell futex word; clients add 1 and wake it after each ring record. */
     public static final int DOORBELL_OFFSET = 56;
+    /** 4 bytes: reserved, zero; the header fields end after it. */
+    public static final int HEADER_RESERVED_OFFSET = 60;
 
     /** Server state: serving. */
     public static final int SERVER_RUNNING = 1;
@@ -44,10 +60,18 @@ public final class ControlFileDescriptor
 
     /** Agrona ring trailer length (tail, head cache, head, correlation, heartbeat, each padded to 128). */
     public static final int RING_TRAILER_LENGTH = 768;
+    /** 8 bytes in the trailer (after the ring's capacity): tail position, producers claim by CAS. */
+    public static final int RING_TAIL_POSITION_OFFSET = 128;
+    /** 8 bytes in the trailer: producers' cached copy of the head position. */
+    public static final int RING_HEAD_CACHE_POSITION_OFFSET = 256;
+    /** 8 bytes in the trailer: head position, the consumer's. */
+    public static final int RING_HEAD_POSITION_OFFSET = 384;
+    /** Ring record header: i32 length (header + payload; negative while written), i32 type. */
+    public static final int RING_RECORD_HEADER_LENGTH = 8;
+    /** Ring records start at multiples of this. */
+    public static final int RING_RECORD_ALIGNMENT = 8;
     /** Ring record type of an OPEN request. */
     public static final int RING_MSG_OPEN_REQUEST = 1;
-    /** Payload of a ring record: u32 slot index, u32 slot sequence. */
-    public static final int RING_REQUEST_LENGTH = 8;
     /** Offset of the slot index inside a ring record's payload. */
     public static final int RING_REQUEST_SLOT_OFFSET = 0;
     /** Offset of the slot sequence inside a ring record's payload. */
@@ -78,7 +102,7 @@ public final class ControlFileDescriptor
     /** 8 bytes: table generation the client used. */
     public static final int SLOT_GENERATION_OFFSET = 40;
     /** Request payload starts here; the response payload starts halfway through the rest of the slot. */
-    public static final int SLOT_PAYLOAD_OFFSET = 64;
+    public static final int SLOT_PAYLOAD_OFFSET = SLOT_HEADER_LENGTH;
 
     /** Slot state: free to claim. */
     public static final int SLOT_FREE = 0;
@@ -107,6 +131,19 @@ public final class ControlFileDescriptor
 
     private ControlFileDescriptor()
     {
+    }
+
+    /** Folds a format number and three structure sizes (each below 256) into a version word. */
+    static int versionWord(final int format, final int size2, final int size1, final int size0)
+    {
+        return format << 24 | size2 << 16 | size1 << 8 | size0;
+    }
+
+    /** A version word spelled out, for error messages. */
+    public static String describeVersion(final int version)
+    {
+        return String.format("0x%08x (format %d, ring request %d bytes, slot header %d bytes, header %d bytes)",
+            version, version >>> 24, version >>> 16 & 0xff, version >>> 8 & 0xff, version & 0xff);
     }
 
     /** Offset of the response payload inside a slot of the given size. */

@@ -142,26 +142,25 @@ final class Dispatcher implements Runnable, MessageHandler
         }
         inFlight.set(slot, 1);  // before the state check: from here on the sweeper keeps its hands off
         final int state = file.slotState(slot);
-        final int base = file.slotOffset(slot);
         if (state == SLOT_ABANDONED)
         {
             inFlight.set(slot, 0);
             file.casSlotState(slot, SLOT_ABANDONED, SLOT_FREE);
             return;
         }
-        if (state != SLOT_SUBMITTED || ctl.getInt(base + SLOT_SEQUENCE_OFFSET) != sequence)
+        if (state != SLOT_SUBMITTED || file.slotSequence(slot) != sequence)
         {
             inFlight.set(slot, 0);  // stale record: the slot was swept and maybe reused
             return;
         }
-        dispatch(slot, base);
+        dispatch(slot);
     }
 
-    private void dispatch(final int slot, final int base)
+    private void dispatch(final int slot)
     {
         final SlotResponder responder = new SlotResponder(server, slot);
-        final int op = ctl.getInt(base + SLOT_OP_OFFSET);
-        final int keyLength = ctl.getInt(base + SLOT_REQUEST_LENGTH_OFFSET) - 1;  // the client counts the NUL
+        final int op = file.slotOp(slot);
+        final int keyLength = file.requestKeyLength(slot);
         if (op != OP_OPEN)
         {
             responder.error(Errno.ENOSYS);
@@ -172,10 +171,7 @@ final class Dispatcher implements Runnable, MessageHandler
             responder.error(Errno.ENAMETOOLONG);
             return;
         }
-        final byte[] key = new byte[keyLength];
-        ctl.getBytes(base + SLOT_PAYLOAD_OFFSET, key);
-        final Request request = new Request(op, ctl.getInt(base + SLOT_FLAGS_OFFSET),
-            ctl.getInt(base + SLOT_ENTRY_OFFSET), ctl.getLong(base + SLOT_GENERATION_OFFSET), key);
+        final Request request = file.readRequest(slot, keyLength);
         try
         {
             handler.handle(request, responder);

@@ -113,22 +113,7 @@ public final class ShmServer implements AutoCloseable
             {
                 return;
             }
-            final int base = file.slotOffset(slot);
-            final int responseOffset = base + responseOffset(file.slotSize);
-            int status = result;
-            int length = 0;
-            if (path != null && path.length >= maxResponseLength(file.slotSize))
-            {
-                status = -Errno.ENAMETOOLONG;  // path + NUL must fit the response area
-            }
-            else if (path != null)
-            {
-                ctl.putBytes(responseOffset, path);
-                ctl.putByte(responseOffset + path.length, (byte)0);
-                length = path.length;
-            }
-            ctl.putInt(base + SLOT_RESPONSE_LENGTH_OFFSET, length);
-            ctl.putInt(base + SLOT_RESULT_OFFSET, status);
+            file.putResponse(slot, result, path);
             // The CAS is a full fence: the client's acquire load of DONE sees result and payload.
             if (file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE))
             {

@@ -141,6 +141,17 @@ class MetadataTableVectorsTest
         assertTrue(refused >= 10, "malformed.expect lists " + refused + " tables");
     }
 
+    @Test
+    void tableOfABuildWithOtherStructSizesIsRefusedNamingBothVersionWords() throws IOException
+    {
+        final Path other = vectorDir().resolve(MetadataVectors.OTHER_ENTRY_SIZE);
+        final IOException ex = assertThrows(IOException.class, () -> MetadataTable.open(other).close());
+        assertTrue(ex.getMessage().contains("entry 80 bytes"), ex.getMessage());
+        assertTrue(ex.getMessage().contains("this build reads " + MetadataTableDescriptor.describeVersion(
+            MetadataTableDescriptor.VERSION)), ex.getMessage());
+        assertEquals(0x01004880, MetadataTableDescriptor.VERSION);
+    }
+
     static Map<String, String> fields(final String line)
     {
         final Map<String, String> f = new HashMap<>();

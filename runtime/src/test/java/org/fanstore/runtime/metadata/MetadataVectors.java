@@ -30,6 +30,9 @@ final class MetadataVectors
     static final int ST_DEV = 0x2a;
     static final long GENERATION = 0x0102030405060708L;
     static final int COLLIDING = 3;
+    /** A table whose version word says its entries are 80 bytes: what a build with a grown fs_entry writes. */
+    static final String OTHER_ENTRY_SIZE = "entry-size-80.tbl";
+    static final int OTHER_ENTRY_SIZE_VERSION = FORMAT_VERSION << 24 | 80 << 8 | HEADER_LENGTH;
 
     private MetadataVectors()
     {
@@ -182,6 +185,7 @@ final class MetadataVectors
         bad.put("trailing-bytes.tbl", Arrays.copyOf(good, good.length + 8));
         bad.put("bad-magic.tbl", patchByte(good, MAGIC_OFFSET + 3, 'X'));
         bad.put("bad-version.tbl", patch32(good, VERSION_OFFSET, 2));
+        bad.put(OTHER_ENTRY_SIZE, patch32(good, VERSION_OFFSET, OTHER_ENTRY_SIZE_VERSION));
         bad.put("generation-zero.tbl", patch64(good, GENERATION_OFFSET, 0));
         bad.put("rank-outside-world.tbl", patch32(good, RANK_OFFSET, WORLD_SIZE));
         bad.put("no-entries.tbl", patch64(good, ENTRY_COUNT_OFFSET, 0));
