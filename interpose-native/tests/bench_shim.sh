@@ -22,7 +22,7 @@ for d in $(seq 0 9); do
     for f in $(seq 0 99); do head -c 4096 /dev/zero > "$src/d$d/f$f.bin"; done
 done
 java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
-    -cp "$repo/runtime/target/classes:$repo/prep/target/classes:$agrona" \
+    -cp "$repo/runtime/target/classes:$repo/prep/format/target/classes:$agrona" \
     org.fanstore.runtime.metadata.TableFromTree "$src" bench "$work/shm/meta.tbl" >/dev/null
 
 B="$here/build/bench_shim"

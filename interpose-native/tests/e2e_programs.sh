@@ -81,7 +81,7 @@ if [ "$mode" = run ]; then
     exit $?
 fi
 java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
-    -cp "$repo/runtime/target/classes:$repo/prep/target/classes:$agrona" \
+    -cp "$repo/runtime/target/classes:$repo/prep/format/target/classes:$agrona" \
     org.fanstore.runtime.metadata.TableFromTree "$src" "$name" "$shm/meta.tbl" >/dev/null \
     || { echo "FAIL TableFromTree"; exit 1; }
 fi

@@ -4,12 +4,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
+import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.prep.format.PartitionEntry;
+import org.fanstore.runtime.placement.IndexRecord;
 
 /**
  * The bytes one rank contributes to the metadata all-gather (Java on both ends, so it is specified here only).
  * Little-endian: {@code u32 count}, then per record {@code u32 keyLen, key, u8 type, u8 codec, u32 mode,
  * u32 uid, u32 gid, i64 mtimeSec, u32 mtimeNsec, i64 rawLength, i64 storedLength, i64 bodyOffset, u32 crc32c,
- * i32 partition, u32 linkLen, link}. A rank that receives a malformed contribution names the sending rank.
+ * i32 partition, u32 linkLen, link}: the fields of {@link PartitionEntry}, key as its path, in its order. A rank that receives a malformed contribution names the sending rank.
  */
 public final class IndexCodec {
     private static final int FIXED_BYTES = 4 + 1 + 1 + 4 + 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4 + 4 + 4;
@@ -29,12 +32,13 @@ public final class IndexCodec {
         ByteBuffer out = ByteBuffer.allocate((int) total).order(ByteOrder.LITTLE_ENDIAN);
         out.putInt(records.size());
         for (IndexRecord r : records) {
-            out.putInt(r.key().length).put(r.key());
-            out.put((byte) r.type()).put((byte) r.codec());
-            out.putInt(r.mode()).putInt(r.uid()).putInt(r.gid());
-            out.putLong(r.mtimeSec()).putInt(r.mtimeNsec());
-            out.putLong(r.rawLength()).putLong(r.storedLength()).putLong(r.bodyOffset());
-            out.putInt(r.crc32c()).putInt(r.partition());
+            PartitionEntry e = r.entry();
+            out.putInt(e.path().length).put(e.path());
+            out.put((byte) e.type()).put((byte) e.codec());
+            out.putInt(e.mode()).putInt(e.uid()).putInt(e.gid());
+            out.putLong(e.mtimeSec()).putInt(e.mtimeNsec());
+            out.putLong(e.rawLength()).putLong(e.storedLength()).putLong(e.bodyOffset());
+            out.putInt(e.crc32c()).putInt(r.partition());
             out.putInt(linkLength(r));
             if (r.linkTarget() != null) {
                 out.put(r.linkTarget());
@@ -66,12 +70,12 @@ public final class IndexCodec {
                 int partition = in.getInt();
                 int linkLen = in.getInt();
                 byte[] link = null;
-                if (linkLen > 0 || type == IndexRecord.TYPE_SYMLINK) {
+                if (linkLen > 0 || type == PartitionDescriptor.TYPE_SYMLINK) {
                     link = new byte[linkLen];
                     in.get(link);
                 }
-                out.add(new IndexRecord(key, type, mode, uid, gid, mtimeSec, mtimeNsec, raw, stored, offset, codec,
-                        crc, partition, link));
+                out.add(new IndexRecord(new PartitionEntry(key, type, codec, mode, uid, gid, mtimeSec, mtimeNsec,
+                        raw, stored, offset, crc), partition, link));
             }
             if (in.hasRemaining()) {
                 throw new IllegalStateException(in.remaining() + " trailing bytes");

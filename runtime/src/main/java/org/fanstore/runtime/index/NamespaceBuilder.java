@@ -4,12 +4,15 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.metadata.MetadataTableWriter;
 import org.fanstore.runtime.metadata.NamespaceEntry;
-import org.fanstore.runtime.placement.Unpacker;
+import org.fanstore.runtime.placement.BodyIndex;
+import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.placement.Unpacker;
 
 /**
  * Turns the all-gathered index into this rank's view: the shared metadata table (with LOCAL / LOCAL_RAW /
@@ -50,7 +53,7 @@ public final class NamespaceBuilder {
         MetadataTable table = MetadataTable.open(tablePath);
         BodyIndex bodies = new BodyIndex(table.entryCount());
         for (IndexRecord r : all) {
-            if (r.type() == IndexRecord.TYPE_FILE) {
+            if (r.entry().isFile()) {
                 int index = table.lookup(r.key());
                 if (index < 0) {
                     throw new IllegalStateException("entry vanished from the table it was written to: "
@@ -62,27 +65,25 @@ public final class NamespaceBuilder {
         return new Namespace(table, bodies, bytes);
     }
 
+    /** The one place an index record becomes a table entry: flags and owner as seen from {@code myRank}. */
     private static NamespaceEntry toEntry(IndexRecord r, Placement placement, int myRank) {
+        PartitionEntry e = r.entry();
         boolean local = r.broadcast() || placement.holds(myRank, r.partition());
         int owner = r.broadcast() ? myRank : placement.owner(r.partition());
         int flags = 0;
-        if (r.type() == IndexRecord.TYPE_FILE) {
+        if (e.isFile()) {
             if (local) {
                 flags |= MetadataTableDescriptor.FLAG_LOCAL;
-                if (r.codec() == 0 && Unpacker.unpackable(r.key())) {
+                if (e.codec() == 0 && Unpacker.unpackable(e.path())) {
                     flags |= MetadataTableDescriptor.FLAG_LOCAL_RAW;
                 }
             }
-            if (r.codec() != 0) {
+            if (e.codec() != 0) {
                 flags |= MetadataTableDescriptor.FLAG_COMPRESSED;
             }
         }
-        long size = switch (r.type()) {
-            case IndexRecord.TYPE_DIR -> DIRECTORY_SIZE;
-            case IndexRecord.TYPE_SYMLINK -> r.linkTarget().length;
-            default -> r.rawLength();
-        };
-        return new NamespaceEntry(r.key(), r.mode(), size, r.mtimeSec(), r.mtimeNsec(), r.uid(), r.gid(), flags,
-                owner, r.type() == IndexRecord.TYPE_SYMLINK ? r.linkTarget() : null);
+        long size = e.isDir() ? DIRECTORY_SIZE : e.isSymlink() ? r.linkTarget().length : e.rawLength();
+        return new NamespaceEntry(e.path(), e.mode(), size, e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(), flags,
+                owner, e.isSymlink() ? r.linkTarget() : null);
     }
 }

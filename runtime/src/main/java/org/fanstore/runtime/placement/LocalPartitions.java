@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
-import org.fanstore.runtime.index.BodyIndex;
 import org.fanstore.runtime.mpi.FetchSource;
 
 /**

@@ -15,7 +15,6 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
-import org.fanstore.runtime.index.IndexRecord;
 
 /**
  * Brings this rank's partitions from the shared file system to node-local storage, once: each partition is
@@ -97,22 +96,8 @@ public final class PartitionLoader {
         List<IndexRecord> out = new ArrayList<>(reader.entries().size());
         byte[] name = manifest.nameBytes();
         for (PartitionEntry e : reader.entries()) {
-            byte[] key = keyOf(name, e.path());
-            byte[] link = e.isSymlink() ? reader.readRaw(e) : null;
-            out.add(new IndexRecord(key, e.type(), e.mode(), e.uid(), e.gid(), e.mtimeSec(), e.mtimeNsec(),
-                    e.rawLength(), e.storedLength(), e.bodyOffset(), e.codec(), e.crc32c(), partitionId, link));
+            out.add(IndexRecord.of(name, e, partitionId, e.isSymlink() ? reader.readRaw(e) : null));
         }
         return out;
-    }
-
-    static byte[] keyOf(byte[] name, byte[] path) {
-        if (path.length == 0) {
-            return name.clone();
-        }
-        byte[] key = new byte[name.length + 1 + path.length];
-        System.arraycopy(name, 0, key, 0, name.length);
-        key[name.length] = '/';
-        System.arraycopy(path, 0, key, name.length + 1, path.length);
-        return key;
     }
 }

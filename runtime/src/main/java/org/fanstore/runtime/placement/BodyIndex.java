@@ -1,4 +1,4 @@
-package org.fanstore.runtime.index;
+package org.fanstore.runtime.placement;
 
 /**
  * Where each table entry's body lies, indexed by metadata-table entry index: columns of primitives rather
@@ -23,12 +23,12 @@ public final class BodyIndex {
         crc32c = new int[entries];
     }
 
-    void set(int index, IndexRecord r) {
+    public void set(int index, IndexRecord r) {
         partition[index] = r.partition();
-        bodyOffset[index] = r.bodyOffset();
-        storedLength[index] = r.storedLength();
-        codec[index] = (byte) r.codec();
-        crc32c[index] = r.crc32c();
+        bodyOffset[index] = r.entry().bodyOffset();
+        storedLength[index] = r.entry().storedLength();
+        codec[index] = (byte) r.entry().codec();
+        crc32c[index] = r.entry().crc32c();
     }
 
     public int entries() {

@@ -10,8 +10,15 @@ public final class PartitionDescriptor
 {
     /** The 8 ASCII bytes every partition file starts with. */
     public static final byte[] MAGIC = "FANSPART".getBytes(StandardCharsets.US_ASCII);
-    /** The only format version this code reads and writes. */
-    public static final int FORMAT_VERSION = 1;
+    /** The layout revision; bump it for any change the sizes below do not reveal (a field's meaning, order). */
+    public static final int LAYOUT_REVISION = 2;
+    /**
+     * The only version word this code reads and writes: {@link #versionWord} of the revision and the sizes of
+     * the header and of an entry's fixed fields, so a reader whose layout differs in size refuses the file
+     * instead of misreading it. The C description (interpose-native/src/partition_format.h) computes the same
+     * word from its structs.
+     */
+    public static final int FORMAT_VERSION;
 
     /** Offset of the magic bytes. */
     public static final int MAGIC_OFFSET;
@@ -160,10 +167,17 @@ public final class PartitionDescriptor
         {
             throw new AssertionError("partition layout drifted from README.md");
         }
+        FORMAT_VERSION = versionWord(LAYOUT_REVISION, HEADER_LENGTH, ENTRY_FIXED_LENGTH);
     }
 
     private PartitionDescriptor()
     {
+    }
+
+    /** The version word: revision in bits 0-7, entry fixed length in bits 8-15, header length in bits 16-23. */
+    public static int versionWord(final int revision, final int headerLength, final int entryFixedLength)
+    {
+        return (revision & 0xFF) | (entryFixedLength & 0xFF) << 8 | (headerLength & 0xFF) << 16;
     }
 
     /** Bytes a table entry with a path of {@code pathLength} bytes occupies. */

@@ -49,6 +49,13 @@ public record PartitionEntry(
             newStoredLength, newBodyOffset, newCrc32c);
     }
 
+    /** The same entry under another name (the runtime keys entries by their path below the mount point). */
+    public PartitionEntry withPath(final byte[] newPath)
+    {
+        return new PartitionEntry(newPath, type, codec, mode, uid, gid, mtimeSec, mtimeNsec, rawLength, storedLength,
+            bodyOffset, crc32c);
+    }
+
     @Override
     public boolean equals(final Object o)
     {

@@ -79,8 +79,8 @@ public final class PartitionReader implements AutoCloseable
         final int version = header.getInt(VERSION_OFFSET);
         if (version != FORMAT_VERSION)
         {
-            throw new CorruptPartitionException(file, "format version " + version + ", this fanstore reads " +
-                FORMAT_VERSION + ": re-run fanstore prep with this version");
+            throw new CorruptPartitionException(file, String.format("format version 0x%x, this fanstore reads " +
+                "0x%x: re-run fanstore prep with this version", version, FORMAT_VERSION));
         }
         final CRC32C headerCrc = new CRC32C();
         headerCrc.update(header.array(), 0, HEADER_CRC_OFFSET);
