@@ -95,7 +95,7 @@ public final class RunCommand implements Callable<Integer> {
         if (scheduler.isPresent() && !job.ownsRuntime()) {
             return new SharedNodeTask(job, this).run();
         }
-        JobLayout layout = JobLayout.create(localBase(), Path.of("/dev/shm"), job.jobId());
+        JobLayout layout = JobLayout.create(localBase(), JobLayout.SHM_BASE, job.jobId());
         JobSupervisor supervisor = new JobSupervisor(err);
         Thread hook = new Thread(() -> teardown(supervisor, layout, myRanks), "fanstore-teardown");
         Runtime.getRuntime().addShutdownHook(hook);
