@@ -44,8 +44,6 @@ final class NodeRuntime implements AutoCloseable {
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
     private static final int OPEN_WORKERS = 4;
-    /** FANSTORE_VERBOSE=1: per-rank load phases and background unpacking on stderr. */
-    private static final boolean VERBOSE = "1".equals(System.getenv("FANSTORE_VERBOSE"));
 
     private final RuntimeConfig config;
     private final List<AutoCloseable> toClose = new ArrayList<>();
@@ -119,15 +117,15 @@ final class NodeRuntime implements AutoCloseable {
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 open, true));
-        if (config.unpack().equals("eager")) {
+        if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
             unpacker.unpackAll();
         }
         long unpacked = System.nanoTime();
         world.barrier(COLLECTIVE_TIMEOUT);
         Files.createFile(RankDirectory.READY.in(config.shmDir()));
 
-        if (config.unpack().equals("background")) {
-            unpacker.startBackground(config.rank(), VERBOSE);
+        if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
+            unpacker.startBackground(config.rank(), config.verbose());
         }
 
         long now = System.nanoTime();
@@ -136,7 +134,7 @@ final class NodeRuntime implements AutoCloseable {
                 + " load_ms=" + ms(now - started) + " copy_ms=" + ms(copied - started)
                 + " gather_ms=" + ms(gathered - copied) + " table_ms=" + ms(published - gathered)
                 + " unpack_ms=" + ms(unpacked - published) + " serve_ms=" + ms(now - unpacked);
-        if (VERBOSE) {
+        if (config.verbose()) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
         }
     }
