@@ -193,16 +193,7 @@ public final class RunCommand implements Callable<Integer> {
                                         JobEnvironment job) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        for (String flag : System.getenv().getOrDefault("FANSTORE_JVM_FLAGS", "").split("\\s+")) {
-            if (!flag.isBlank()) {
-                cmd.add(flag);
-            }
-        }
-        for (String flag : System.getenv().getOrDefault("FANSTORE_RUNTIME_JAVA_OPTS", "").split("\\s+")) {
-            if (!flag.isBlank()) {
-                cmd.add(flag);
-            }
-        }
+        cmd.addAll(JvmFlags.runtime(System.getenv()));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("org.fanstore.runtime.RuntimeMain");
