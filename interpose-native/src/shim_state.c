@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rank_dir.h"
 #include "real_libc.h"
 #include "shim_state.h"
 
@@ -97,7 +98,7 @@ static void cwd_refresh_real(void)
 }
 
 /* Is the real cwd one of the shim's void directories (of this or a parent process)? The kernel names a
- * deleted directory "<path> (deleted)", and void directories are all called .fanstore-void.XXXXXX. */
+ * deleted directory "<path> (deleted)", and void directories are all called FS_RANK_VOID_DIR. */
 static int cwd_is_void(void)
 {
     char link[PATH_MAX];
@@ -108,7 +109,8 @@ static int cwd_is_void(void)
     link[n] = '\0';
     static const char deleted[] = " (deleted)";
     size_t dl = sizeof deleted - 1;
-    return (size_t)n > dl && strcmp(link + n - dl, deleted) == 0 && strstr(link, "/.fanstore-void.") != NULL;
+    return (size_t)n > dl && strcmp(link + n - dl, deleted) == 0 &&
+           strstr(link, "/" FS_RANK_VOID_PREFIX) != NULL;
 }
 
 static int adopt_virtual(const char *path)
@@ -212,7 +214,7 @@ const fs_table *fs_state_table(void)
     t = atomic_load_explicit(&table_ready, memory_order_acquire);
     if (t == NULL) {
         char path[PATH_MAX];
-        if (snprintf(path, sizeof path, "%s/meta.tbl", state.shm_dir) < (int)sizeof path) {
+        if (snprintf(path, sizeof path, "%s/" FS_RANK_META_TABLE, state.shm_dir) < (int)sizeof path) {
             inside_shim++;
             int rc = fs_table_open(path, &table);
             inside_shim--;
@@ -240,7 +242,7 @@ fs_wire *fs_state_wire(int *err)
     if (w == NULL) {
         char path[PATH_MAX];
         int rc = -ENAMETOOLONG;
-        if (snprintf(path, sizeof path, "%s/ctl", state.shm_dir) < (int)sizeof path) {
+        if (snprintf(path, sizeof path, "%s/" FS_RANK_CONTROL_FILE, state.shm_dir) < (int)sizeof path) {
             inside_shim++;
             rc = fs_wire_attach(&w, path);
             inside_shim--;
@@ -268,7 +270,7 @@ static int make_void_dir(void)
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         if (dirs[i] == NULL)
             continue;
-        if (snprintf(tmpl, sizeof tmpl, "%s/.fanstore-void.XXXXXX", dirs[i]) >= (int)sizeof tmpl)
+        if (snprintf(tmpl, sizeof tmpl, "%s/" FS_RANK_VOID_DIR, dirs[i]) >= (int)sizeof tmpl)
             continue;
         if (mkdtemp(tmpl) == NULL)
             continue;

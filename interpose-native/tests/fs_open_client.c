@@ -17,12 +17,13 @@
 #include <unistd.h>
 
 #include "../src/meta_table.h"
+#include "../src/rank_dir.h"
 #include "../src/wire_client.h"
 
 static long long cache_usage(const char *shm_dir)
 {
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s/cache", shm_dir);
+    snprintf(dir, sizeof dir, "%s/" FS_RANK_CACHE_DIR, shm_dir);
     DIR *d = opendir(dir);
     if (!d)
         return 0;
@@ -68,14 +69,14 @@ int main(int argc, char **argv)
     }
     int show_cache = argc > 3 && strcmp(argv[3], "--cache-usage") == 0;
     char path[8192];
-    snprintf(path, sizeof path, "%s/meta.tbl", argv[1]);
+    snprintf(path, sizeof path, "%s/" FS_RANK_META_TABLE, argv[1]);
     fs_table table;
     int rc = fs_table_open(path, &table);
     if (rc != 0) {
         fprintf(stderr, "fs_open_client: cannot open %s: %s\n", path, strerror(-rc));
         return 1;
     }
-    snprintf(path, sizeof path, "%s/ctl", argv[1]);
+    snprintf(path, sizeof path, "%s/" FS_RANK_CONTROL_FILE, argv[1]);
     fs_wire *wire = NULL;
     rc = fs_wire_attach(&wire, path);
     if (rc != 0) {

@@ -18,6 +18,7 @@ import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.index.IndexCodec;
 import org.fanstore.runtime.index.NamespaceBuilder;
+import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.open.OpenService;
@@ -43,8 +44,6 @@ final class NodeRuntime implements AutoCloseable {
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
     private static final int OPEN_WORKERS = 4;
-    /** FANSTORE_VERBOSE=1: per-rank load phases and background unpacking on stderr. */
-    private static final boolean VERBOSE = "1".equals(System.getenv("FANSTORE_VERBOSE"));
 
     private final RuntimeConfig config;
     private final List<AutoCloseable> toClose = new ArrayList<>();
@@ -96,7 +95,7 @@ final class NodeRuntime implements AutoCloseable {
         mine = null;
         long gathered = System.nanoTime();
         NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(all, placement, config.rank(),
-                config.shmDir().resolve("meta.tbl"), loader.filesDir(), 1);
+                RankDirectory.META_TABLE.in(config.shmDir()), loader.filesDir(), 1);
         all = null;
         long published = System.nanoTime();
         toClose.add(ns.table());
@@ -104,7 +103,8 @@ final class NodeRuntime implements AutoCloseable {
 
         RemoteFetcher fetcher = RemoteFetcher.start(world, local);
         toClose.add(0, fetcher);
-        MaterializedCache cache = new MaterializedCache(config.shmDir().resolve("cache"), config.cacheMb() << 20);
+        Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
+        MaterializedCache cache = new MaterializedCache(cacheDir, config.cacheMb() << 20);
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");
             t.setDaemon(true);
@@ -114,17 +114,18 @@ final class NodeRuntime implements AutoCloseable {
         Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local);
         toClose.add(0, unpacker);
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
-                config.rank(), workers, FETCH_TIMEOUT, config.shmDir().resolve("cache"));
-        toClose.add(0, ShmServer.create(config.shmDir().resolve("ctl"), SLOTS, SLOT_BYTES, RING_BYTES, open, true));
-        if (config.unpack().equals("eager")) {
+                config.rank(), workers, FETCH_TIMEOUT, cacheDir);
+        toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
+                open, true));
+        if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
             unpacker.unpackAll();
         }
         long unpacked = System.nanoTime();
         world.barrier(COLLECTIVE_TIMEOUT);
-        Files.createFile(config.shmDir().resolve("ready"));
+        Files.createFile(RankDirectory.READY.in(config.shmDir()));
 
-        if (config.unpack().equals("background")) {
-            unpacker.startBackground(config.rank(), VERBOSE);
+        if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
+            unpacker.startBackground(config.rank(), config.verbose());
         }
 
         long now = System.nanoTime();
@@ -133,7 +134,7 @@ final class NodeRuntime implements AutoCloseable {
                 + " load_ms=" + ms(now - started) + " copy_ms=" + ms(copied - started)
                 + " gather_ms=" + ms(gathered - copied) + " table_ms=" + ms(published - gathered)
                 + " unpack_ms=" + ms(unpacked - published) + " serve_ms=" + ms(now - unpacked);
-        if (VERBOSE) {
+        if (config.verbose()) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
         }
     }

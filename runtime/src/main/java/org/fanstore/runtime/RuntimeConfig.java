@@ -1,59 +1,158 @@
 package org.fanstore.runtime;
 
 import java.nio.file.Path;
-import java.util.HashMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
- * What the launcher tells one runtime rank, as {@code --key=value} arguments. The runtime is started only by
- * the launcher, so this stays a flat, strict parser: an unknown or missing key is a launcher bug and says so.
+ * What the launcher tells one runtime rank, as {@code --key=value} arguments (and bare {@code --flag}s): the
+ * launcher builds a config and passes {@link #toArgs()}, the runtime {@link #parse}s them back. The keys are
+ * declared once, in {@link Key}. The runtime is started only by the launcher, so parsing is strict: an
+ * unknown, repeated or missing key is a launcher bug (or a launcher and runtime from different builds) and
+ * says so.
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
-                            Path shmDir, long cacheMb, int replicas, String jobId, String unpack, boolean progress) {
+                            Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean progress,
+                            boolean verbose) {
 
     /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
-    public static final java.util.List<String> UNPACK_MODES = java.util.List.of("eager", "background", "lazy");
+    public enum Unpack {
+        EAGER, BACKGROUND, LAZY;
 
-    public static RuntimeConfig parse(String[] args) {
-        Map<String, String> kv = new HashMap<>();
-        boolean progress = false;
-        for (String a : args) {
-            if (a.equals("--progress")) {
-                progress = true;
-                continue;
+        /** As written on command lines. */
+        public String argument() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The mode named {@code s}; the message names the option and the choices. */
+        public static Unpack of(String s) {
+            for (Unpack u : values()) {
+                if (u.argument().equals(s)) {
+                    return u;
+                }
             }
-            int eq = a.indexOf('=');
-            if (!a.startsWith("--") || eq < 0) {
-                throw new IllegalArgumentException("runtime argument '" + a + "' is not --key=value");
-            }
-            kv.put(a.substring(2, eq), a.substring(eq + 1));
+            throw new IllegalArgumentException("--unpack must be one of " + Arrays.stream(values())
+                    .map(Unpack::argument).toList() + ", got " + s);
         }
-        String rv = need(kv, "rendezvous");
-        int colon = rv.lastIndexOf(':');
-        if (colon < 0) {
-            throw new IllegalArgumentException("--rendezvous must be HOST:PORT, got " + rv);
-        }
-        RuntimeConfig c = new RuntimeConfig(Integer.parseInt(need(kv, "rank")), Integer.parseInt(need(kv, "size")),
-                rv.substring(0, colon), Integer.parseInt(rv.substring(colon + 1)), Path.of(need(kv, "data")),
-                Path.of(need(kv, "local-dir")), Path.of(need(kv, "shm-dir")), Long.parseLong(need(kv, "cache-mb")),
-                Integer.parseInt(kv.getOrDefault("replicas", "0")), need(kv, "job-id"),
-                kv.getOrDefault("unpack", "background"), progress);
-        if (!UNPACK_MODES.contains(c.unpack())) {
-            throw new IllegalArgumentException("--unpack must be one of " + UNPACK_MODES + ", got " + c.unpack());
-        }
-        kv.keySet().removeAll(java.util.List.of("rank", "size", "rendezvous", "data", "local-dir", "shm-dir",
-                "cache-mb", "replicas", "job-id", "unpack"));
-        if (!kv.isEmpty()) {
-            throw new IllegalArgumentException("unknown runtime arguments " + kv.keySet());
-        }
-        return c;
     }
 
-    private static String need(Map<String, String> kv, String key) {
+    /** FANSTORE_VERBOSE=1: per-rank load phases and background unpacking on stderr. */
+    public static boolean verboseFrom(Map<String, String> env) {
+        return "1".equals(env.get("FANSTORE_VERBOSE"));
+    }
+
+    /** Every argument, in the order toArgs writes them. A flag is present (true) or absent; the rest are required. */
+    private enum Key {
+        RANK("rank", c -> Integer.toString(c.rank())),
+        SIZE("size", c -> Integer.toString(c.size())),
+        RENDEZVOUS("rendezvous", c -> c.rendezvousHost() + ":" + c.rendezvousPort()),
+        DATA("data", c -> c.data().toString()),
+        LOCAL_DIR("local-dir", c -> c.localDir().toString()),
+        SHM_DIR("shm-dir", c -> c.shmDir().toString()),
+        CACHE_MB("cache-mb", c -> Long.toString(c.cacheMb())),
+        REPLICAS("replicas", c -> Integer.toString(c.replicas())),
+        JOB_ID("job-id", RuntimeConfig::jobId),
+        UNPACK("unpack", c -> c.unpack().argument()),
+        PROGRESS("progress", c -> c.progress() ? "" : null, true),
+        VERBOSE("verbose", c -> c.verbose() ? "" : null, true);
+
+        final String option;
+        /** The value to write for a config; for a flag "" when set, null when not. */
+        final Function<RuntimeConfig, String> value;
+        final boolean flag;
+
+        Key(String option, Function<RuntimeConfig, String> value) {
+            this(option, value, false);
+        }
+
+        Key(String option, Function<RuntimeConfig, String> value, boolean flag) {
+            this.option = "--" + option;
+            this.value = value;
+            this.flag = flag;
+        }
+
+        static Key of(String option) {
+            for (Key k : values()) {
+                if (k.option.equals(option)) {
+                    return k;
+                }
+            }
+            throw new IllegalArgumentException("unknown runtime argument " + option
+                    + " (are the launcher and the runtime from the same build?)");
+        }
+    }
+
+    /** The arguments {@link #parse} turns back into this config. */
+    public List<String> toArgs() {
+        List<String> args = new ArrayList<>();
+        for (Key k : Key.values()) {
+            String v = k.value.apply(this);
+            if (k.flag) {
+                if (v != null) {
+                    args.add(k.option);
+                }
+            } else {
+                args.add(k.option + "=" + v);
+            }
+        }
+        return args;
+    }
+
+    public static RuntimeConfig parse(String[] args) {
+        Map<Key, String> kv = new EnumMap<>(Key.class);
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("runtime argument '" + a + "' is not --key=value");
+            }
+            Key key = Key.of(eq < 0 ? a : a.substring(0, eq));
+            if (key.flag != (eq < 0)) {
+                throw new IllegalArgumentException("runtime argument '" + a + "': " + key.option
+                        + (key.flag ? " takes no value" : " needs a value (" + key.option + "=...)"));
+            }
+            if (kv.put(key, eq < 0 ? "" : a.substring(eq + 1)) != null) {
+                throw new IllegalArgumentException("runtime argument " + key.option + " is given twice");
+            }
+        }
+        String rv = need(kv, Key.RENDEZVOUS);
+        int colon = rv.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException(Key.RENDEZVOUS.option + " must be HOST:PORT, got " + rv);
+        }
+        return new RuntimeConfig(intOf(Key.RANK, need(kv, Key.RANK)), intOf(Key.SIZE, need(kv, Key.SIZE)),
+                rv.substring(0, colon), intOf(Key.RENDEZVOUS, rv.substring(colon + 1)), Path.of(need(kv, Key.DATA)),
+                Path.of(need(kv, Key.LOCAL_DIR)), Path.of(need(kv, Key.SHM_DIR)),
+                longOf(Key.CACHE_MB, need(kv, Key.CACHE_MB)), intOf(Key.REPLICAS, need(kv, Key.REPLICAS)),
+                need(kv, Key.JOB_ID),
+                Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE));
+    }
+
+    private static String need(Map<Key, String> kv, Key key) {
         String v = kv.get(key);
         if (v == null) {
-            throw new IllegalArgumentException("runtime argument --" + key + " is missing");
+            throw new IllegalArgumentException("runtime argument " + key.option + " is missing");
         }
         return v;
+    }
+
+    private static int intOf(Key key, String v) {
+        long n = longOf(key, v);
+        if (n != (int) n) {
+            throw new IllegalArgumentException(key.option + " is out of range: " + v);
+        }
+        return (int) n;
+    }
+
+    private static long longOf(Key key, String v) {
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key.option + " must be a number, got '" + v + "'");
+        }
     }
 }

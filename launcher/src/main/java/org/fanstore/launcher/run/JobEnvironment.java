@@ -11,7 +11,7 @@ import java.util.Optional;
  * <p>Read from the scheduler's environment, SLURM first (it states node ids directly), then Open MPI and PMI
  * (node id derived from the block distribution both use by default: rank / local size).
  */
-public record JobEnvironment(String scheduler, String jobId, int nodeId, int nodeCount, int localId, int localCount) {
+public record JobEnvironment(Scheduler scheduler, String jobId, int nodeId, int nodeCount, int localId, int localCount) {
 
     /** True when this task starts and owns the node's runtime. */
     public boolean ownsRuntime() {
@@ -27,29 +27,29 @@ public record JobEnvironment(String scheduler, String jobId, int nodeId, int nod
             String perNode = env.get("SLURM_TASKS_PER_NODE");
             int localCount = perNode != null ? tasksOnNode(perNode, nodeId) : ceilDiv(tasks, nodes);
             String job = env.get("SLURM_JOB_ID") + "." + env.getOrDefault("SLURM_STEP_ID", "0");
-            return Optional.of(new JobEnvironment("slurm", sanitize(job), nodeId, nodes,
+            return Optional.of(new JobEnvironment(Scheduler.SLURM, sanitize(job), nodeId, nodes,
                     intOf(env, "SLURM_LOCALID", 0), localCount));
         }
         if (env.containsKey("OMPI_COMM_WORLD_RANK")) {
-            return Optional.of(fromRanks("openmpi", env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+            return Optional.of(fromRanks(Scheduler.OPENMPI, env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
                     "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
                     env.getOrDefault("OMPI_MCA_orte_ess_jobid", env.getOrDefault("PMIX_NAMESPACE", ""))));
         }
         if (env.containsKey("PMI_RANK")) {
-            return Optional.of(fromRanks("pmi", env, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS",
+            return Optional.of(fromRanks(Scheduler.PMI, env, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS",
                     env.getOrDefault("PMI_JOBID", env.getOrDefault("PMIX_NAMESPACE", ""))));
         }
         return Optional.empty();
     }
 
-    private static JobEnvironment fromRanks(String kind, Map<String, String> env, String rankVar, String sizeVar,
+    private static JobEnvironment fromRanks(Scheduler kind, Map<String, String> env, String rankVar, String sizeVar,
                                             String localVar, String localSizeVar, String job) {
         int rank = intOf(env, rankVar, 0);
         int size = Math.max(1, intOf(env, sizeVar, 1));
         int localCount = Math.max(1, intOf(env, localSizeVar, 1));
         int localId = intOf(env, localVar, 0);
         if (job.isEmpty()) {
-            throw new IllegalStateException(kind + " environment has no job id: set FANSTORE_JOB_ID to a value"
+            throw new IllegalStateException(kind.label() + " environment has no job id: set FANSTORE_JOB_ID to a value"
                     + " shared by every task of the job");
         }
         return new JobEnvironment(kind, sanitize(job), rank / localCount, ceilDiv(size, localCount), localId,

@@ -6,15 +6,21 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import org.fanstore.runtime.layout.RankDirectory;
 
 /**
  * The per-job directories of one node: node-local storage ({@code <local-dir>/fanstore-<uid>-<job>/rank-<r>})
- * and shared memory ({@code /dev/shm/fanstore-<uid>-<job>/rank-<r>}). Both roots are 0700 and must belong to
- * us: a directory left by another user, or a symlink planted there, is refused rather than used.
+ * and shared memory ({@code /dev/shm/fanstore-<uid>-<job>/rank-<r>}), named by {@link RankDirectory} (contract:
+ * runtime/layout/README.md). Both roots are 0700 and must belong to us: a directory left by another user, or a
+ * symlink planted there, is refused rather than used.
  */
 public final class JobLayout {
+    /** Where the shared-memory root of every job lies. */
+    static final Path SHM_BASE = Path.of("/dev/shm");
+
     private final Path localRoot;
     private final Path shmRoot;
 
@@ -26,16 +32,38 @@ public final class JobLayout {
     /** Creates (or adopts, if ours) the job's two roots. */
     public static JobLayout create(Path localBase, Path shmBase, String jobId) throws IOException {
         int uid = currentUid();
-        JobLayout layout = new JobLayout(localBase.resolve("fanstore-" + uid + "-" + jobId),
-                shmBase.resolve("fanstore-" + uid + "-" + jobId));
+        JobLayout layout = new JobLayout(RankDirectory.JOB_ROOT.in(localBase, uid, jobId),
+                RankDirectory.JOB_ROOT.in(shmBase, uid, jobId));
         createPrivate(layout.localRoot, uid);
         createPrivate(layout.shmRoot, uid);
         return layout;
     }
 
-    /** The shared-memory side only, as seen by a task that shares another task's runtime. */
-    static JobLayout view(Path shmRoot) {
-        return new JobLayout(null, shmRoot);
+    /** The shared-memory side only, as seen by a task that shares another task's runtime (and by tests). */
+    static JobLayout sharedMemoryView(String jobId) throws IOException {
+        return new JobLayout(null, RankDirectory.JOB_ROOT.in(SHM_BASE, currentUid(), jobId));
+    }
+
+    /** Exists once rank's runtime serves. */
+    Path readyFile(int rank) {
+        return RankDirectory.READY.in(shmDir(rank));
+    }
+
+    /**
+     * Registers a task sharing rank's runtime: its pid is written whole under a temporary name, then renamed to
+     * {@code <local id>.running}, so the owner never reads a half-written pid and takes the task for dead.
+     * Returns the file to hand to {@link #sharingTaskDone} afterwards.
+     */
+    Path registerSharingTask(int rank, int localId) throws IOException {
+        Path tasks = Files.createDirectories(tasksDir(rank));
+        Path tmp = RankDirectory.TASK_TMP.in(tasks, localId);
+        Files.writeString(tmp, Long.toString(ProcessHandle.current().pid()));
+        return Files.move(tmp, RankDirectory.TASK_RUNNING.in(tasks, localId), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** The registered task is done reading: {@code .running} becomes {@code .done}. */
+    void sharingTaskDone(Path running, int localId) throws IOException {
+        Files.move(running, RankDirectory.TASK_DONE.in(running.getParent(), localId), StandardCopyOption.ATOMIC_MOVE);
     }
 
     /**
@@ -49,8 +77,8 @@ public final class JobLayout {
         Path tasks = tasksDir(rank);
         long deadline = System.currentTimeMillis() + registerTimeoutMillis;
         for (int local = 1; local < localCount; local++) {
-            Path running = tasks.resolve(local + ".running");
-            Path done = tasks.resolve(local + ".done");
+            Path running = RankDirectory.TASK_RUNNING.in(tasks, local);
+            Path done = RankDirectory.TASK_DONE.in(tasks, local);
             while (!Files.exists(done)) {
                 if (Files.exists(running)) {
                     long pid = parsePid(running);
@@ -77,15 +105,15 @@ public final class JobLayout {
 
     /** Where tasks sharing rank's runtime register ({@code <local id>.running}, then {@code .done}). */
     Path tasksDir(int rank) {
-        return shmDir(rank).resolve("tasks");
+        return RankDirectory.TASKS_DIR.in(shmDir(rank));
     }
 
     public Path localDir(int rank) {
-        return localRoot.resolve("rank-" + rank);
+        return RankDirectory.RANK_DIR.in(localRoot, rank);
     }
 
     public Path shmDir(int rank) {
-        return shmRoot.resolve("rank-" + rank);
+        return RankDirectory.RANK_DIR.in(shmRoot, rank);
     }
 
     public Path localRoot() {
@@ -134,7 +162,7 @@ public final class JobLayout {
     private static void createPrivate(Path dir, int uid) throws IOException {
         Files.createDirectories(dir.getParent());
         try {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(RankDirectory.JOB_ROOT.permissions()));
         } catch (java.nio.file.FileAlreadyExistsException e) {
             if (Files.isSymbolicLink(dir) || !Files.isDirectory(dir)
                     || (Integer) Files.getAttribute(dir, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS) != uid) {

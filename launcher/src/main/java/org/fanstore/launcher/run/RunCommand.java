@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
+import org.fanstore.runtime.RuntimeConfig;
 import org.fanstore.runtime.mpi.RendezvousFile;
 import org.fanstore.runtime.mpi.RendezvousServer;
 import picocli.CommandLine.Command;
@@ -89,13 +90,13 @@ public final class RunCommand implements Callable<Integer> {
             err.println("fanstore run: the shim " + shim + " is missing: build with scripts/setup-debian.sh build");
             return 2;
         }
-        JobEnvironment job = scheduler.orElseGet(() -> new JobEnvironment("local", localJobId(), 0, 1, 0, 1));
+        JobEnvironment job = scheduler.orElseGet(() -> new JobEnvironment(Scheduler.LOCAL, localJobId(), 0, 1, 0, 1));
         int worldSize = scheduler.isPresent() ? job.nodeCount() : (ranks == null ? 1 : ranks);
         int[] myRanks = scheduler.isPresent() ? new int[] {job.nodeId()} : range(worldSize);
         if (scheduler.isPresent() && !job.ownsRuntime()) {
             return new SharedNodeTask(job, this).run();
         }
-        JobLayout layout = JobLayout.create(localBase(), Path.of("/dev/shm"), job.jobId());
+        JobLayout layout = JobLayout.create(localBase(), JobLayout.SHM_BASE, job.jobId());
         JobSupervisor supervisor = new JobSupervisor(err);
         Thread hook = new Thread(() -> teardown(supervisor, layout, myRanks), "fanstore-teardown");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -121,7 +122,7 @@ public final class RunCommand implements Callable<Integer> {
             if (job.nodeId() == 0) {
                 server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize, loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
-                if (!"local".equals(job.scheduler())) {
+                if (job.scheduler().spansNodes()) {
                     Files.createDirectories(rendezvousBase());
                     RendezvousFile.publish(rendezvousBase(), job.jobId(), server.host(), server.port());
                 }
@@ -138,7 +139,7 @@ public final class RunCommand implements Callable<Integer> {
         } finally {
             if (server != null) {
                 server.close();
-                if (!"local".equals(job.scheduler())) {
+                if (job.scheduler().spansNodes()) {
                     RendezvousFile.remove(rendezvousBase(), job.jobId());
                 }
             }
@@ -151,7 +152,7 @@ public final class RunCommand implements Callable<Integer> {
         int status = supervisor.awaitCommands();
         if (status != JobSupervisor.EXIT_RANK_FAILED) {
             layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
-            supervisor.finish(!"local".equals(job.scheduler()) && job.nodeCount() > 1);
+            supervisor.finish(job.scheduler().spansNodes() && job.nodeCount() > 1);
         }
         return status;
     }
@@ -174,8 +175,10 @@ public final class RunCommand implements Callable<Integer> {
         if (!mount.startsWith("/") || mount.length() < 2 || mount.endsWith("/")) {
             return "--mount must be an absolute path like /fanstore, got '" + mount + "'";
         }
-        if (!org.fanstore.runtime.RuntimeConfig.UNPACK_MODES.contains(unpack)) {
-            return "--unpack must be one of " + org.fanstore.runtime.RuntimeConfig.UNPACK_MODES + ", got " + unpack;
+        try {
+            RuntimeConfig.Unpack.of(unpack);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
         }
         if (cacheMb != null && cacheMb < 1) {
             return "--cache-mb must be >= 1";
@@ -190,37 +193,20 @@ public final class RunCommand implements Callable<Integer> {
                                         JobEnvironment job) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        for (String flag : System.getenv().getOrDefault("FANSTORE_JVM_FLAGS", "").split("\\s+")) {
-            if (!flag.isBlank()) {
-                cmd.add(flag);
-            }
-        }
-        for (String flag : System.getenv().getOrDefault("FANSTORE_RUNTIME_JAVA_OPTS", "").split("\\s+")) {
-            if (!flag.isBlank()) {
-                cmd.add(flag);
-            }
-        }
+        cmd.addAll(JvmFlags.runtime(System.getenv()));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("org.fanstore.runtime.RuntimeMain");
-        cmd.add("--rank=" + rank);
-        cmd.add("--size=" + worldSize);
-        cmd.add("--rendezvous=" + rv.host() + ":" + rv.port());
-        cmd.add("--data=" + data.toAbsolutePath());
-        cmd.add("--local-dir=" + layout.localDir(rank));
-        cmd.add("--shm-dir=" + layout.shmDir(rank));
-        cmd.add("--cache-mb=" + (cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job))));
-        cmd.add("--replicas=" + replicas);
-        cmd.add("--job-id=" + job.jobId());
-        cmd.add("--unpack=" + unpack);
-        if (rank == 0 && System.console() != null) {
-            cmd.add("--progress");
-        }
+        cmd.addAll(new RuntimeConfig(rank, worldSize, rv.host(), rv.port(), data.toAbsolutePath(),
+                layout.localDir(rank), layout.shmDir(rank),
+                cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
+                RuntimeConfig.Unpack.of(unpack), rank == 0 && System.console() != null,
+                RuntimeConfig.verboseFrom(System.getenv())).toArgs());
         return cmd;
     }
 
     private static int myShare(int worldSize, JobEnvironment job) {
-        return "local".equals(job.scheduler()) ? worldSize : 1;
+        return job.scheduler().spansNodes() ? 1 : worldSize;
     }
 
     Map<String, String> commandEnv(int rank, int worldSize, JobLayout layout, JobEnvironment job, Path shim) {

@@ -20,8 +20,8 @@ final class SharedNodeTask {
     }
 
     int run() throws IOException, InterruptedException {
-        Path shmRoot = Path.of("/dev/shm", "fanstore-" + JobLayout.currentUid() + "-" + job.jobId());
-        Path ready = shmRoot.resolve("rank-" + job.nodeId()).resolve("ready");
+        JobLayout view = JobLayout.sharedMemoryView(job.jobId());
+        Path ready = view.readyFile(job.nodeId());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(run.loadTimeoutSeconds);
         while (!Files.exists(ready)) {
             if (System.nanoTime() > deadline) {
@@ -31,19 +31,13 @@ final class SharedNodeTask {
             }
             Thread.sleep(100);
         }
-        JobLayout view = JobLayout.view(shmRoot);
-        Path tasks = Files.createDirectories(view.tasksDir(job.nodeId()));
-        Path running = tasks.resolve(job.localId() + ".running");
-        // Written whole, then renamed: the owner must never read a half-written pid and take us for dead.
-        Path tmp = tasks.resolve(job.localId() + ".tmp");
-        Files.writeString(tmp, Long.toString(ProcessHandle.current().pid()));
-        Files.move(tmp, running, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Path running = view.registerSharingTask(job.nodeId(), job.localId());
         try {
             ProcessBuilder pb = new ProcessBuilder(run.command()).inheritIO();
             pb.environment().putAll(run.commandEnv(job.nodeId(), job.nodeCount(), view, job, shim()));
             return pb.start().waitFor();
         } finally {
-            Files.move(running, tasks.resolve(job.localId() + ".done"));
+            view.sharingTaskDone(running, job.localId());
         }
     }
 

@@ -15,7 +15,7 @@ class JobEnvironmentTest {
         Map<String, String> env = Map.of("SLURM_PROCID", "6", "SLURM_JOB_ID", "991", "SLURM_STEP_ID", "2",
                 "SLURM_NNODES", "4", "SLURM_NTASKS", "16", "SLURM_NODEID", "1", "SLURM_LOCALID", "2");
         JobEnvironment job = JobEnvironment.detect(env).orElseThrow();
-        assertEquals(new JobEnvironment("slurm", "991.2", 1, 4, 2, 4), job);
+        assertEquals(new JobEnvironment(Scheduler.SLURM, "991.2", 1, 4, 2, 4), job);
         assertFalse(job.ownsRuntime());
     }
 

@@ -16,6 +16,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.fanstore.runtime.layout.RankDirectory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -152,7 +153,7 @@ class RunJobTest {
                 throw new IllegalStateException(e);
             }
         }, runnable -> new Thread(runnable, "job-under-test").start());
-        Path ready = Path.of("/dev/shm", "fanstore-" + JobLayout.currentUid() + "-" + job, "rank-1", "ready");
+        Path ready = JobLayout.sharedMemoryView(job).readyFile(1);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (!Files.exists(ready)) {
             assertTrue(System.nanoTime() < deadline, "job never became ready");
@@ -193,7 +194,7 @@ class RunJobTest {
         pb.environment().put("FANSTORE_JOB_ID", job);
         Process launcher = pb.start();
         try {
-            Path ready = Path.of("/dev/shm", "fanstore-" + JobLayout.currentUid() + "-" + job, "rank-1", "ready");
+            Path ready = JobLayout.sharedMemoryView(job).readyFile(1);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (!Files.exists(ready)) {
                 assertTrue(System.nanoTime() < deadline && launcher.isAlive(), "job never became ready");
@@ -229,9 +230,9 @@ class RunJobTest {
     }
 
     private static void assertNothingLeft(String job) throws IOException {
-        String root = "fanstore-" + JobLayout.currentUid() + "-" + job;
-        assertFalse(Files.exists(Path.of("/dev/shm", root)), "shared memory left behind");
-        assertFalse(Files.exists(work.resolve(root)), "local directory left behind");
+        assertFalse(Files.exists(JobLayout.sharedMemoryView(job).shmRoot()), "shared memory left behind");
+        assertFalse(Files.exists(RankDirectory.JOB_ROOT.in(work, JobLayout.currentUid(), job)),
+                "local directory left behind");
     }
 
     private static void copyTree(Path from, Path to) throws IOException {

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.fanstore.runtime.layout.RankDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,9 +84,9 @@ class SchedulerModeTest {
             assertEquals(expected, got, "task " + i);
         }
         assertTrue(running.get(0).get().stderr().contains("fanstore: ready: 2 ranks"), running.get(0).get().stderr());
-        String root = "fanstore-" + JobLayout.currentUid() + "-" + jobId + ".0";
-        assertFalse(Files.exists(Path.of("/dev/shm", root)), "shared memory left behind");
-        assertFalse(Files.exists(work.resolve(root)), "local directory left behind");
+        assertFalse(Files.exists(JobLayout.sharedMemoryView(jobId + ".0").shmRoot()), "shared memory left behind");
+        assertFalse(Files.exists(RankDirectory.JOB_ROOT.in(work, JobLayout.currentUid(), jobId + ".0")),
+                "local directory left behind");
         try (var rv = Files.list(work.resolve("rv"))) {
             assertEquals(0, rv.count(), "rendezvous file left behind");
         }

@@ -15,6 +15,7 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
+import org.fanstore.runtime.layout.RankDirectory;
 
 /**
  * Brings this rank's partitions from the shared file system to node-local storage, once: each partition is
@@ -32,8 +33,8 @@ public final class PartitionLoader {
     public PartitionLoader(Path dataset, Manifest manifest, Path localDir) throws IOException {
         this.dataset = dataset;
         this.manifest = manifest;
-        this.partsDir = Files.createDirectories(localDir.resolve("parts"));
-        this.filesDir = Files.createDirectories(localDir.resolve("files"));
+        this.partsDir = Files.createDirectories(RankDirectory.PARTS_DIR.in(localDir));
+        this.filesDir = Files.createDirectories(RankDirectory.FILES_DIR.in(localDir));
     }
 
     /** Where LOCAL_RAW files lie: {@code <filesDir>/<key>}. */
@@ -56,7 +57,7 @@ public final class PartitionLoader {
     /** Copies and CRC-checks one partition; progress receives bytes as they are copied. */
     public PartitionReader copy(PartitionInfo info, LongConsumer progress) throws IOException {
         Path source = dataset.resolve(info.fileName());
-        Path target = partsDir.resolve(info.fileName());
+        Path target = RankDirectory.PARTITION_COPY.in(partsDir, info.fileName());
         CRC32C crc = new CRC32C();
         long copied = 0;
         try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.shm.ShmTestSupport.Finished;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ class ShmRoundTripBenchmark
     {
         Assumptions.assumeTrue(Boolean.getBoolean("fanstore.bench"), "benchmark: run with -Dfanstore.bench=true");
         final Path dir = ShmTestSupport.shmTempDir();
-        final Path ctl = dir.resolve("ctl");
+        final Path ctl = RankDirectory.CONTROL_FILE.in(dir);
         final Path file = Files.write(dir.resolve("sample.bin"), new byte[4096]);
         final StringBuilder table = new StringBuilder(
             "| what | threads | requests | req/s | p50 us | p99 us | max us |\n|---|---|---|---|---|---|---|\n");

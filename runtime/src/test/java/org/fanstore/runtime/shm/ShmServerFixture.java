@@ -2,6 +2,7 @@ package org.fanstore.runtime.shm;
 
 import java.nio.file.Path;
 
+import org.fanstore.runtime.layout.RankDirectory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -17,7 +18,7 @@ abstract class ShmServerFixture
     void createDir() throws Exception
     {
         dir = ShmTestSupport.shmTempDir();
-        ctl = dir.resolve("ctl");
+        ctl = RankDirectory.CONTROL_FILE.in(dir);
     }
 
     @AfterEach
