@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.metadata.MetadataTableWriter;
@@ -69,11 +70,11 @@ public final class NamespaceBuilder {
         if (r.type() == IndexRecord.TYPE_FILE) {
             if (local) {
                 flags |= MetadataTableDescriptor.FLAG_LOCAL;
-                if (r.codec() == 0 && Unpacker.unpackable(r.key())) {
+                if (r.codec() == PartitionDescriptor.CODEC_RAW && Unpacker.unpackable(r.key())) {
                     flags |= MetadataTableDescriptor.FLAG_LOCAL_RAW;
                 }
             }
-            if (r.codec() != 0) {
+            if (r.codec() != PartitionDescriptor.CODEC_RAW) {
                 flags |= MetadataTableDescriptor.FLAG_COMPRESSED;
             }
         }
