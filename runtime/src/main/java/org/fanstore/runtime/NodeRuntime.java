@@ -96,7 +96,7 @@ final class NodeRuntime implements AutoCloseable {
         mine = null;
         long gathered = System.nanoTime();
         NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(all, placement, config.rank(),
-                config.shmDir().resolve("meta.tbl"), loader.filesDir(), 1);
+                config.shmDir().resolve("meta.tbl"), loader.filesDir());
         all = null;
         long published = System.nanoTime();
         toClose.add(ns.table());

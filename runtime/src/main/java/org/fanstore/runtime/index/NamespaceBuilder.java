@@ -22,7 +22,8 @@ import org.fanstore.runtime.placement.Placement;
 public final class NamespaceBuilder {
     /** st_dev reported for every entry: fixed, so the same file has the same identity on every node. */
     public static final int ST_DEV = 0xfa5703;
-    private static final int DIRECTORY_SIZE = 4096;
+    /** A job publishes one table and never replaces it, so its generation is a constant (the format forbids 0). */
+    private static final long TABLE_GENERATION = 1;
 
     private NamespaceBuilder() {
     }
@@ -35,7 +36,7 @@ public final class NamespaceBuilder {
     public record Namespace(MetadataTable table, BodyIndex bodies, long tableBytes) {}
 
     public static Namespace publish(byte[][] contributions, Placement placement, int myRank, Path tablePath,
-                                   Path localRoot, long generation) throws IOException {
+                                   Path localRoot) throws IOException {
         List<IndexRecord> all = new ArrayList<>();
         for (int rank = 0; rank < contributions.length; rank++) {
             all.addAll(IndexCodec.decode(contributions[rank], rank));
@@ -46,7 +47,7 @@ public final class NamespaceBuilder {
         }
         byte[] root = localRoot.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         long bytes = MetadataTableWriter.write(tablePath, entries, root, myRank, placement.size(), ST_DEV,
-                generation);
+                TABLE_GENERATION);
         entries = null;
         MetadataTable table = MetadataTable.open(tablePath);
         BodyIndex bodies = new BodyIndex(table.entryCount());
@@ -79,7 +80,7 @@ public final class NamespaceBuilder {
             }
         }
         long size = switch (r.type()) {
-            case IndexRecord.TYPE_DIR -> DIRECTORY_SIZE;
+            case IndexRecord.TYPE_DIR -> MetadataTableDescriptor.DIRECTORY_SIZE;
             case IndexRecord.TYPE_SYMLINK -> r.linkTarget().length;
             default -> r.rawLength();
         };

@@ -43,9 +43,4 @@ public record NamespaceEntry(
     {
         return new NamespaceEntry(key, S_IFLNK | 0777, target.length, mtimeSec, 0, 0, 0, 0, 0, target);
     }
-
-    public NamespaceEntry withOwner(final int newUid, final int newGid)
-    {
-        return new NamespaceEntry(key, mode, size, mtimeSec, mtimeNsec, newUid, newGid, flags, ownerRank, linkTarget);
-    }
 }

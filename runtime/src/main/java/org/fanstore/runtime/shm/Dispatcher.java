@@ -174,8 +174,9 @@ final class Dispatcher implements Runnable, MessageHandler
         }
         final byte[] key = new byte[keyLength];
         ctl.getBytes(base + SLOT_PAYLOAD_OFFSET, key);
+        // The slot's table generation is not read: a job publishes one table and never replaces it.
         final Request request = new Request(op, ctl.getInt(base + SLOT_FLAGS_OFFSET),
-            ctl.getInt(base + SLOT_ENTRY_OFFSET), ctl.getLong(base + SLOT_GENERATION_OFFSET), key);
+            ctl.getInt(base + SLOT_ENTRY_OFFSET), key);
         try
         {
             handler.handle(request, responder);
