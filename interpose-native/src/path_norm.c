@@ -13,12 +13,6 @@
 
 #include "path_norm.h"
 
-/* is out[0..n) the mount or below it? */
-static inline int within(const char *out, size_t n, const char *mount, size_t mount_len)
-{
-    return n >= mount_len && memcmp(out, mount, mount_len) == 0 && (n == mount_len || out[mount_len] == '/');
-}
-
 /* fs_path_normalize, also telling whether the lexical walk ever stood in the mount (*touched). */
 static ssize_t normalize_walk(const char *base, size_t base_len, const char *path, char *out, size_t cap,
                               const char *mount, size_t mount_len, int *touched)
@@ -34,7 +28,7 @@ static ssize_t normalize_walk(const char *base, size_t base_len, const char *pat
             return -ENAMETOOLONG;
         memcpy(out, base, base_len);
         n = base_len;
-        if (mount != NULL && within(out, n, mount, mount_len))
+        if (mount != NULL && fs_path_within(out, n, mount, mount_len))
             *touched = 1;
     }
     const char *p = path;
@@ -90,15 +84,11 @@ int fs_path_cwd_near(const char *mount, size_t mount_len, const char *cwd, size_
     return cwd_len < mount_len ? mount[cwd_len] == '/' : cwd[mount_len] == '/';
 }
 
-/* Does the absolute path start with the mount as a whole component? Stops at the first mismatch, so it
- * never reads past the path's NUL. */
+/* Does the absolute path start with the mount as a whole component? strnlen bounds the read to the
+ * mount's length plus one, so a long outside path costs no full scan here. */
 static inline int starts_with_mount(const fs_ns *ns, const char *path)
 {
-    const char *m = ns->mount;
-    size_t i = 0;
-    while (i < ns->mount_len && path[i] == m[i])
-        i++;
-    return i == ns->mount_len && (path[i] == '/' || path[i] == '\0');
+    return fs_path_within(path, strnlen(path, ns->mount_len + 1), ns->mount, ns->mount_len);
 }
 
 /* Does the path hold an empty, "." or ".." component (anything normalisation would change)? */
@@ -141,7 +131,7 @@ int fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, s
     if (n < 0)
         return (int)n;
     size_t len = (size_t)n;
-    if (!within(key, len, ns->mount, ns->mount_len)) {
+    if (!fs_path_within(key, len, ns->mount, ns->mount_len)) {
         /* The kernel cannot walk through a mount that does not exist on disk (or through our void cwd):
          * hand it the path we resolved instead. */
         if (touched) {

@@ -5,6 +5,7 @@
 #define FANSTORE_PATH_NORM_H
 
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 
 #define FS_PATH_OUTSIDE 0
@@ -20,6 +21,14 @@ typedef struct fs_ns {
     size_t      cwd_len;
     int         cwd_near;   /* cwd is inside the mount or one of its ancestors (see fs_path_cwd_near) */
 } fs_ns;
+
+/* The one "is this under the mount" test: 1 when path[0..len) is the mount or lies below it, as whole
+ * components ("/fanstorex" is not below "/fanstore"). path must be normalised for the answer to mean
+ * anything; only path[0..mount_len] is read. Inline: fs_path_classify asks it on every call. */
+static inline int fs_path_within(const char *path, size_t len, const char *mount, size_t mount_len)
+{
+    return len >= mount_len && memcmp(path, mount, mount_len) == 0 && (len == mount_len || path[mount_len] == '/');
+}
 
 /* Normalises path (relative ones against base, absolute/normalised, base_len bytes) into out: absolute,
  * no "." or ".." or empty components, no trailing slash ("/" alone for the root). ".." at "/" stays at "/".

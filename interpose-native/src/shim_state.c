@@ -92,9 +92,7 @@ static void cwd_refresh_real(void)
         return;
     }
     /* A real directory below the mount (the mount exists on disk): the namespace hides it. */
-    int inside = (size_t)n >= state.mount_len && memcmp(norm, state.mount, state.mount_len) == 0 &&
-                 (norm[state.mount_len] == '/' || norm[state.mount_len] == '\0');
-    cwd_store(norm, (size_t)n, inside);
+    cwd_store(norm, (size_t)n, fs_path_within(norm, (size_t)n, state.mount, state.mount_len));
 }
 
 /* Is the real cwd one of the shim's void directories (of this or a parent process)? The kernel names a
@@ -117,8 +115,7 @@ static int adopt_virtual(const char *path)
 {
     char norm[PATH_MAX];
     ssize_t n = fs_path_normalize("/", 1, path, norm, sizeof norm);
-    if (n <= 0 || (size_t)n < state.mount_len || memcmp(norm, state.mount, state.mount_len) != 0 ||
-        (norm[state.mount_len] != '/' && norm[state.mount_len] != '\0'))
+    if (n <= 0 || !fs_path_within(norm, (size_t)n, state.mount, state.mount_len))
         return 0;
     cwd_store(norm, (size_t)n, 1);
     return 1;

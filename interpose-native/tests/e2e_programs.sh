@@ -93,6 +93,15 @@ passed=0; failed=0
 pass() { passed=$((passed + 1)); echo "PASS $1"; }
 fail() { failed=$((failed + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | head -n 40; }
 
+# needs MODULE PACKAGE LABEL: true when /usr/bin/python3 can import MODULE. The set-up installs every module
+# these checks use (scripts/setup-debian.sh), so a missing one is a broken install: it fails LABEL, naming the
+# module and how to install it, rather than skipping the check and passing.
+needs() {
+    /usr/bin/python3 -c "import $1" >/dev/null 2>&1 && return 0
+    fail "$3" "python module '$1' is missing for /usr/bin/python3: install it with 'sudo apt-get install $2' (or run scripts/setup-debian.sh deps)"
+    return 1
+}
+
 # same LABEL 'SCRIPT': SCRIPT runs in bash with $D = the directory, natively and under the shim (bash itself
 # preloaded, so cd/globs/redirections go through the shim too). Outputs must match after D -> <D>.
 same() {
@@ -171,23 +180,19 @@ with open(root + "/val/labels.csv") as fh:
 EOF
 same "python os.walk/scandir/glob/open/stat/realpath" '/usr/bin/python3 "'"$work"'/walk.py" "$D"'
 
-if dpkg -s python3-numpy >/dev/null 2>&1; then
+if needs numpy python3-numpy "numpy.load (+ mmap_mode=r)"; then
     same "numpy.load (+ mmap_mode=r)" '/usr/bin/python3 -c "
 import numpy as np, sys
 a = np.load(sys.argv[1]); m = np.load(sys.argv[1], mmap_mode=\"r\")
 print(a.shape, a.dtype, float(a.sum()), float(m[3].sum()), type(m).__name__)" "$D/val/array.npy"'
-else
-    echo "SKIP numpy.load (python3-numpy is not installed)"
 fi
-if dpkg -s python3-pil >/dev/null 2>&1; then
+if needs PIL python3-pil "PIL.Image.open"; then
     same "PIL.Image.open" '/usr/bin/python3 -c "
 from PIL import Image; import sys, hashlib
 im = Image.open(sys.argv[1]); print(im.format, im.size, im.mode, hashlib.md5(im.tobytes()).hexdigest())" "$D/val/picture.png"'
-else
-    echo "SKIP PIL.Image.open (python3-pil is not installed)"
 fi
 
-if dpkg -s python3-torch >/dev/null 2>&1; then
+if needs torch python3-torch "torch DataLoader workers (fork, spawn)"; then
     cat > "$work/loader.py" <<'EOF'
 import hashlib, os, sys
 from torch.utils.data import Dataset, DataLoader
@@ -206,6 +211,10 @@ EOF
     # Python's resource_tracker sometimes warns about a leaked semaphore at exit, natively too: not ours.
     same "torch DataLoader workers (fork, spawn)" \
         '/usr/bin/python3 -W ignore::UserWarning:multiprocessing.resource_tracker "'"$work"'/loader.py" "$D"'
+fi
+label="torchvision ImageFolder + DataLoader(num_workers=2) epoch (fork, spawn)"
+if needs torch python3-torch "$label" && needs torchvision python3-torchvision "$label" &&
+   needs PIL python3-pil "$label"; then
     cat > "$work/imagefolder.py" <<'EOF'
 import sys, torch
 from torchvision import datasets, transforms
@@ -219,10 +228,8 @@ if __name__ == "__main__":
             seen += [(round(float(t.sum()), 3), int(l)) for t, l in zip(x, y)]
         print(ctx, sorted(seen))
 EOF
-    same "torchvision ImageFolder + DataLoader(num_workers=2) epoch (fork, spawn)" \
+    same "$label" \
         '/usr/bin/python3 -W ignore::UserWarning:multiprocessing.resource_tracker "'"$work"'/imagefolder.py" "$D"'
-else
-    echo "SKIP torch DataLoader (python3-torch is not installed)"
 fi
 
 # ---- namespace rules (under the shim only) --------------------------------------------------------------

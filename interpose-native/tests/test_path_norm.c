@@ -94,6 +94,13 @@ int main(void)
     CHECK(!fs_path_cwd_near("/fanstore", 9, "/tmp", 4), "/tmp is not near");
     CHECK(fs_path_cwd_near("/mnt/fs", 7, "/mnt", 4), "/mnt is an ancestor of /mnt/fs");
 
+    /* within: whole components only, and never more than mount_len + 1 bytes of the path read. */
+    CHECK(fs_path_within("/fanstore", 9, "/fanstore", 9), "the mount is within itself");
+    CHECK(fs_path_within("/fanstore/a", 11, "/fanstore", 9), "below the mount is within");
+    CHECK(!fs_path_within("/fanstorex", 10, "/fanstore", 9), "/fanstorex is not within");
+    CHECK(!fs_path_within("/fan", 4, "/fanstore", 9), "a prefix of the mount is not within");
+    CHECK(!fs_path_within("/", 1, "/fanstore", 9), "/ is not within");
+
     /* Absolute classification. */
     classify(NULL, "/fanstore", "");
     classify(NULL, "/fanstore/", "");

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import org.fanstore.prep.format.Dataset;
 import org.fanstore.prep.format.DatasetPaths;
 import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.PathBytes;
 
 /**
  * Turns the inspection commands' arguments into a dataset and path bytes. A PATH may start with '/', may be
@@ -41,7 +42,7 @@ final class DatasetArguments
         {
             return literal;
         }
-        final byte[] unescaped = normalize(percentDecode(text), text);
+        final byte[] unescaped = normalize(PathBytes.percentDecode(text), text);
         return dataset.lookup(unescaped).isPresent() ? unescaped : literal;
     }
 
@@ -60,25 +61,5 @@ final class DatasetArguments
             throw new UserError("path " + text + " uses '..': give a path inside the dataset");
         }
         return normalized;
-    }
-
-    private static byte[] percentDecode(final String text)
-    {
-        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        final byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < bytes.length; i++)
-        {
-            if (bytes[i] == '%' && i + 2 < bytes.length && Character.digit(bytes[i + 1], 16) >= 0 &&
-                Character.digit(bytes[i + 2], 16) >= 0)
-            {
-                out.write(Character.digit(bytes[i + 1], 16) << 4 | Character.digit(bytes[i + 2], 16));
-                i += 2;
-            }
-            else
-            {
-                out.write(bytes[i]);
-            }
-        }
-        return out.toByteArray();
     }
 }

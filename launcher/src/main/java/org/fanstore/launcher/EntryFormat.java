@@ -4,6 +4,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 
+import org.fanstore.prep.format.FileModes;
+import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
 
 /** How the inspection commands print an entry's fields (ls -l columns, stat lines). */
@@ -20,10 +22,10 @@ final class EntryFormat
     static String modeString(final int mode)
     {
         final StringBuilder sb = new StringBuilder(10);
-        sb.append(switch (mode & 0170000)
+        sb.append(switch (FileModes.type(mode))
         {
-            case 0040000 -> 'd';
-            case 0120000 -> 'l';
+            case FileModes.S_IFDIR -> 'd';
+            case FileModes.S_IFLNK -> 'l';
             default -> '-';
         });
         final String rwx = "rwxrwxrwx";
@@ -41,7 +43,7 @@ final class EntryFormat
 
     static String codecName(final PartitionEntry e)
     {
-        return e.codec() == 0 ? "raw" : "lz4-chunked";
+        return e.codec() == PartitionDescriptor.CODEC_RAW ? "raw" : "lz4-chunked";
     }
 
     /** ls -l columns before the name: mode, uid, gid, size, mtime (UTC). */

@@ -98,10 +98,15 @@ class MainTest
         assertEquals("empty\nimages\nimages/0.bin\nimages/labels.csv\n", fanstore("ls", "-R", out).outText());
         final Run longLs = fanstore("ls", "-l", out, "images");
         assertTrue(longLs.outText().contains("-rw-") && longLs.outText().contains("70000"), longLs.outText());
+        final Run rootLs = fanstore("ls", "-l", out);
+        assertTrue(rootLs.outText().lines().anyMatch(l -> l.startsWith("drwx") && l.endsWith("images")),
+            rootLs.outText());
 
         final Run stat = fanstore("stat", out, "/images/labels.csv");
         assertTrue(stat.outText().contains("lz4-chunked") && stat.outText().contains("size: 12000"),
             stat.outText());
+        final Run escaped = fanstore("stat", out, "images%2Flabels%2ecsv");
+        assertEquals(stat.outText(), escaped.outText(), "a PATH may spell bytes as %XX");
 
         assertArrayEquals(Files.readAllBytes(src.resolve("images/0.bin")), fanstore("cat", out, "images/0.bin").out());
 

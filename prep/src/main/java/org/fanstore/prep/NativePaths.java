@@ -1,10 +1,11 @@
 package org.fanstore.prep;
 
-import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+
+import org.fanstore.prep.format.PathBytes;
 
 /**
  * Exact file-name bytes for {@link Path}s. On Linux a Path keeps the bytes the kernel returned, but
@@ -16,7 +17,7 @@ import java.nio.file.Path;
  */
 public final class NativePaths
 {
-    private static final Charset JNU = jnuCharset();
+    private static final Charset JNU = PathBytes.fileNameCharset();
     private static final Path ROOT = Path.of("/");
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
@@ -33,7 +34,7 @@ public final class NativePaths
             return text.getBytes(JNU);
         }
         final Path absolute = path.isAbsolute() ? path : ROOT.resolve(path);
-        final byte[] bytes = percentDecode(absolute.toUri().getRawPath());
+        final byte[] bytes = PathBytes.percentDecode(absolute.toUri().getRawPath());
         final int start = path.isAbsolute() ? 0 : 1;
         int end = bytes.length;
         // toUri() appends '/' to directories.
@@ -89,37 +90,5 @@ public final class NativePaths
             }
         }
         return true;
-    }
-
-    private static byte[] percentDecode(final String raw)
-    {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(raw.length());
-        for (int i = 0; i < raw.length(); i++)
-        {
-            final char c = raw.charAt(i);
-            if (c == '%' && i + 2 < raw.length())
-            {
-                out.write(Character.digit(raw.charAt(i + 1), 16) << 4 | Character.digit(raw.charAt(i + 2), 16));
-                i += 2;
-            }
-            else
-            {
-                out.write(c);
-            }
-        }
-        return out.toByteArray();
-    }
-
-    private static Charset jnuCharset()
-    {
-        final String name = System.getProperty("sun.jnu.encoding");
-        try
-        {
-            return name == null ? Charset.defaultCharset() : Charset.forName(name);
-        }
-        catch (final IllegalArgumentException e)
-        {
-            return Charset.defaultCharset();
-        }
     }
 }

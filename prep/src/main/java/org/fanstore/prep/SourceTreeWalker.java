@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import org.fanstore.prep.format.DatasetPaths;
+import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PathBytes;
 
@@ -38,10 +39,6 @@ import org.fanstore.prep.format.PathBytes;
 final class SourceTreeWalker
 {
     private static final String ATTRIBUTES = "unix:mode,uid,gid,size,lastModifiedTime";
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFREG = 0100000;
-    private static final int S_IFDIR = 0040000;
-    private static final int S_IFLNK = 0120000;
 
     private final Path root;
     private final byte[] rootBytes;
@@ -266,13 +263,13 @@ final class SourceTreeWalker
             Files.readAttributes(source, ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
         final int mode = (Integer)a.get("mode");
         final Instant mtime = ((FileTime)a.get("lastModifiedTime")).toInstant();
-        final int kind = mode & S_IFMT;
+        final int kind = FileModes.type(mode);
         final int type;
         long size = (Long)a.get("size");
         byte[] target = null;
         switch (kind)
         {
-            case S_IFREG ->
+            case FileModes.S_IFREG ->
             {
                 type = PartitionDescriptor.TYPE_FILE;
                 // Asking the kernel (access(2)) costs a syscall per file; a world-readable file needs no asking.
@@ -282,8 +279,8 @@ final class SourceTreeWalker
                     return null;
                 }
             }
-            case S_IFDIR -> type = PartitionDescriptor.TYPE_DIRECTORY;
-            case S_IFLNK ->
+            case FileModes.S_IFDIR -> type = PartitionDescriptor.TYPE_DIRECTORY;
+            case FileModes.S_IFLNK ->
             {
                 type = PartitionDescriptor.TYPE_SYMLINK;
                 target = NativePaths.bytesOf(Files.readSymbolicLink(source));

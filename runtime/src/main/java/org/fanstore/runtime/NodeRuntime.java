@@ -95,7 +95,7 @@ final class NodeRuntime implements AutoCloseable {
         mine = null;
         long gathered = System.nanoTime();
         NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(all, placement, config.rank(),
-                RankDirectory.META_TABLE.in(config.shmDir()), loader.filesDir(), 1);
+                RankDirectory.META_TABLE.in(config.shmDir()), loader.filesDir());
         all = null;
         long published = System.nanoTime();
         toClose.add(ns.table());

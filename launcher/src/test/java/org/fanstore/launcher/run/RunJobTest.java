@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -154,16 +155,18 @@ class RunJobTest {
             }
         }, runnable -> new Thread(runnable, "job-under-test").start());
         Path ready = JobLayout.sharedMemoryView(job).readyFile(1);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!Files.exists(ready)) {
-            assertTrue(System.nanoTime() < deadline, "job never became ready");
-            assertFalse(running.isDone(), () -> "job ended early: " + running.join().stderr());
-            Thread.sleep(100);
-        }
-        Thread.sleep(500);
+        Await.until(Duration.ofSeconds(120), () -> Files.exists(ready) || running.isDone(), "job never became ready");
+        assertFalse(running.isDone(), () -> "job ended early: " + running.join().stderr());
         ProcessHandle rank1 = ProcessHandle.allProcesses()
                 .filter(p -> p.info().commandLine().map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false))
                 .findFirst().orElseThrow();
+        // Kill while the job runs, not while it starts: wait for the launcher (rank 1's parent) to have
+        // started both ranks' commands.
+        ProcessHandle launcher = rank1.parent().orElseThrow();
+        Await.until(Duration.ofSeconds(60), () -> launcher.children()
+                .filter(p -> p.info().commandLine().map(c -> c.endsWith("sleep 120")).orElse(false)).count() == 2
+                || running.isDone(), "the ranks' commands never started");
+        assertFalse(running.isDone(), () -> "job ended early: " + running.join().stderr());
         long killedAt = System.nanoTime();
         rank1.destroyForcibly();
         FanstoreProcess.Result r = running.get(60, TimeUnit.SECONDS);
@@ -195,11 +198,9 @@ class RunJobTest {
         Process launcher = pb.start();
         try {
             Path ready = JobLayout.sharedMemoryView(job).readyFile(1);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (!Files.exists(ready)) {
-                assertTrue(System.nanoTime() < deadline && launcher.isAlive(), "job never became ready");
-                Thread.sleep(100);
-            }
+            Await.until(Duration.ofSeconds(120), () -> Files.exists(ready) || !launcher.isAlive(),
+                    "job never became ready");
+            assertTrue(launcher.isAlive(), "launcher ended before the job became ready");
             // What a terminal's Ctrl-C delivers to the launcher (the script execs java, so this is its pid).
             assertEquals(0, new ProcessBuilder("kill", "-INT", Long.toString(launcher.pid())).start().waitFor());
             assertTrue(launcher.waitFor(20, TimeUnit.SECONDS), "launcher still running 20 s after SIGINT");
@@ -210,15 +211,8 @@ class RunJobTest {
         }
         assertNothingLeft(job);
         // Killed children are reaped by init once their parent is gone: give that a moment.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        List<String> survivors;
-        do {
-            Thread.sleep(100);
-            survivors = ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
-                    .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
-                    .filter(c -> c.contains(job) || c.endsWith("sleep 120")).toList();
-        } while (!survivors.isEmpty() && System.nanoTime() < deadline);
-        assertEquals(List.of(), survivors, "processes that survived the launcher");
+        Await.within(Duration.ofSeconds(5), () -> survivorsOf(job).isEmpty());
+        assertEquals(List.of(), survivorsOf(job), "processes that survived the launcher");
     }
 
     @Test
@@ -227,6 +221,12 @@ class RunJobTest {
                 .toString(), "--", "true");
         assertEquals(2, r.status(), r.stderr());
         assertTrue(r.stderr().contains("nope.fs") && r.stderr().contains("fanstore prep"), r.stderr());
+    }
+
+    private static List<String> survivorsOf(String job) {
+        return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
+                .filter(c -> c.contains(job) || c.endsWith("sleep 120")).toList();
     }
 
     private static void assertNothingLeft(String job) throws IOException {

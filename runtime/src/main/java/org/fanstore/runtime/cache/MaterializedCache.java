@@ -39,8 +39,6 @@ public final class MaterializedCache {
     private final Map<Integer, CompletableFuture<Path>> inFlight = new HashMap<>();
     private long usedBytes;
     private long reservedBytes;
-    private long evictions;
-    private long peakBytes;
 
     public MaterializedCache(Path dir, long capacityBytes) throws IOException {
         if (capacityBytes <= 0) {
@@ -131,7 +129,6 @@ public final class MaterializedCache {
             }
         }
         reservedBytes += size;
-        peakBytes = Math.max(peakBytes, usedBytes + reservedBytes);
     }
 
     private boolean evictOne() throws IOException {
@@ -142,7 +139,6 @@ public final class MaterializedCache {
         Map.Entry<Integer, Long> victim = eldest.next();
         eldest.remove();
         usedBytes -= victim.getValue();
-        evictions++;
         Files.deleteIfExists(pathOf(victim.getKey()));
         return true;
     }
@@ -164,26 +160,10 @@ public final class MaterializedCache {
         return dir.resolve("e" + id);
     }
 
-    public long capacityBytes() {
-        return capacity;
-    }
-
+    /** Bytes of the files present (not counting those being written). */
     public long usedBytes() {
         synchronized (lock) {
             return usedBytes;
-        }
-    }
-
-    /** The most bytes ever present or reserved at once (never above the capacity). */
-    public long peakBytes() {
-        synchronized (lock) {
-            return peakBytes;
-        }
-    }
-
-    public long evictions() {
-        synchronized (lock) {
-            return evictions;
         }
     }
 

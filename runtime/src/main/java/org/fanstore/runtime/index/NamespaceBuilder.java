@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.fanstore.prep.format.PartitionEntry;
+import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.metadata.MetadataTableWriter;
@@ -24,7 +25,8 @@ import org.fanstore.runtime.placement.Unpacker;
 public final class NamespaceBuilder {
     /** st_dev reported for every entry: fixed, so the same file has the same identity on every node. */
     public static final int ST_DEV = 0xfa5703;
-    private static final int DIRECTORY_SIZE = 4096;
+    /** A job publishes one table and never replaces it, so its generation is a constant (the format forbids 0). */
+    private static final long TABLE_GENERATION = 1;
 
     private NamespaceBuilder() {
     }
@@ -37,7 +39,7 @@ public final class NamespaceBuilder {
     public record Namespace(MetadataTable table, BodyIndex bodies, long tableBytes) {}
 
     public static Namespace publish(byte[][] contributions, Placement placement, int myRank, Path tablePath,
-                                   Path localRoot, long generation) throws IOException {
+                                   Path localRoot) throws IOException {
         List<IndexRecord> all = new ArrayList<>();
         for (int rank = 0; rank < contributions.length; rank++) {
             all.addAll(IndexCodec.decode(contributions[rank], rank));
@@ -48,7 +50,7 @@ public final class NamespaceBuilder {
         }
         byte[] root = localRoot.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         long bytes = MetadataTableWriter.write(tablePath, entries, root, myRank, placement.size(), ST_DEV,
-                generation);
+                TABLE_GENERATION);
         entries = null;
         MetadataTable table = MetadataTable.open(tablePath);
         BodyIndex bodies = new BodyIndex(table.entryCount());
@@ -74,15 +76,16 @@ public final class NamespaceBuilder {
         if (e.isFile()) {
             if (local) {
                 flags |= MetadataTableDescriptor.FLAG_LOCAL;
-                if (e.codec() == 0 && Unpacker.unpackable(e.path())) {
+                if (e.codec() == PartitionDescriptor.CODEC_RAW && Unpacker.unpackable(e.path())) {
                     flags |= MetadataTableDescriptor.FLAG_LOCAL_RAW;
                 }
             }
-            if (e.codec() != 0) {
+            if (e.codec() != PartitionDescriptor.CODEC_RAW) {
                 flags |= MetadataTableDescriptor.FLAG_COMPRESSED;
             }
         }
-        long size = e.isDir() ? DIRECTORY_SIZE : e.isSymlink() ? r.linkTarget().length : e.rawLength();
+        long size = e.isDir() ? MetadataTableDescriptor.DIRECTORY_SIZE
+                : e.isSymlink() ? r.linkTarget().length : e.rawLength();
         return new NamespaceEntry(e.path(), e.mode(), size, e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(), flags,
                 owner, e.isSymlink() ? r.linkTarget() : null);
     }

@@ -1,5 +1,7 @@
 package org.fanstore.runtime.metadata;
 
+import static org.fanstore.prep.format.FileModes.isDirectory;
+import static org.fanstore.prep.format.FileModes.isSymlink;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
 

@@ -107,12 +107,6 @@ public final class MetadataTableDescriptor
     /** st_size written for every directory. */
     public static final long DIRECTORY_SIZE = 4096;
 
-    /** POSIX file-type bits of st_mode. */
-    public static final int S_IFMT = 0170000;
-    public static final int S_IFDIR = 0040000;
-    public static final int S_IFREG = 0100000;
-    public static final int S_IFLNK = 0120000;
-
     private MetadataTableDescriptor()
     {
     }
@@ -134,15 +128,5 @@ public final class MetadataTableDescriptor
     public static long alignSection(final long offset)
     {
         return (offset + SECTION_ALIGNMENT - 1) & -SECTION_ALIGNMENT;
-    }
-
-    public static boolean isDirectory(final int mode)
-    {
-        return (mode & S_IFMT) == S_IFDIR;
-    }
-
-    public static boolean isSymlink(final int mode)
-    {
-        return (mode & S_IFMT) == S_IFLNK;
     }
 }

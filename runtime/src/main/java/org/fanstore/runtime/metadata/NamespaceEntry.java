@@ -1,8 +1,9 @@
 package org.fanstore.runtime.metadata;
 
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.S_IFDIR;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.S_IFLNK;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.S_IFREG;
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.S_IFLNK;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
+
 
 /**
  * One name in the job's namespace, as handed to {@link MetadataTableWriter}.

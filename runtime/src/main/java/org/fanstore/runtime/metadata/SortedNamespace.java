@@ -8,6 +8,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
+import org.fanstore.prep.format.FileModes;
+
 /**
  * A namespace put in table order: keys checked, sorted by unsigned bytes, duplicates refused, the root and every
  * missing ancestor directory added, and the parent/children links resolved. Everything the writer needs beyond
@@ -130,7 +132,7 @@ final class SortedNamespace
                 final int found = index.find(key, length);
                 if (found >= 0)
                 {
-                    if (!MetadataTableDescriptor.isDirectory(sorted[found].mode()))
+                    if (!FileModes.isDirectory(sorted[found].mode()))
                     {
                         throw new IllegalArgumentException(
                             KeyText.of(sorted[found].key()) + " is not a directory but has " + KeyText.of(key) +
@@ -166,7 +168,7 @@ final class SortedNamespace
         int next = 0;
         for (int i = 0; i < n; i++)
         {
-            if (MetadataTableDescriptor.isDirectory(entries[i].mode()))
+            if (FileModes.isDirectory(entries[i].mode()))
             {
                 firstChild[i] = next;
                 next += childCount[i];
@@ -197,7 +199,7 @@ final class SortedNamespace
             throw new IllegalArgumentException(KeyText.of(key) + ": owner rank " + e.ownerRank() +
                 " outside world of " + worldSize);
         }
-        final boolean symlink = MetadataTableDescriptor.isSymlink(e.mode());
+        final boolean symlink = FileModes.isSymlink(e.mode());
         if (symlink != (e.linkTarget() != null))
         {
             throw new IllegalArgumentException(KeyText.of(key) + ": a link target is required for, and only for, " +
@@ -207,7 +209,7 @@ final class SortedNamespace
         {
             throw new IllegalArgumentException(KeyText.of(key) + ": symlink target holds a NUL byte");
         }
-        if (key.length == 0 && !MetadataTableDescriptor.isDirectory(e.mode()))
+        if (key.length == 0 && !FileModes.isDirectory(e.mode()))
         {
             throw new IllegalArgumentException("the root \"\" must be a directory");
         }

@@ -1,9 +1,12 @@
 package org.fanstore.runtime.metadata;
 
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.S_IFLNK;
+import static org.fanstore.prep.format.FileModes.S_IFMT;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
 import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
 
 import java.io.IOException;
-import java.nio.charset.Charset;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -16,6 +19,8 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+
+import org.fanstore.prep.format.PathBytes;
 
 /**
  * {@code TableFromTree <dir> <name> <out.tbl>}: writes a metadata table describing a real directory tree, so the
@@ -72,7 +77,7 @@ public final class TableFromTree
         final Path realDir = dir.toRealPath();
         final byte[] realPrefix = rawBytes(realDir);
         final Map<String, Object> top = Files.readAttributes(realDir, LSTAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
-        final byte[] nameKey = name.getBytes(fileNameCharset());
+        final byte[] nameKey = name.getBytes(PathBytes.fileNameCharset());
 
         final List<NamespaceEntry> entries = new ArrayList<>();
         entries.add(entry(nameKey, top, 0, 0, null));
@@ -145,32 +150,8 @@ public final class TableFromTree
      */
     static byte[] rawBytes(final Path absolute)
     {
-        final String escaped = absolute.toUri().getRawPath();
-        final byte[] bytes = new byte[escaped.length()];
-        int n = 0;
-        for (int i = 0; i < escaped.length(); i++)
-        {
-            final char c = escaped.charAt(i);
-            if (c == '%')
-            {
-                bytes[n++] = (byte)Integer.parseInt(escaped, i + 1, i + 3, 16);
-                i += 2;
-            }
-            else
-            {
-                bytes[n++] = (byte)c;
-            }
-        }
-        if (n > 1 && bytes[n - 1] == '/')
-        {
-            n--;
-        }
+        final byte[] bytes = PathBytes.percentDecode(absolute.toUri().getRawPath());
+        final int n = bytes.length > 1 && bytes[bytes.length - 1] == '/' ? bytes.length - 1 : bytes.length;
         return Arrays.copyOf(bytes, n);
-    }
-
-    private static Charset fileNameCharset()
-    {
-        final String jnu = System.getProperty("sun.jnu.encoding");
-        return jnu != null && Charset.isSupported(jnu) ? Charset.forName(jnu) : Charset.defaultCharset();
     }
 }

@@ -10,7 +10,9 @@ import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.zip.CRC32C;
+import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Lz4Chunked;
+import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
@@ -83,12 +85,12 @@ public final class OpenService implements RequestHandler {
             responder.error(Errno.EROFS);
             return;
         }
-        int type = table.mode(index) & 0170000;
-        if (type == 0040000) {
+        int mode = table.mode(index);
+        if (FileModes.isDirectory(mode)) {
             responder.error(EISDIR);
             return;
         }
-        if (type != 0100000) {
+        if (!FileModes.isRegular(mode)) {
             responder.error(EINVAL);
             return;
         }
@@ -162,7 +164,7 @@ public final class OpenService implements RequestHandler {
 
     private void fetchFrom(int holder, int index, FileChannel out) throws IOException {
         long stored = bodies.storedLength(index);
-        if (bodies.codec(index) == 0) {
+        if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
             CrcChannel checked = new CrcChannel(out);
             fetcher.fetch(holder, index, stored, checked, fetchTimeout);
             checkCrc(index, checked.value(), "from rank " + holder);
@@ -179,7 +181,7 @@ public final class OpenService implements RequestHandler {
     /** Writes the raw bytes of entry index, stored at offset of in, to out, and checks their CRC32C. */
     private void decode(FileChannel in, long offset, int index, FileChannel out) throws IOException {
         long stored = bodies.storedLength(index);
-        if (bodies.codec(index) == 0) {
+        if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
             CrcChannel checked = new CrcChannel(out);
             long done = 0;
             while (done < stored) {

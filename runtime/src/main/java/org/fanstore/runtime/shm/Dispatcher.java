@@ -171,6 +171,7 @@ final class Dispatcher implements Runnable, MessageHandler
             responder.error(Errno.ENAMETOOLONG);
             return;
         }
+        // The slot's table generation is not read: a job publishes one table and never replaces it.
         final Request request = file.readRequest(slot, keyLength);
         try
         {

@@ -10,15 +10,13 @@ public final class Request
     private final int op;
     private final int flags;
     private final int entryIndex;
-    private final long generation;
     private final byte[] key;
 
-    Request(final int op, final int flags, final int entryIndex, final long generation, final byte[] key)
+    Request(final int op, final int flags, final int entryIndex, final byte[] key)
     {
         this.op = op;
         this.flags = flags;
         this.entryIndex = entryIndex;
-        this.generation = generation;
         this.key = key;
     }
 
@@ -38,12 +36,6 @@ public final class Request
     public int entryIndex()
     {
         return entryIndex;
-    }
-
-    /** Metadata-table generation the client resolved the entry in. */
-    public long generation()
-    {
-        return generation;
     }
 
     /** The key bytes without the terminating NUL (a private copy; do not modify). */

@@ -1,5 +1,9 @@
 package org.fanstore.runtime.metadata;
 
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
+import static org.fanstore.prep.format.FileModes.isDirectory;
+import static org.fanstore.prep.format.FileModes.isSymlink;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;

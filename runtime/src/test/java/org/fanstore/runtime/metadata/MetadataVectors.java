@@ -1,5 +1,8 @@
 package org.fanstore.runtime.metadata;
 
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.S_IFLNK;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;

@@ -1,5 +1,8 @@
 package org.fanstore.runtime.metadata;
 
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.isDirectory;
+import static org.fanstore.prep.format.FileModes.isSymlink;
 import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
 
 import java.nio.charset.StandardCharsets;

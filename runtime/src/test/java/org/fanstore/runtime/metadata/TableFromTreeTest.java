@@ -1,5 +1,7 @@
 package org.fanstore.runtime.metadata;
 
+import static org.fanstore.prep.format.FileModes.S_IFMT;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;

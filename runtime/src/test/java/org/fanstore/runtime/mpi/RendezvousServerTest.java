@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
+import org.fanstore.runtime.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,14 +89,18 @@ class RendezvousServerTest {
     @Test
     @Timeout(20)
     void rendezvousFileIsPublishedAtomicallyAndAwaitedWithADeadline(@TempDir Path dir) throws Exception {
-        var waiting = CompletableFuture.supplyAsync(() -> {
+        var waiting = new CompletableFuture<RendezvousFile.Endpoint>();
+        Thread waiter = new Thread(() -> {
             try {
-                return RendezvousFile.await(dir, "job-7", Duration.ofSeconds(10));
+                waiting.complete(RendezvousFile.await(dir, "job-7", Duration.ofSeconds(10)));
             } catch (Exception e) {
-                throw new RuntimeException(e);
+                waiting.completeExceptionally(e);
             }
-        });
-        Thread.sleep(100);
+        }, "rendezvous-waiter");
+        waiter.start();
+        // Publish only once the waiter has looked, found nothing and parked: the poll must see a later file.
+        Await.until(Duration.ofSeconds(10), () -> waiter.getState() == Thread.State.TIMED_WAITING,
+                "the waiter never started polling");
         RendezvousFile.publish(dir, "job-7", "10.1.2.3", 4567);
         assertEquals(new RendezvousFile.Endpoint("10.1.2.3", 4567), waiting.get());
 

@@ -109,7 +109,6 @@ class ControlFileVectorsTest
         assertEquals(OP_OPEN, request.op());
         assertEquals(flags, request.flags());
         assertEquals(entry, request.entryIndex());
-        assertEquals(GENERATION, request.generation());
         assertArrayEquals(key, request.key());
     }
 

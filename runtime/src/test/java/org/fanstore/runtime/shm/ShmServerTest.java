@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.fanstore.runtime.Await;
 import org.fanstore.runtime.shm.ShmTestSupport.Finished;
 import org.junit.jupiter.api.Test;
 
@@ -49,7 +51,7 @@ class ShmServerTest extends ShmServerFixture
         serve(2);
         final Process slowA = ShmTestSupport.startClient("expect", ctl.toString(), "slow-a", "0");
         final Process slowB = ShmTestSupport.startClient("expect", ctl.toString(), "slow-b", "0");
-        assertTrue(ShmTestSupport.eventually(5_000, () -> handler.slowPending.get() > 0), "slow request never arrived");
+        Await.until(Duration.ofSeconds(5), () -> handler.slowPending.get() > 0, "slow request never arrived");
         final Finished fast = ShmTestSupport.run(CLIENT_TIMEOUT_S, "check", ctl.toString(), "2", "500", "fast");
         assertEquals(0, fast.exitCode(), fast.output());
         for (final Process slow : List.of(slowA, slowB))

@@ -116,20 +116,4 @@ final class ShmTestSupport
     {
         return finish(startClient(args), timeoutSeconds);
     }
-
-    /** Polls a condition every 20 ms until it holds or the timeout passes; returns whether it held. */
-    static boolean eventually(final long timeoutMillis, final java.util.function.BooleanSupplier condition)
-        throws InterruptedException
-    {
-        final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (!condition.getAsBoolean())
-        {
-            if (System.nanoTime() > end)
-            {
-                return false;
-            }
-            Thread.sleep(20);
-        }
-        return true;
-    }
 }

@@ -3,6 +3,7 @@ package org.fanstore.prep.format;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.Charset;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -15,6 +16,7 @@ import java.util.Arrays;
 public final class PathBytes
 {
     private static final byte[] HEX = "0123456789ABCDEF".getBytes(StandardCharsets.US_ASCII);
+    private static final Charset FILE_NAME_CHARSET = lookUpFileNameCharset();
 
     private PathBytes()
     {
@@ -75,33 +77,59 @@ public final class PathBytes
     /** Inverse of {@link #escape}; also accepts lower-case hex. Throws IllegalArgumentException on bad input. */
     public static byte[] unescape(final String text)
     {
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(text.length());
-        for (int i = 0; i < text.length(); i++)
+        return percentDecode(text, true);
+    }
+
+    /**
+     * Lenient %XX decoding, for text that is not the manifest's: a {@code file:} URI's raw path, or a path a
+     * person typed. Each valid %XX becomes its byte; everything else, a stray '%' included, is kept as its
+     * UTF-8 bytes.
+     */
+    public static byte[] percentDecode(final String text)
+    {
+        return percentDecode(text, false);
+    }
+
+    /**
+     * The charset the JVM decodes file names with ({@code sun.jnu.encoding}, set from the locale at start-up),
+     * or the default charset when that is absent or unknown.
+     */
+    public static Charset fileNameCharset()
+    {
+        return FILE_NAME_CHARSET;
+    }
+
+    /** The one %XX decoder; strict: only unreserved characters and well-formed escapes (the manifest's form). */
+    private static byte[] percentDecode(final String text, final boolean strict)
+    {
+        final byte[] in = text.getBytes(StandardCharsets.UTF_8);
+        final ByteArrayOutputStream out = new ByteArrayOutputStream(in.length);
+        for (int i = 0; i < in.length; i++)
         {
-            final char c = text.charAt(i);
+            final int c = in[i] & 0xFF;
             if (c == '%')
             {
-                if (i + 2 >= text.length())
+                final boolean complete = i + 2 < in.length;
+                final int hi = complete ? Character.digit(in[i + 1] & 0xFF, 16) : -1;
+                final int lo = complete ? Character.digit(in[i + 2] & 0xFF, 16) : -1;
+                if (hi >= 0 && lo >= 0)
                 {
-                    throw new IllegalArgumentException("truncated %XX escape at character " + i);
+                    out.write(hi << 4 | lo);
+                    i += 2;
+                    continue;
                 }
-                final int hi = Character.digit(text.charAt(i + 1), 16);
-                final int lo = Character.digit(text.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0)
+                if (strict)
                 {
-                    throw new IllegalArgumentException("bad %XX escape at character " + i);
+                    // In strict mode every byte before this one was ASCII, so i is also the character index.
+                    throw new IllegalArgumentException(
+                        (complete ? "bad" : "truncated") + " %XX escape at character " + i);
                 }
-                out.write(hi << 4 | lo);
-                i += 2;
             }
-            else if (c < 0x80 && isUnreserved(c))
+            else if (strict && !isUnreserved(c))
             {
-                out.write(c);
+                throw new IllegalArgumentException("character '" + text.charAt(i) + "' must be %-escaped");
             }
-            else
-            {
-                throw new IllegalArgumentException("character '" + c + "' must be %-escaped");
-            }
+            out.write(c);
         }
         return out.toByteArray();
     }
@@ -157,6 +185,19 @@ public final class PathBytes
             }
         }
         return -1;
+    }
+
+    private static Charset lookUpFileNameCharset()
+    {
+        final String name = System.getProperty("sun.jnu.encoding");
+        try
+        {
+            return name == null ? Charset.defaultCharset() : Charset.forName(name);
+        }
+        catch (final IllegalArgumentException e)
+        {
+            return Charset.defaultCharset();
+        }
     }
 
     private static boolean isUnreserved(final int c)

@@ -1,1 +1,0 @@
-package org.fanstore.bench; final class Placeholder { private Placeholder() {} }
