@@ -1,5 +1,7 @@
 package org.fanstore.prep;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -14,16 +16,15 @@ final class BufferPool
     private static final int MAX_SHIFT = 31;
     private static final long RETAINED_BYTES_PER_SIZE = 64L << 20;
 
-    private final ConcurrentLinkedQueue<byte[]>[] idle;
+    /** Idle arrays of {@code 1 << shift} bytes at index {@code shift} (those below MIN_SHIFT stay empty). */
+    private final List<ConcurrentLinkedQueue<byte[]>> idle = new ArrayList<>(MAX_SHIFT + 1);
     private final AtomicLongArray idleBytes = new AtomicLongArray(MAX_SHIFT + 1);
 
-    @SuppressWarnings("unchecked")
     BufferPool()
     {
-        idle = new ConcurrentLinkedQueue[MAX_SHIFT + 1];
-        for (int i = MIN_SHIFT; i <= MAX_SHIFT; i++)
+        for (int i = 0; i <= MAX_SHIFT; i++)
         {
-            idle[i] = new ConcurrentLinkedQueue<>();
+            idle.add(new ConcurrentLinkedQueue<>());
         }
     }
 
@@ -35,7 +36,7 @@ final class BufferPool
         {
             return new byte[length];
         }
-        final byte[] recycled = idle[shift].poll();
+        final byte[] recycled = idle.get(shift).poll();
         if (recycled != null)
         {
             idleBytes.addAndGet(shift, -recycled.length);
@@ -54,7 +55,7 @@ final class BufferPool
         }
         if (idleBytes.addAndGet(shift, array.length) <= RETAINED_BYTES_PER_SIZE)
         {
-            idle[shift].offer(array);
+            idle.get(shift).offer(array);
         }
         else
         {

@@ -6,6 +6,8 @@ package org.fanstore.prep;
  */
 public final class PrepException extends Exception
 {
+    private static final long serialVersionUID = 1L;
+
     public PrepException(final String message)
     {
         super(message);

@@ -169,6 +169,8 @@ public final class MaterializedCache {
 
     /** Thrown when a file cannot fit; the runtime logs it and answers the reader with EIO. */
     public static final class CacheFullException extends IOException {
+        private static final long serialVersionUID = 1L;
+
         public CacheFullException(String message) {
             super(message);
         }

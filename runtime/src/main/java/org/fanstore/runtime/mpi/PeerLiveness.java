@@ -8,6 +8,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
@@ -68,13 +69,10 @@ final class PeerLiveness implements AutoCloseable {
         if (known == null || candidates.length == 0) {
             return new int[0];
         }
-        @SuppressWarnings("unchecked")
-        CompletableFuture<Boolean>[] alive = new CompletableFuture[candidates.length];
-        for (int i = 0; i < candidates.length; i++) {
-            InetSocketAddress target = known[candidates[i]];
-            alive[i] = CompletableFuture.supplyAsync(() -> answers(target), PeerLiveness::runOnDaemon);
-        }
-        return IntStream.range(0, candidates.length).filter(i -> !alive[i].join()).map(i -> candidates[i])
+        List<CompletableFuture<Boolean>> alive = Arrays.stream(candidates)
+                .mapToObj(r -> CompletableFuture.supplyAsync(() -> answers(known[r]), PeerLiveness::runOnDaemon))
+                .toList();
+        return IntStream.range(0, candidates.length).filter(i -> !alive.get(i).join()).map(i -> candidates[i])
                 .sorted().toArray();
     }
 

@@ -151,10 +151,14 @@ public final class Unpacker implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         closed = true;
         if (background != null) {
-            background.join(5_000);
+            try {
+                background.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();  // shutting down anyway: let the caller see the interrupt
+            }
         }
     }
 }

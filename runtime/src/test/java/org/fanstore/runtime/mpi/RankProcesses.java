@@ -84,12 +84,16 @@ final class RankProcesses implements AutoCloseable {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         for (Process p : processes) {
             p.destroyForcibly();
         }
-        for (Process p : processes) {
-            p.waitFor(5, TimeUnit.SECONDS);
+        try {
+            for (Process p : processes) {
+                p.waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();  // the processes are already killed; keep the interrupt visible
         }
     }
 }

@@ -16,6 +16,7 @@ public final class ShmEchoServerMain
     {
     }
 
+    @SuppressWarnings("try")  // the server is never named in the body: it only has to serve while the body runs
     public static void main(final String[] args) throws Exception
     {
         final Path ctl = Path.of(args[0]);

@@ -20,6 +20,7 @@ class ShmRoundTripBenchmark
     private static final long TIMEOUT_S = 600;
 
     @Test
+    @SuppressWarnings("try")  // the server is never named in the body: it only has to serve while the body runs
     void roundTripVersusNativeOpen() throws Exception
     {
         Assumptions.assumeTrue(Boolean.getBoolean("fanstore.bench"), "benchmark: run with -Dfanstore.bench=true");

@@ -9,6 +9,8 @@ import java.nio.file.Path;
  */
 public final class CorruptPartitionException extends IOException
 {
+    private static final long serialVersionUID = 1L;
+
     private final Path file;
     private final byte[] entryPath;
 
