@@ -11,9 +11,7 @@ agrona="$(ls "${M2_REPO:-$HOME/.m2/repository}"/org/agrona/agrona/2.6.0/agrona-2
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), nproc $(nproc), $(free -g | awk '/Mem:/ {print $2 " GiB RAM"}'), $(uname -r)"
 java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED -Xmx1g \
     -cp "bench/target/classes:runtime/target/classes:$agrona" org.fanstore.bench.MetadataTableBench "$table"
-mkdir -p interpose-native/build
-gcc -O2 -std=gnu11 -D_GNU_SOURCE -Iinterpose-native/src -o interpose-native/build/bench_meta_table \
-    interpose-native/bench/bench_meta_table.c interpose-native/src/meta_table.c
+make -s -C interpose-native build/bench_meta_table >/dev/null
 scratch="$(mktemp -d /tmp/fanstore-stat-bench.XXXXXX)"
 trap 'rm -rf "$scratch" "$table"' EXIT
 interpose-native/build/bench_meta_table "$table" "$scratch" 130000

@@ -9,7 +9,7 @@ repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 work="${1:-/tmp/fanstore-read-bench}"
 mib="${2:-1024}"
 mkdir -p "$work"
-gcc -O2 -o "$work/reader" "$repo/bench/native/reader.c"
+gcc -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/reader" "$repo/bench/native/reader.c"
 reader="$work/reader"
 src="$work/src/rb"
 sizes=(128K:131072 512K:524288 2M:2097152 8M:8388608)

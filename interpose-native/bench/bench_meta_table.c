@@ -100,13 +100,20 @@ int main(int argc, char **argv)
     char (*paths)[128] = malloc(real_files * sizeof *paths);
     for (size_t d = 0; made < real_files; d++) {
         char dir[128];
-        snprintf(dir, sizeof dir, "%s/n%08zu", argv[2], d);
+        if ((size_t)snprintf(dir, sizeof dir, "%s/n%08zu", argv[2], d) >= sizeof dir) {
+            fprintf(stderr, "%s: directory name too long for this benchmark\n", argv[2]);
+            return 1;
+        }
         if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
             perror(dir);
             return 1;
         }
         for (size_t f = 0; f < per_dir && made < real_files; f++, made++) {
-            snprintf(paths[made], sizeof paths[made], "%s/n%08zu_%zu.JPEG", dir, d, f);
+            if ((size_t)snprintf(paths[made], sizeof paths[made], "%s/n%08zu_%zu.JPEG", dir, d, f)
+                >= sizeof paths[made]) {
+                fprintf(stderr, "%s: directory name too long for this benchmark\n", argv[2]);
+                return 1;
+            }
             int fd = open(paths[made], O_CREAT | O_WRONLY, 0644);
             if (fd < 0) {
                 perror(paths[made]);

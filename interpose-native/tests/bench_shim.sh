@@ -8,10 +8,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 repo="$(cd "$here/.." && pwd)"
 lib="$here/build/libfanstore.so"
-make -s -C "$here" >/dev/null
-gcc -O2 -std=gnu11 -D_GNU_SOURCE -o "$here/build/bench_shim" "$here/tests/bench_shim.c"
-gcc -O2 -std=gnu11 -D_GNU_SOURCE -DWITH_CLASSIFY -I"$here/src" -o "$here/build/bench_classify" \
-    "$here/tests/bench_shim.c" "$here/src/path_norm.c"
+make -s -C "$here" all >/dev/null  # the library and build/bench_shim, build/bench_classify
 agrona="$(ls ~/.m2/repository/org/agrona/agrona/2.6.0/agrona-2.6.0.jar)"
 
 work="$(mktemp -d /tmp/fanstore-bench.XXXXXX)"

@@ -335,7 +335,7 @@ else
 fi
 
 # Threads: open/fstat/dup/close, opendir/readdir, fstatat on directory descriptors, all at once.
-if gcc -O2 -pthread -o "$work/e2e_threads" "$here/tests/e2e_threads.c" && \
+if gcc -O2 -std=gnu11 -Wall -Wextra -Werror -pthread -o "$work/e2e_threads" "$here/tests/e2e_threads.c" && \
    out="$(shim "$work/e2e_threads" "$V" train/cat/hello.txt train 2>&1)"; then
     pass "threads: $out"
 else
