@@ -21,22 +21,17 @@ import org.fanstore.runtime.metadata.NamespaceEntry;
  * A plain main rather than JMH: the write is a one-shot cost, and the lookup loop is simple enough to time
  * directly after a warm-up pass.
  */
-public final class MetadataTableBench
-{
-    private MetadataTableBench()
-    {
+public final class MetadataTableBench {
+    private MetadataTableBench() {
     }
 
-    public static void main(final String[] args) throws Exception
-    {
+    public static void main(final String[] args) throws Exception {
         final Path out = Path.of(args.length > 0 ? args[0] : "/dev/shm/fanstore-bench-meta.tbl");
         final int dirs = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
         final int perDir = args.length > 2 ? Integer.parseInt(args[2]) : 1300;
         final List<NamespaceEntry> entries = new ArrayList<>(dirs * perDir);
-        for (int d = 0; d < dirs; d++)
-        {
-            for (int f = 0; f < perDir; f++)
-            {
+        for (int d = 0; d < dirs; d++) {
+            for (int f = 0; f < perDir; f++) {
                 final byte[] key = String.format("imagenet/train/n%08d/n%08d_%d.JPEG", d, d, f).getBytes(US_ASCII);
                 entries.add(NamespaceEntry.file(key, 0644, 110_000 + f, 1_700_000_000L + f, 0,
                     MetadataTableDescriptor.FLAG_LOCAL_RAW | MetadataTableDescriptor.FLAG_LOCAL, 0));
@@ -47,8 +42,7 @@ public final class MetadataTableBench
         final Runtime rt = Runtime.getRuntime();
 
         long bytes = 0;
-        for (int run = 1; run <= 3; run++)
-        {
+        for (int run = 1; run <= 3; run++) {
             System.gc();
             final long heapBefore = rt.totalMemory() - rt.freeMemory();
             final long t0 = System.nanoTime();
@@ -61,26 +55,21 @@ public final class MetadataTableBench
         System.out.printf("table: %d bytes, %.1f bytes/file, %s%n", bytes, (double)bytes / files, out);
 
         final byte[][] keys = new byte[files][];
-        for (int i = 0; i < files; i++)
-        {
+        for (int i = 0; i < files; i++) {
             keys[i] = entries.get(i).key();
         }
         final Random random = new Random(42);
-        for (int i = files - 1; i > 0; i--)
-        {
+        for (int i = files - 1; i > 0; i--) {
             final int j = random.nextInt(i + 1);
             final byte[] k = keys[i];
             keys[i] = keys[j];
             keys[j] = k;
         }
-        try (MetadataTable table = MetadataTable.open(out))
-        {
+        try (MetadataTable table = MetadataTable.open(out)) {
             long sink = 0;
-            for (int pass = 0; pass < 4; pass++)
-            {
+            for (int pass = 0; pass < 4; pass++) {
                 final long t0 = System.nanoTime();
-                for (final byte[] key : keys)
-                {
+                for (final byte[] key : keys) {
                     sink += table.lookup(key);
                 }
                 final double seconds = (System.nanoTime() - t0) / 1e9;
@@ -88,8 +77,7 @@ public final class MetadataTableBench
                     seconds * 1e9 / files);
             }
             final long t0 = System.nanoTime();
-            try (MetadataTable again = MetadataTable.open(out))
-            {
+            try (MetadataTable again = MetadataTable.open(out)) {
                 sink += again.entryCount();
             }
             System.out.printf("java open+validate: %.1f ms (sink %d)%n", (System.nanoTime() - t0) / 1e6, sink);

@@ -14,8 +14,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fanstore cat}: a file's raw bytes to stdout, CRC-checked (symlinks inside the dataset are followed). */
 @Command(name = "cat", mixinStandardHelpOptions = true,
     description = "Write a file's raw bytes to stdout (decompressed, CRC32C-checked).")
-public final class CatCommand implements Callable<Integer>
-{
+public final class CatCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
@@ -26,19 +25,15 @@ public final class CatCommand implements Callable<Integer>
     private String path;
 
     @Override
-    public Integer call() throws Exception
-    {
-        try (Dataset dataset = DatasetArguments.open(datasetDir))
-        {
+    public Integer call() throws Exception {
+        try (Dataset dataset = DatasetArguments.open(datasetDir)) {
             final byte[] bytes = DatasetArguments.path(dataset, path);
-            if (dataset.lookup(bytes).isEmpty())
-            {
+            if (dataset.lookup(bytes).isEmpty()) {
                 throw new UserError(path + ": no such file in " + datasetDir);
             }
             final Dataset.Located located = dataset.resolve(bytes).orElseThrow(() ->
                 new UserError(path + ": symlink does not lead to an entry inside the dataset"));
-            if (!located.entry().isFile())
-            {
+            if (!located.entry().isFile()) {
                 throw new UserError(path + " is a directory: use fanstore ls");
             }
             final WritableByteChannel out = Channels.newChannel(root.out());

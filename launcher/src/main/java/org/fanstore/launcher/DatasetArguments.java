@@ -14,20 +14,15 @@ import org.fanstore.prep.format.PathBytes;
  * Turns the inspection commands' arguments into a dataset and path bytes. A PATH may start with '/', may be
  * "." for the root, and may spell bytes that are not UTF-8 as %XX, the manifest's escape syntax.
  */
-final class DatasetArguments
-{
-    private DatasetArguments()
-    {
+final class DatasetArguments {
+    private DatasetArguments() {
     }
 
-    static Dataset open(final Path datasetDir) throws IOException
-    {
-        if (!Files.isDirectory(datasetDir))
-        {
+    static Dataset open(final Path datasetDir) throws IOException {
+        if (!Files.isDirectory(datasetDir)) {
             throw new UserError(datasetDir + " is not a directory: give the OUT.fs directory fanstore prep wrote");
         }
-        if (!Files.isRegularFile(datasetDir.resolve(Manifest.FILE_NAME)))
-        {
+        if (!Files.isRegularFile(datasetDir.resolve(Manifest.FILE_NAME))) {
             throw new UserError(datasetDir + " has no " + Manifest.FILE_NAME + ": give the OUT.fs directory " +
                 "fanstore prep wrote");
         }
@@ -35,29 +30,24 @@ final class DatasetArguments
     }
 
     /** The dataset path bytes {@code text} names, trying %XX unescaping if the literal path is absent. */
-    static byte[] path(final Dataset dataset, final String text)
-    {
+    static byte[] path(final Dataset dataset, final String text) {
         final byte[] literal = normalize(text.getBytes(StandardCharsets.UTF_8), text);
-        if (dataset.lookup(literal).isPresent() || text.indexOf('%') < 0)
-        {
+        if (dataset.lookup(literal).isPresent() || text.indexOf('%') < 0) {
             return literal;
         }
         final byte[] unescaped = normalize(PathBytes.percentDecode(text), text);
         return dataset.lookup(unescaped).isPresent() ? unescaped : literal;
     }
 
-    private static byte[] normalize(final byte[] bytes, final String text)
-    {
+    private static byte[] normalize(final byte[] bytes, final String text) {
         int start = 0;
-        while (start < bytes.length && bytes[start] == '/')
-        {
+        while (start < bytes.length && bytes[start] == '/') {
             start++;
         }
         final byte[] relative = new byte[bytes.length - start];
         System.arraycopy(bytes, start, relative, 0, relative.length);
         final byte[] normalized = DatasetPaths.normalizeRelative(relative);
-        if (normalized == null)
-        {
+        if (normalized == null) {
             throw new UserError("path " + text + " uses '..': give a path inside the dataset");
         }
         return normalized;

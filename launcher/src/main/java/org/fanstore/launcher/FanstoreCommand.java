@@ -22,8 +22,7 @@ import picocli.CommandLine.Spec;
         CatCommand.class,
         org.fanstore.launcher.run.RunCommand.class,
     })
-public final class FanstoreCommand implements Runnable
-{
+public final class FanstoreCommand implements Runnable {
     public static final String VERSION = "0.1.0-SNAPSHOT";
 
     @Spec
@@ -32,26 +31,22 @@ public final class FanstoreCommand implements Runnable
     private final OutputStream out;
     private final PrintStream err;
 
-    FanstoreCommand(final OutputStream out, final PrintStream err)
-    {
+    FanstoreCommand(final OutputStream out, final PrintStream err) {
         this.out = out;
         this.err = err;
     }
 
     /** Standard output as bytes (binary-safe). */
-    public OutputStream out()
-    {
+    public OutputStream out() {
         return out;
     }
 
-    public PrintStream err()
-    {
+    public PrintStream err() {
         return err;
     }
 
     @Override
-    public void run()
-    {
+    public void run() {
         throw new ParameterException(spec.commandLine(), "missing command: " +
             String.join(", ", spec.subcommands().keySet()));
     }

@@ -18,8 +18,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fanstore ls}: lists a directory of a dataset offline. Names are printed as their raw bytes. */
 @Command(name = "ls", mixinStandardHelpOptions = true,
     description = "List a directory of a dataset (names are written as raw bytes, one per line).")
-public final class LsCommand implements Callable<Integer>
-{
+public final class LsCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
@@ -36,20 +35,15 @@ public final class LsCommand implements Callable<Integer>
     private String path;
 
     @Override
-    public Integer call() throws Exception
-    {
-        try (Dataset dataset = DatasetArguments.open(datasetDir))
-        {
+    public Integer call() throws Exception {
+        try (Dataset dataset = DatasetArguments.open(datasetDir)) {
             final byte[] target = DatasetArguments.path(dataset, path);
             final Dataset.Located located = dataset.lookup(target).orElseThrow(() ->
                 new UserError(path + ": no such file or directory in " + datasetDir));
             final OutputStream out = new java.io.BufferedOutputStream(root.out(), 1 << 16);
-            if (!located.entry().isDir())
-            {
+            if (!located.entry().isDir()) {
                 print(dataset, located.entry(), located.entry().path(), out);
-            }
-            else
-            {
+            } else {
                 list(dataset, target, new byte[0], out);
             }
             out.flush();
@@ -58,29 +52,23 @@ public final class LsCommand implements Callable<Integer>
     }
 
     private void list(final Dataset dataset, final byte[] dir, final byte[] shownPrefix, final OutputStream out)
-        throws IOException
-    {
-        for (final PartitionEntry child : dataset.list(dir))
-        {
+        throws IOException {
+        for (final PartitionEntry child : dataset.list(dir)) {
             final byte[] shown = PathBytes.child(shownPrefix, PathBytes.name(child.path()));
             print(dataset, child, shown, out);
-            if (recursive && child.isDir())
-            {
+            if (recursive && child.isDir()) {
                 list(dataset, child.path(), shown, out);
             }
         }
     }
 
     private void print(final Dataset dataset, final PartitionEntry e, final byte[] shown, final OutputStream out)
-        throws IOException
-    {
-        if (longFormat)
-        {
+        throws IOException {
+        if (longFormat) {
             out.write(EntryFormat.longColumns(e).getBytes(StandardCharsets.UTF_8));
         }
         out.write(shown.length == 0 ? new byte[] {'.'} : shown);
-        if (longFormat && e.isSymlink())
-        {
+        if (longFormat && e.isSymlink()) {
             out.write(" -> ".getBytes(StandardCharsets.US_ASCII));
             out.write(dataset.read(dataset.lookup(e.path()).orElseThrow()));
         }

@@ -16,32 +16,27 @@ import picocli.CommandLine;
  * error (bad option, missing path). User errors are one line on stderr, never a stack trace; set
  * {@code FANSTORE_DEBUG=1} to see stack traces of unexpected failures.
  */
-public final class Main
-{
+public final class Main {
     /** Exit code for data faults (verify found corruption) and I/O failures. */
     public static final int EXIT_FAULT = 1;
     /** Exit code for errors the user can fix. */
     public static final int EXIT_USER_ERROR = 2;
 
-    private Main()
-    {
+    private Main() {
     }
 
-    public static void main(final String[] args)
-    {
+    public static void main(final String[] args) {
         System.exit(execute(args, System.out, System.err));
     }
 
     /** Runs one command with the given streams (stdout is binary: {@code cat} writes raw bytes to it). */
-    public static int execute(final String[] args, final OutputStream out, final PrintStream err)
-    {
+    public static int execute(final String[] args, final OutputStream out, final PrintStream err) {
         final FanstoreCommand root = new FanstoreCommand(out, err);
         final CommandLine cl = new CommandLine(root);
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
-        cl.setParameterExceptionHandler((ex, args1) ->
-        {
+        cl.setParameterExceptionHandler((ex, args1) -> {
             err.println(name(ex.getCommandLine()) + ": " + ex.getMessage() + " (see '" +
                 ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
             return EXIT_USER_ERROR;
@@ -52,21 +47,17 @@ public final class Main
         return code;
     }
 
-    private static int report(final Exception ex, final CommandLine commandLine, final PrintStream err)
-    {
+    private static int report(final Exception ex, final CommandLine commandLine, final PrintStream err) {
         final String who = name(commandLine);
-        if (ex instanceof PrepException || ex instanceof UserError || ex instanceof BadManifestException)
-        {
+        if (ex instanceof PrepException || ex instanceof UserError || ex instanceof BadManifestException) {
             err.println(who + ": " + ex.getMessage());
             return EXIT_USER_ERROR;
         }
-        if (ex instanceof CorruptPartitionException)
-        {
+        if (ex instanceof CorruptPartitionException) {
             err.println(who + ": corrupt partition: " + ex.getMessage());
             return EXIT_FAULT;
         }
-        if (ex instanceof IOException)
-        {
+        if (ex instanceof IOException) {
             err.println(who + ": " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
             debug(ex, err);
             return EXIT_FAULT;
@@ -76,16 +67,13 @@ public final class Main
         return EXIT_FAULT;
     }
 
-    private static void debug(final Exception ex, final PrintStream err)
-    {
-        if (System.getenv("FANSTORE_DEBUG") != null)
-        {
+    private static void debug(final Exception ex, final PrintStream err) {
+        if (System.getenv("FANSTORE_DEBUG") != null) {
             ex.printStackTrace(err);
         }
     }
 
-    private static String name(final CommandLine commandLine)
-    {
+    private static String name(final CommandLine commandLine) {
         return commandLine.getCommandSpec().qualifiedName();
     }
 }

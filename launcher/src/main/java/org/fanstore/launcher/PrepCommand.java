@@ -20,8 +20,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fanstore prep}: packs a directory tree into a dataset of partitions. */
 @Command(name = "prep", mixinStandardHelpOptions = true,
     description = "Pack a directory tree into OUT.fs (manifest + partitions) for fanstore run.")
-public final class PrepCommand implements Callable<Integer>
-{
+public final class PrepCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
@@ -61,8 +60,7 @@ public final class PrepCommand implements Callable<Integer>
     private boolean force;
 
     @Override
-    public Integer call() throws Exception
-    {
+    public Integer call() throws Exception {
         final PrintStream err = root.err();
         final PrepOptions options = new PrepOptions(input, output,
             name == null ? null : name.getBytes(StandardCharsets.UTF_8), partitions, compress, broadcast, threads,

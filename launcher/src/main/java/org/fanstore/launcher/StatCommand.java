@@ -16,8 +16,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fanstore stat}: every stored field of one entry, and where its body lies. */
 @Command(name = "stat", mixinStandardHelpOptions = true,
     description = "Show one entry's stored metadata and where its body lies (does not follow symlinks).")
-public final class StatCommand implements Callable<Integer>
-{
+public final class StatCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
@@ -28,10 +27,8 @@ public final class StatCommand implements Callable<Integer>
     private String path;
 
     @Override
-    public Integer call() throws Exception
-    {
-        try (Dataset dataset = DatasetArguments.open(datasetDir))
-        {
+    public Integer call() throws Exception {
+        try (Dataset dataset = DatasetArguments.open(datasetDir)) {
             final Dataset.Located located = dataset.lookup(DatasetArguments.path(dataset, path)).orElseThrow(() ->
                 new UserError(path + ": no such file or directory in " + datasetDir));
             final PartitionEntry e = located.entry();
@@ -46,8 +43,7 @@ public final class StatCommand implements Callable<Integer>
                 String.format("%09d", e.mtimeNsec()) + ")");
             out.printf("crc32c: %08x%n", e.crc32c());
             out.println("  body: " + located.partition().file().getFileName() + " at byte " + e.bodyOffset());
-            if (e.isSymlink())
-            {
+            if (e.isSymlink()) {
                 out.println("target: " + PathBytes.display(dataset.read(located)));
             }
             out.flush();

@@ -14,8 +14,7 @@ import picocli.CommandLine.ParentCommand;
 /** {@code fanstore verify}: checks every partition and every file of a dataset; exit 1 on any fault. */
 @Command(name = "verify", mixinStandardHelpOptions = true,
     description = "Check every partition (size, whole-file CRC, header, table) and every file's CRC32C.")
-public final class VerifyCommand implements Callable<Integer>
-{
+public final class VerifyCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
@@ -23,21 +22,17 @@ public final class VerifyCommand implements Callable<Integer>
     private Path dataset;
 
     @Override
-    public Integer call() throws Exception
-    {
+    public Integer call() throws Exception {
         final DatasetVerifier.Report report;
-        if (!java.nio.file.Files.isDirectory(dataset))
-        {
+        if (!java.nio.file.Files.isDirectory(dataset)) {
             throw new UserError(dataset + " is not a directory: give the OUT.fs directory fanstore prep wrote");
         }
         report = DatasetVerifier.verify(dataset);
         final PrintStream out = new PrintStream(root.out(), true, StandardCharsets.UTF_8);
-        for (final DatasetVerifier.Fault fault : report.faults())
-        {
+        for (final DatasetVerifier.Fault fault : report.faults()) {
             out.println("FAULT " + fault);
         }
-        if (report.ok())
-        {
+        if (report.ok()) {
             out.printf("verify: OK: %s: %d partitions, %d files, %d bytes%n", dataset, report.partitions(),
                 report.files(), report.rawBytes());
             return 0;

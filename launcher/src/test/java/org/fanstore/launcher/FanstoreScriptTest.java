@@ -15,34 +15,27 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs the real {@code ./fanstore} script (packaged jar + target/lib) from another working directory. */
-class FanstoreScriptTest
-{
+class FanstoreScriptTest {
     @TempDir
     Path tmp;
 
-    private static Path repo()
-    {
+    private static Path repo() {
         final String property = System.getProperty("fanstore.repo");
-        if (property != null && Files.isExecutable(Path.of(property, "fanstore")))
-        {
+        if (property != null && Files.isExecutable(Path.of(property, "fanstore"))) {
             return Path.of(property);
         }
-        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent())
-        {
-            if (Files.isExecutable(dir.resolve("fanstore")))
-            {
+        for (Path dir = Path.of(System.getProperty("user.dir")).toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isExecutable(dir.resolve("fanstore"))) {
                 return dir;
             }
         }
         throw new AssertionError("no fanstore script above " + System.getProperty("user.dir"));
     }
 
-    private record Result(int code, byte[] out, String err)
-    {
+    private record Result(int code, byte[] out, String err) {
     }
 
-    private Result run(final String... args) throws IOException, InterruptedException
-    {
+    private Result run(final String... args) throws IOException, InterruptedException {
         final List<String> command = new ArrayList<>();
         command.add(repo().resolve("fanstore").toString());
         command.addAll(List.of(args));
@@ -55,12 +48,10 @@ class FanstoreScriptTest
     }
 
     @Test
-    void prepVerifyAndCatThroughTheScriptWithRelativePaths() throws Exception
-    {
+    void prepVerifyAndCatThroughTheScriptWithRelativePaths() throws Exception {
         final Path src = Files.createDirectories(tmp.resolve("data/sub"));
         final byte[] bytes = new byte[256 * 3];
-        for (int i = 0; i < bytes.length; i++)
-        {
+        for (int i = 0; i < bytes.length; i++) {
             bytes[i] = (byte)i;
         }
         Files.write(src.resolve("all-bytes.bin"), bytes);

@@ -15,30 +15,25 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MainTest
-{
+class MainTest {
     @TempDir
     Path tmp;
 
     /** What one command printed and returned. */
-    private record Run(int code, byte[] out, String err)
-    {
-        String outText()
-        {
+    private record Run(int code, byte[] out, String err) {
+        String outText() {
             return new String(out, StandardCharsets.UTF_8);
         }
     }
 
-    private static Run fanstore(final String... args)
-    {
+    private static Run fanstore(final String... args) {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int code = Main.execute(args, out, new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(code, out.toByteArray(), err.toString(StandardCharsets.UTF_8));
     }
 
-    private Path smallTree() throws IOException
-    {
+    private Path smallTree() throws IOException {
         final Path src = Files.createDirectories(tmp.resolve("src/images"));
         Files.createDirectories(tmp.resolve("src/empty"));
         final byte[] binary = new byte[70_000];
@@ -49,8 +44,7 @@ class MainTest
     }
 
     @Test
-    void badInputIsOneLineAndExitCode2()
-    {
+    void badInputIsOneLineAndExitCode2() {
         final Run run = fanstore("prep", "--input", tmp.resolve("nope").toString(), "--output",
             tmp.resolve("out.fs").toString());
         assertEquals(2, run.code());
@@ -59,8 +53,7 @@ class MainTest
     }
 
     @Test
-    void unwritableOutputIsOneLineAndExitCode2() throws IOException
-    {
+    void unwritableOutputIsOneLineAndExitCode2() throws IOException {
         final Path src = smallTree();
         final Path notADir = Files.writeString(tmp.resolve("plain-file"), "x");
         final Run run = fanstore("prep", "--input", src.toString(), "--output", notADir.resolve("out.fs").toString());
@@ -72,8 +65,7 @@ class MainTest
         assertTrue(readOnly.toFile().setWritable(false, false));
         final Run denied = fanstore("prep", "--input", src.toString(), "--output",
             readOnly.resolve("out.fs").toString());
-        if (!"root".equals(System.getProperty("user.name")))
-        {
+        if (!"root".equals(System.getProperty("user.name"))) {
             assertEquals(2, denied.code(), denied.err());
             assertEquals(1, denied.err().lines().count(), denied.err());
             assertTrue(denied.err().contains(readOnly.toString()), denied.err());
@@ -82,8 +74,7 @@ class MainTest
     }
 
     @Test
-    void prepThenInspectWithVerifyLsStatAndCat() throws IOException
-    {
+    void prepThenInspectWithVerifyLsStatAndCat() throws IOException {
         final Path src = smallTree();
         final String out = tmp.resolve("out.fs").toString();
         final Run prep = fanstore("prep", "--input", src.toString(), "--output", out, "--partitions", "2",
@@ -116,8 +107,7 @@ class MainTest
     }
 
     @Test
-    void verifyExitsNonZeroAndNamesTheDamagedPartitionAndFile() throws IOException
-    {
+    void verifyExitsNonZeroAndNamesTheDamagedPartitionAndFile() throws IOException {
         final Path src = smallTree();
         final Path out = tmp.resolve("out.fs");
         assertEquals(0, fanstore("prep", "--input", src.toString(), "--output", out.toString()).code());
@@ -135,8 +125,7 @@ class MainTest
     }
 
     @Test
-    void unknownOptionIsOneLineAndExitCode2()
-    {
+    void unknownOptionIsOneLineAndExitCode2() {
         final Run run = fanstore("prep", "--bogus");
         assertEquals(2, run.code());
         assertEquals(1, run.err().lines().count(), run.err());

@@ -24,8 +24,7 @@ import org.fanstore.prep.format.PartitionWriter;
  * Compression is kept only when it saves at least 1/21 of the bytes (ratio 1.05): below that, the
  * decompression cost on every read buys too little.
  */
-final class BodyEncoder
-{
+final class BodyEncoder {
     /** Larger files are streamed instead of being held in memory. */
     static final long IN_MEMORY_LIMIT = 32L << 20;
     /** Without compression, larger files are streamed: read, checksummed and written while cache-hot. */
@@ -38,13 +37,11 @@ final class BodyEncoder
     private static final ByteBuffer ZEROS = ByteBuffer.allocateDirect(RAW_STREAM_CHUNK).asReadOnlyBuffer();
 
     /** A file's stored body, ready to append to a partition. */
-    record EncodedBody(int codec, long rawLength, int rawCrc, byte[] stored, int storedLength)
-    {
+    record EncodedBody(int codec, long rawLength, int rawCrc, byte[] stored, int storedLength) {
     }
 
     /** What a streamed body came to. */
-    record Streamed(long rawLength, long storedLength)
-    {
+    record Streamed(long rawLength, long storedLength) {
     }
 
     private final Lz4Chunked.Encoder encoder;
@@ -52,25 +49,21 @@ final class BodyEncoder
     /** The raw stream's chunk, direct so reads and writes need no JDK copy; only the writer thread streams. */
     private ByteBuffer rawChunk;
 
-    BodyEncoder(final Compression compression)
-    {
+    BodyEncoder(final Compression compression) {
         this.encoder = compression == Compression.NONE ? null : Lz4Chunked.encoder(compression);
     }
 
     /** Whether a file of {@code size} bytes is read whole by a worker ({@link #encode}) or streamed. */
-    boolean readsWhole(final long size)
-    {
+    boolean readsWhole(final long size) {
         return size <= (encoder == null ? RAW_IN_MEMORY_LIMIT : IN_MEMORY_LIMIT);
     }
 
     /** Hands a written body's array back for reuse. */
-    void recycle(final EncodedBody body)
-    {
+    void recycle(final EncodedBody body) {
         buffers.give(body.stored());
     }
 
-    static boolean worthKeeping(final long rawLength, final long encodedLength)
-    {
+    static boolean worthKeeping(final long rawLength, final long encodedLength) {
         return encodedLength * 21 <= rawLength * 20;
     }
 
@@ -80,34 +73,27 @@ final class BodyEncoder
      * mtime then come from the same lstat. A file that shrank since the walk is packed as it is now; one that
      * grew, up to the walk's size.
      */
-    EncodedBody encode(final Path source, final long size) throws IOException
-    {
-        if (size > IN_MEMORY_LIMIT)
-        {
+    EncodedBody encode(final Path source, final long size) throws IOException {
+        if (size > IN_MEMORY_LIMIT) {
             throw new IllegalArgumentException(source + ": " + size + " bytes is too large to read whole");
         }
         final byte[] raw;
         final int length;
-        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ))
-        {
+        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
             raw = buffers.take((int)size);
             final ByteBuffer buffer = ByteBuffer.wrap(raw, 0, (int)size);
             int n;
-            do
-            {
+            do {
                 n = in.read(buffer);
-            }
-            while (n >= 0 && buffer.hasRemaining());
+            } while (n >= 0 && buffer.hasRemaining());
             length = buffer.position();
         }
         final CRC32C crc = new CRC32C();
         crc.update(raw, 0, length);
-        if (encoder != null && length > 0)
-        {
+        if (encoder != null && length > 0) {
             final byte[] encoded = buffers.take((int)encoder.maxEncodedLength(length));
             final int encodedLength = encoder.encode(raw, 0, length, encoded, 0);
-            if (worthKeeping(length, encodedLength))
-            {
+            if (worthKeeping(length, encodedLength)) {
                 buffers.give(raw);
                 return new EncodedBody(PartitionDescriptor.CODEC_LZ4_CHUNKED, length, (int)crc.getValue(), encoded,
                     encodedLength);
@@ -118,21 +104,17 @@ final class BodyEncoder
     }
 
     /** Streams a large file into {@code writer} as the body of {@code entry}. Writer thread only. */
-    Streamed stream(final Path source, final PartitionWriter writer, final PartitionEntry entry) throws IOException
-    {
+    Streamed stream(final Path source, final PartitionWriter writer, final PartitionEntry entry) throws IOException {
         writer.beginStream();
-        if (encoder != null)
-        {
+        if (encoder != null) {
             final byte[] raw = new byte[STREAM_CHUNK];
             final byte[] encoded = new byte[encoder.maxChunkLength()];
             final CRC32C crc = new CRC32C();
             final CRC32C storedCrc = new CRC32C();
             long rawLength = 0;
             long storedLength = 0;
-            try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ))
-            {
-                for (int n; (n = readChunk(in, raw)) > 0; )
-                {
+            try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+                for (int n; (n = readChunk(in, raw)) > 0; ) {
                     crc.update(raw, 0, n);
                     final int e = encoder.encodeChunk(raw, 0, n, encoded, 0);
                     writer.appendStream(encoded, 0, e);
@@ -141,8 +123,7 @@ final class BodyEncoder
                     storedLength += e;
                 }
             }
-            if (rawLength > 0 && worthKeeping(rawLength, storedLength))
-            {
+            if (rawLength > 0 && worthKeeping(rawLength, storedLength)) {
                 writer.endStream(entry, PartitionDescriptor.CODEC_LZ4_CHUNKED, rawLength, (int)crc.getValue(),
                     (int)storedCrc.getValue());
                 return new Streamed(rawLength, storedLength);
@@ -154,27 +135,20 @@ final class BodyEncoder
 
     /** The raw body: one CRC pass per chunk, which is also the stored bytes' CRC. */
     private Streamed streamRaw(final Path source, final PartitionWriter writer, final PartitionEntry entry)
-        throws IOException
-    {
-        if (rawChunk == null)
-        {
+        throws IOException {
+        if (rawChunk == null) {
             rawChunk = ByteBuffer.allocateDirect(RAW_STREAM_CHUNK);
         }
         final ByteBuffer chunk = rawChunk;
         final CRC32C crc = new CRC32C();
         long rawLength = 0;
-        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ))
-        {
-            for (int n; (n = readChunk(in, chunk.clear())) > 0; )
-            {
+        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+            for (int n; (n = readChunk(in, chunk.clear())) > 0; ) {
                 chunk.flip();
                 crc.update(chunk.duplicate());
-                if (chunk.mismatch(ZEROS.duplicate().limit(n)) < 0)
-                {
+                if (chunk.mismatch(ZEROS.duplicate().limit(n)) < 0) {
                     writer.appendZeros(n);
-                }
-                else
-                {
+                } else {
                     writer.appendStream(chunk);
                 }
                 rawLength += n;
@@ -185,18 +159,14 @@ final class BodyEncoder
         return new Streamed(rawLength, rawLength);
     }
 
-    private static int readChunk(final FileChannel in, final byte[] into) throws IOException
-    {
+    private static int readChunk(final FileChannel in, final byte[] into) throws IOException {
         return readChunk(in, ByteBuffer.wrap(into));
     }
 
     /** Fills {@code buffer} from {@code in} until it is full or the file ends; returns the bytes read. */
-    private static int readChunk(final FileChannel in, final ByteBuffer buffer) throws IOException
-    {
-        while (buffer.hasRemaining())
-        {
-            if (in.read(buffer) < 0)
-            {
+    private static int readChunk(final FileChannel in, final ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (in.read(buffer) < 0) {
                 break;
             }
         }

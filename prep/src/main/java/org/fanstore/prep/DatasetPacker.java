@@ -22,14 +22,12 @@ import org.fanstore.prep.format.PartitionInfo;
  * {@code OUT.fs.tmp-<pid>/} with {@link PartitionPipeline}, writes the manifest and renames the directory to
  * {@code OUT.fs}. On any failure the temporary directory is removed and {@code OUT.fs} is untouched.
  */
-public final class DatasetPacker
-{
+public final class DatasetPacker {
     private final PrepOptions options;
     private final PrepProgress progress;
     private final Consumer<String> warnings;
 
-    private DatasetPacker(final PrepOptions options, final PrepProgress progress, final Consumer<String> warnings)
-    {
+    private DatasetPacker(final PrepOptions options, final PrepProgress progress, final Consumer<String> warnings) {
         this.options = options;
         this.progress = progress;
         this.warnings = warnings;
@@ -37,20 +35,16 @@ public final class DatasetPacker
 
     /** Runs prep; user errors are {@link PrepException}s with a one-line message. */
     public static PrepResult prep(final PrepOptions options, final PrepProgress progress,
-        final Consumer<String> warnings) throws PrepException, IOException
-    {
+        final Consumer<String> warnings) throws PrepException, IOException {
         return new DatasetPacker(options, progress, warnings).run();
     }
 
-    private PrepResult run() throws PrepException, IOException
-    {
+    private PrepResult run() throws PrepException, IOException {
         final long start = System.nanoTime();
-        if (options.partitions() < 1)
-        {
+        if (options.partitions() < 1) {
             throw new PrepException("--partitions must be at least 1, got " + options.partitions());
         }
-        if (options.threads() < 1)
-        {
+        if (options.threads() < 1) {
             throw new PrepException("--threads must be at least 1, got " + options.threads());
         }
         final Path input = checkInput();
@@ -61,11 +55,9 @@ public final class DatasetPacker
             options.threads());
         final NavigableMap<byte[], SourceEntry> entries = options.fileList() == null ? walker.walkAll() :
             walker.walkList(checkFileList());
-        for (final byte[] dir : broadcastDirs)
-        {
+        for (final byte[] dir : broadcastDirs) {
             final SourceEntry e = entries.get(dir);
-            if (e == null || !e.isDir())
-            {
+            if (e == null || !e.isDir()) {
                 throw new PrepException("--broadcast " + new String(dir, StandardCharsets.UTF_8) +
                     " is not a directory under --input " + input + ": give a path relative to it");
             }
@@ -75,17 +67,13 @@ public final class DatasetPacker
 
         final Path temp = output.resolveSibling(output.getFileName() + ".tmp-" + ProcessHandle.current().pid());
         deleteRecursively(temp);
-        try
-        {
+        try {
             Files.createDirectory(temp);
-        }
-        catch (final FileSystemException e)
-        {
+        } catch (final FileSystemException e) {
             throw new PrepException("cannot create " + temp + " (" + reason(e) + "): choose an --output in a " +
                 "writable directory");
         }
-        try
-        {
+        try {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
                 progress);
             final List<PartitionInfo> partitions = pipeline.writeAll(plan);
@@ -93,89 +81,70 @@ public final class DatasetPacker
                 pipeline.rawBytes(), pipeline.storedBytes(), options.compress(), broadcastDirs, partitions);
             manifest.write(temp);
             syncDirectory(temp);
-            if (options.force())
-            {
+            if (options.force()) {
                 deleteRecursively(output);
             }
             Files.move(temp, output, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             syncDirectory(output.getParent());
             return new PrepResult(output, manifest, (System.nanoTime() - start) / 1e9);
-        }
-        catch (final PrepException | IOException | RuntimeException | Error e)
-        {
+        } catch (final PrepException | IOException | RuntimeException | Error e) {
             deleteRecursively(temp);
             throw e;
-        }
-        finally
-        {
+        } finally {
             progress.close();
         }
     }
 
-    private Path checkInput() throws PrepException
-    {
+    private Path checkInput() throws PrepException {
         final Path input = options.input().toAbsolutePath().normalize();
-        if (!Files.exists(input))
-        {
+        if (!Files.exists(input)) {
             throw new PrepException("--input " + input + " does not exist: give the dataset's root directory");
         }
-        if (!Files.isDirectory(input))
-        {
+        if (!Files.isDirectory(input)) {
             throw new PrepException("--input " + input + " is not a directory: give the dataset's root directory");
         }
         return input;
     }
 
-    private Path checkOutput(final Path input) throws PrepException
-    {
+    private Path checkOutput(final Path input) throws PrepException {
         final Path output = options.output().toAbsolutePath().normalize();
         final Path parent = output.getParent();
-        if (parent == null || output.getFileName() == null)
-        {
+        if (parent == null || output.getFileName() == null) {
             throw new PrepException("--output " + output + " needs a name: give a path such as /data/train.fs");
         }
-        if (!Files.isDirectory(parent))
-        {
+        if (!Files.isDirectory(parent)) {
             throw new PrepException("--output " + output + ": its parent " + parent + (Files.exists(parent) ?
                 " is not a directory" : " does not exist") + ": create it or choose another --output");
         }
-        if (!Files.isWritable(parent))
-        {
+        if (!Files.isWritable(parent)) {
             throw new PrepException("--output " + output + ": cannot write to " + parent +
                 ": choose an --output in a writable directory");
         }
-        if (output.startsWith(input))
-        {
+        if (output.startsWith(input)) {
             throw new PrepException("--output " + output + " lies inside --input " + input +
                 ": choose an --output outside the dataset");
         }
-        if (Files.exists(output, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !options.force())
-        {
+        if (Files.exists(output, java.nio.file.LinkOption.NOFOLLOW_LINKS) && !options.force()) {
             throw new PrepException("--output " + output + " already exists: pass --force to replace it or " +
                 "choose another --output");
         }
         return output;
     }
 
-    private Path checkFileList() throws PrepException
-    {
+    private Path checkFileList() throws PrepException {
         final Path list = options.fileList().toAbsolutePath();
-        if (!Files.isRegularFile(list) || !Files.isReadable(list))
-        {
+        if (!Files.isRegularFile(list) || !Files.isReadable(list)) {
             throw new PrepException("--file-list " + list + " is not a readable file: give a file with one path " +
                 "per line");
         }
         return list;
     }
 
-    private List<byte[]> broadcastDirs() throws PrepException
-    {
+    private List<byte[]> broadcastDirs() throws PrepException {
         final List<byte[]> dirs = new ArrayList<>();
-        for (final String dir : options.broadcastDirs())
-        {
+        for (final String dir : options.broadcastDirs()) {
             final byte[] normalized = DatasetPaths.normalizeRelative(dir.getBytes(StandardCharsets.UTF_8));
-            if (normalized == null || normalized.length == 0)
-            {
+            if (normalized == null || normalized.length == 0) {
                 throw new PrepException("--broadcast " + dir + " must be a directory relative to --input, " +
                     "without '..' (e.g. --broadcast val/)");
             }
@@ -184,53 +153,39 @@ public final class DatasetPacker
         return dirs;
     }
 
-    private static byte[] defaultName(final Path input)
-    {
+    private static byte[] defaultName(final Path input) {
         return input.getFileName() == null ? "dataset".getBytes(StandardCharsets.US_ASCII) :
             NativePaths.bytesOf(input.getFileName());
     }
 
-    private static String reason(final FileSystemException e)
-    {
-        if (e instanceof AccessDeniedException)
-        {
+    private static String reason(final FileSystemException e) {
+        if (e instanceof AccessDeniedException) {
             return "permission denied";
         }
-        if (e instanceof NoSuchFileException)
-        {
+        if (e instanceof NoSuchFileException) {
             return "no such directory";
         }
-        if (e instanceof FileAlreadyExistsException)
-        {
+        if (e instanceof FileAlreadyExistsException) {
             return "already exists";
         }
         return e.getReason() == null ? e.getClass().getSimpleName() : e.getReason();
     }
 
-    private static void syncDirectory(final Path dir)
-    {
-        try (var channel = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ))
-        {
+    private static void syncDirectory(final Path dir) {
+        try (var channel = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
             channel.force(true);
-        }
-        catch (final IOException ignored)
-        {
+        } catch (final IOException ignored) {
             // Not every file system lets a directory be opened for sync; the files themselves are synced.
         }
     }
 
-    static void deleteRecursively(final Path path) throws IOException
-    {
-        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS))
-        {
+    static void deleteRecursively(final Path path) throws IOException {
+        if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS))
-        {
-            try (var children = Files.newDirectoryStream(path))
-            {
-                for (final Path child : children)
-                {
+        if (Files.isDirectory(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (var children = Files.newDirectoryStream(path)) {
+                for (final Path child : children) {
                     deleteRecursively(child);
                 }
             }

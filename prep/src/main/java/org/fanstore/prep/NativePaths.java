@@ -15,22 +15,18 @@ import org.fanstore.prep.format.PathBytes;
  * {@code Path.of(URI)} the lossless way back in). The URI costs a stat, so it is used only when the text form
  * might be lossy.
  */
-public final class NativePaths
-{
+public final class NativePaths {
     private static final Charset JNU = PathBytes.fileNameCharset();
     private static final Path ROOT = Path.of("/");
     private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
-    private NativePaths()
-    {
+    private NativePaths() {
     }
 
     /** The native bytes of {@code path} (relative stays relative). */
-    public static byte[] bytesOf(final Path path)
-    {
+    public static byte[] bytesOf(final Path path) {
         final String text = path.toString();
-        if (isExact(text))
-        {
+        if (isExact(text)) {
             return text.getBytes(JNU);
         }
         final Path absolute = path.isAbsolute() ? path : ROOT.resolve(path);
@@ -38,8 +34,7 @@ public final class NativePaths
         final int start = path.isAbsolute() ? 0 : 1;
         int end = bytes.length;
         // toUri() appends '/' to directories.
-        if (end - start > 1 && bytes[end - 1] == '/')
-        {
+        if (end - start > 1 && bytes[end - 1] == '/') {
             end--;
         }
         final byte[] out = new byte[end - start];
@@ -48,44 +43,33 @@ public final class NativePaths
     }
 
     /** A Path naming exactly the absolute native path {@code absolute}. */
-    public static Path pathOf(final byte[] absolute)
-    {
-        if (absolute.length == 0 || absolute[0] != '/')
-        {
+    public static Path pathOf(final byte[] absolute) {
+        if (absolute.length == 0 || absolute[0] != '/') {
             throw new IllegalArgumentException("not an absolute path: " + new String(absolute, JNU));
         }
         final StringBuilder sb = new StringBuilder("file://");
-        for (final byte b : absolute)
-        {
+        for (final byte b : absolute) {
             final int c = b & 0xFF;
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' ||
-                c == '.' || c == '-' || c == '_')
-            {
+                c == '.' || c == '-' || c == '_') {
                 sb.append((char)c);
-            }
-            else
-            {
+            } else {
                 sb.append('%').append(HEX[c >>> 4]).append(HEX[c & 0xF]);
             }
         }
         return Path.of(URI.create(sb.toString()));
     }
 
-    private static boolean isExact(final String text)
-    {
-        if (JNU.equals(StandardCharsets.ISO_8859_1))
-        {
+    private static boolean isExact(final String text) {
+        if (JNU.equals(StandardCharsets.ISO_8859_1)) {
             return true;
         }
-        if (JNU.equals(StandardCharsets.UTF_8))
-        {
+        if (JNU.equals(StandardCharsets.UTF_8)) {
             return text.indexOf('\uFFFD') < 0;
         }
-        for (int i = 0; i < text.length(); i++)
-        {
+        for (int i = 0; i < text.length(); i++) {
             final char c = text.charAt(i);
-            if (c >= 0x80 || c == '?')
-            {
+            if (c >= 0x80 || c == '?') {
                 return false;
             }
         }

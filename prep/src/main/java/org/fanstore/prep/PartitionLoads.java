@@ -6,46 +6,38 @@ package org.fanstore.prep;
  * Primitive arrays only: planning 200k files through a {@code PriorityQueue<Integer>} with a comparator lambda
  * was a visible part of prep's serial planning time.
  */
-final class PartitionLoads
-{
+final class PartitionLoads {
     private final long[] load;
     private final int[] heap;
 
-    PartitionLoads(final int partitions)
-    {
+    PartitionLoads(final int partitions) {
         load = new long[partitions];
         heap = new int[partitions];
         // All loads are zero, so indices in increasing order already form a valid heap.
-        for (int i = 0; i < partitions; i++)
-        {
+        for (int i = 0; i < partitions; i++) {
             heap[i] = i;
         }
     }
 
     /** The least-loaded partition (the lowest index among equals). */
-    int least()
-    {
+    int least() {
         return heap[0];
     }
 
     /** Adds {@code bytes} to the partition {@link #least()} returns and restores the heap order. */
-    void addToLeast(final long bytes)
-    {
+    void addToLeast(final long bytes) {
         final int top = heap[0];
         load[top] += bytes;
         final int n = heap.length;
         int at = 0;
-        while (true)
-        {
+        while (true) {
             final int left = 2 * at + 1;
-            if (left >= n)
-            {
+            if (left >= n) {
                 break;
             }
             final int right = left + 1;
             final int child = right < n && before(heap[right], heap[left]) ? right : left;
-            if (!before(heap[child], top))
-            {
+            if (!before(heap[child], top)) {
                 break;
             }
             heap[at] = heap[child];
@@ -54,8 +46,7 @@ final class PartitionLoads
         heap[at] = top;
     }
 
-    private boolean before(final int a, final int b)
-    {
+    private boolean before(final int a, final int b) {
         return load[a] != load[b] ? load[a] < load[b] : a < b;
     }
 }

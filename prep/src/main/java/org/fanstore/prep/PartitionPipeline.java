@@ -25,8 +25,7 @@ import org.fanstore.prep.format.PartitionWriter;
  * thread of its own while the writer moves on to the next one: an fsync can take a second on a busy disk, and on
  * the readers' pool it would hold a reader, and the reads queued behind it, for that long.
  */
-final class PartitionPipeline
-{
+final class PartitionPipeline {
     private static final long AHEAD_BYTES = 32L << 20;
     private static final int AHEAD_ENTRIES = 4096;
     /** Slots per worker task ({@link ReadBatch}), fewer when their small files reach {@link #BATCH_BYTES}. */
@@ -51,28 +50,22 @@ final class PartitionPipeline
     private long rawBytes;
     private long storedBytes;
 
-    PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress)
-    {
+    PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress) {
         this.dir = dir;
         this.threads = threads;
         this.encoder = new BodyEncoder(compression);
         this.progress = progress;
     }
 
-    List<PartitionInfo> writeAll(final PartitionPlan plan) throws IOException, PrepException
-    {
+    List<PartitionInfo> writeAll(final PartitionPlan plan) throws IOException, PrepException {
         final List<SourceEntry> order = new ArrayList<>();
         long totalFiles = 0;
         long totalBytes = 0;
-        for (final List<List<SourceEntry>> kind : List.of(plan.regular(), plan.broadcast()))
-        {
-            for (final List<SourceEntry> partition : kind)
-            {
+        for (final List<List<SourceEntry>> kind : List.of(plan.regular(), plan.broadcast())) {
+            for (final List<SourceEntry> partition : kind) {
                 order.addAll(partition);
-                for (final SourceEntry e : partition)
-                {
-                    if (!e.isDir())
-                    {
+                for (final SourceEntry e : partition) {
+                    if (!e.isDir()) {
                         totalFiles++;
                         totalBytes += e.size();
                     }
@@ -83,56 +76,45 @@ final class PartitionPipeline
         batches = new ReadBatch[slots.length];
         progress.start(totalFiles, totalBytes);
 
-        final ExecutorService pool = Executors.newFixedThreadPool(threads, r ->
-        {
+        final ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             final Thread t = new Thread(r, "fanstore-prep-reader");
             t.setDaemon(true);
             return t;
         });
-        final ExecutorService syncer = Executors.newSingleThreadExecutor(r ->
-        {
+        final ExecutorService syncer = Executors.newSingleThreadExecutor(r -> {
             final Thread t = new Thread(r, "fanstore-prep-sync");
             t.setDaemon(true);
             return t;
         });
-        try
-        {
+        try {
             final List<PartitionInfo> infos = new ArrayList<>();
             int next = 0;
-            for (int p = 0; p < plan.regular().size(); p++)
-            {
+            for (int p = 0; p < plan.regular().size(); p++) {
                 infos.add(write(pool, syncer, plan.regular().get(p), p, false, next));
                 next += plan.regular().get(p).size();
             }
-            for (int p = 0; p < plan.broadcast().size(); p++)
-            {
+            for (int p = 0; p < plan.broadcast().size(); p++) {
                 infos.add(write(pool, syncer, plan.broadcast().get(p), p, true, next));
                 next += plan.broadcast().get(p).size();
             }
-            for (final Future<?> sync : syncs)
-            {
+            for (final Future<?> sync : syncs) {
                 await(sync);
             }
             return infos;
-        }
-        finally
-        {
+        } finally {
             pool.shutdownNow();
             syncer.shutdownNow();
         }
     }
 
     private PartitionInfo write(final ExecutorService pool, final ExecutorService syncer,
-        final List<SourceEntry> entries, final int index, final boolean broadcast, final int firstSlot) throws IOException, PrepException
-    {
+        final List<SourceEntry> entries, final int index, final boolean broadcast, final int firstSlot) throws IOException, PrepException {
         final String fileName = broadcast ? PartitionDescriptor.broadcastFileName(index) :
             PartitionDescriptor.regularFileName(index);
         final PartitionWriter.Written written;
         try (PartitionWriter writer = PartitionWriter.create(dir.resolve(fileName), index, broadcast,
-            entries.size(), PartitionPlan.tableLength(entries)))
-        {
-            for (int i = 0; i < entries.size(); i++)
-            {
+            entries.size(), PartitionPlan.tableLength(entries))) {
+            for (int i = 0; i < entries.size(); i++) {
                 final int slot = firstSlot + i;
                 submitAhead(pool, slot);
                 writeEntry(writer, slot);
@@ -140,8 +122,7 @@ final class PartitionPipeline
             written = writer.finish();
         }
         final Path file = dir.resolve(fileName);
-        syncs.add(syncer.submit(() ->
-        {
+        syncs.add(syncer.submit(() -> {
             PartitionWriter.sync(file);
             return null;
         }));
@@ -149,18 +130,15 @@ final class PartitionPipeline
             broadcast);
     }
 
-    private void writeEntry(final PartitionWriter writer, final int slot) throws IOException, PrepException
-    {
+    private void writeEntry(final PartitionWriter writer, final int slot) throws IOException, PrepException {
         final SourceEntry e = slots[slot];
         slots[slot] = null;
-        if (e.isDir())
-        {
+        if (e.isDir()) {
             writer.addDirectory(e.toEntry());
             dirs++;
             return;
         }
-        if (e.isSymlink())
-        {
+        if (e.isSymlink()) {
             final CRC32C crc = new CRC32C();
             crc.update(e.linkTarget());
             writer.addBody(e.toEntry(), PartitionDescriptor.CODEC_RAW, e.linkTarget().length, (int)crc.getValue(),
@@ -172,8 +150,7 @@ final class PartitionPipeline
         }
         final long raw;
         final long stored;
-        if (batches[slot] != null)
-        {
+        if (batches[slot] != null) {
             final BodyEncoder.EncodedBody body = await(batches[slot], slot, e);
             batches[slot] = null;
             aheadBytes -= e.size();
@@ -182,16 +159,11 @@ final class PartitionPipeline
             encoder.recycle(body);
             raw = body.rawLength();
             stored = body.storedLength();
-        }
-        else
-        {
+        } else {
             final BodyEncoder.Streamed body;
-            try
-            {
+            try {
                 body = encoder.stream(e.source(), writer, e.toEntry());
-            }
-            catch (final NoSuchFileException | AccessDeniedException failure)
-            {
+            } catch (final NoSuchFileException | AccessDeniedException failure) {
                 throw readFailure(e, failure);
             }
             // Any other IOException may come from the partition being written (e.g. a full disk): it names its
@@ -210,39 +182,32 @@ final class PartitionPipeline
      * allow (they may be overshot by one batch). Batches are only cut short by their byte limit or the last slot,
      * so in the steady state, where the writer frees budget one entry at a time, tasks still carry many files.
      */
-    private void submitAhead(final ExecutorService pool, final int slot)
-    {
+    private void submitAhead(final ExecutorService pool, final int slot) {
         submitted = Math.max(submitted, slot);
         while (submitted < slots.length && submitted - slot < AHEAD_ENTRIES &&
-            (aheadBytes < AHEAD_BYTES || submitted == slot))
-        {
+            (aheadBytes < AHEAD_BYTES || submitted == slot)) {
             final int first = submitted;
             final int end = Math.min(slots.length, first + BATCH_SLOTS);
             final SourceEntry[] files = new SourceEntry[end - first];
             long batchBytes = 0;
             int batchFiles = 0;
             int last = first;
-            for (; last < end && batchBytes < BATCH_BYTES; last++)
-            {
+            for (; last < end && batchBytes < BATCH_BYTES; last++) {
                 final SourceEntry e = slots[last];
-                if (e.isFile() && encoder.readsWhole(e.size()))
-                {
+                if (e.isFile() && encoder.readsWhole(e.size())) {
                     files[last - first] = e;
                     batchBytes += e.size();
                     batchFiles++;
                 }
             }
             submitted = last;
-            if (batchFiles == 0)
-            {
+            if (batchFiles == 0) {
                 continue;
             }
             final ReadBatch batch = new ReadBatch(encoder, first, files);
             batch.submitTo(pool);
-            for (int s = first; s < last; s++)
-            {
-                if (files[s - first] != null)
-                {
+            for (int s = first; s < last; s++) {
+                if (files[s - first] != null) {
                     batches[s] = batch;
                 }
             }
@@ -251,89 +216,65 @@ final class PartitionPipeline
     }
 
     private BodyEncoder.EncodedBody await(final ReadBatch batch, final int slot, final SourceEntry e)
-        throws IOException, PrepException
-    {
-        try
-        {
+        throws IOException, PrepException {
+        try {
             return batch.take(slot);
-        }
-        catch (final IOException failure)
-        {
+        } catch (final IOException failure) {
             throw readFailure(e, failure);
-        }
-        catch (final InterruptedException interrupted)
-        {
+        } catch (final InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while packing " + e.source());
-        }
-        catch (final ExecutionException failed)
-        {
-            if (failed.getCause() instanceof IOException io)
-            {
+        } catch (final ExecutionException failed) {
+            if (failed.getCause() instanceof IOException io) {
                 throw readFailure(e, io);
             }
             throw new IllegalStateException("packing " + e.source() + " failed", failed.getCause());
         }
     }
 
-    private static void await(final Future<?> sync) throws IOException
-    {
-        try
-        {
+    private static void await(final Future<?> sync) throws IOException {
+        try {
             sync.get();
-        }
-        catch (final InterruptedException interrupted)
-        {
+        } catch (final InterruptedException interrupted) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while syncing partitions");
-        }
-        catch (final ExecutionException failed)
-        {
-            if (failed.getCause() instanceof IOException io)
-            {
+        } catch (final ExecutionException failed) {
+            if (failed.getCause() instanceof IOException io) {
                 throw io;
             }
             throw new IllegalStateException("syncing a partition failed", failed.getCause());
         }
     }
 
-    private static PrepException readFailure(final SourceEntry e, final IOException failure)
-    {
-        if (failure instanceof NoSuchFileException)
-        {
+    private static PrepException readFailure(final SourceEntry e, final IOException failure) {
+        if (failure instanceof NoSuchFileException) {
             return new PrepException("file " + e.source() + " disappeared while prep was running: prep a dataset " +
                 "nobody is changing");
         }
-        if (failure instanceof AccessDeniedException)
-        {
+        if (failure instanceof AccessDeniedException) {
             return new PrepException("cannot read file " + e.source() + ": fix its permissions or pass " +
                 "--skip-unreadable to leave it out");
         }
         return new PrepException("cannot read file " + e.source() + ": " + failure.getMessage(), failure);
     }
 
-    long files()
-    {
+    long files() {
         return files;
     }
 
-    long dirs()
-    {
+    long dirs() {
         return dirs;
     }
 
-    long symlinks()
-    {
+    long symlinks() {
         return symlinks;
     }
 
-    long rawBytes()
-    {
+    long rawBytes() {
         return rawBytes;
     }
 
-    long storedBytes()
-    {
+    long storedBytes() {
         return storedBytes;
     }
 }

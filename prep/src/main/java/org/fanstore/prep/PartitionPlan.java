@@ -15,11 +15,9 @@ import org.fanstore.prep.format.PathBytes;
  * directory goes to regular partition 0; files under a --broadcast directory go to the broadcast partition.
  * Each partition's list is in table order (unsigned path bytes).
  */
-record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> broadcast)
-{
+record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> broadcast) {
     /** A file or symlink to balance: its size and its position in table order (which breaks ties). */
-    private record Candidate(long size, int position)
-    {
+    private record Candidate(long size, int position) {
     }
 
     private static final Comparator<Candidate> LARGEST_FIRST = (a, b) -> a.size != b.size ?
@@ -27,18 +25,15 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
 
     /** {@code sortedEntries} must be in table order (unsigned path bytes); each partition list keeps it. */
     static PartitionPlan balance(final Collection<SourceEntry> sortedEntries, final int partitions,
-        final List<byte[]> broadcastDirs)
-    {
+        final List<byte[]> broadcastDirs) {
         // Arrays indexed by table position rather than maps keyed by entry: this runs on the main thread
         // before any byte is written, once per file.
         final SourceEntry[] all = sortedEntries.toArray(new SourceEntry[0]);
         final Candidate[] toBalance = new Candidate[all.length];
         int count = 0;
-        for (int i = 0; i < all.length; i++)
-        {
+        for (int i = 0; i < all.length; i++) {
             final SourceEntry e = all[i];
-            if (!e.isDir() && !isBroadcast(e.path(), broadcastDirs))
-            {
+            if (!e.isDir() && !isBroadcast(e.path(), broadcastDirs)) {
                 toBalance[count++] = new Candidate(e.size(), i);
             }
         }
@@ -46,27 +41,20 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
         final int[] partitionOf = new int[all.length];
         Arrays.fill(partitionOf, -1);
         final PartitionLoads loads = new PartitionLoads(partitions);
-        for (int k = 0; k < count; k++)
-        {
+        for (int k = 0; k < count; k++) {
             partitionOf[toBalance[k].position] = loads.least();
             loads.addToLeast(toBalance[k].size);
         }
 
         final List<List<SourceEntry>> regular = emptyLists(partitions);
         final List<SourceEntry> toBroadcast = new ArrayList<>();
-        for (int i = 0; i < all.length; i++)
-        {
+        for (int i = 0; i < all.length; i++) {
             final SourceEntry e = all[i];
-            if (partitionOf[i] >= 0)
-            {
+            if (partitionOf[i] >= 0) {
                 regular.get(partitionOf[i]).add(e);
-            }
-            else if (e.isDir())
-            {
+            } else if (e.isDir()) {
                 regular.get(0).add(e);
-            }
-            else
-            {
+            } else {
                 toBroadcast.add(e);
             }
         }
@@ -75,33 +63,26 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
     }
 
     /** Bytes of the table for these entries. */
-    static long tableLength(final List<SourceEntry> entries)
-    {
+    static long tableLength(final List<SourceEntry> entries) {
         long length = 0;
-        for (final SourceEntry e : entries)
-        {
+        for (final SourceEntry e : entries) {
             length += PartitionDescriptor.entryLength(e.path().length);
         }
         return length;
     }
 
-    private static boolean isBroadcast(final byte[] path, final List<byte[]> broadcastDirs)
-    {
-        for (final byte[] dir : broadcastDirs)
-        {
-            if (PathBytes.isWithin(path, dir))
-            {
+    private static boolean isBroadcast(final byte[] path, final List<byte[]> broadcastDirs) {
+        for (final byte[] dir : broadcastDirs) {
+            if (PathBytes.isWithin(path, dir)) {
                 return true;
             }
         }
         return false;
     }
 
-    private static List<List<SourceEntry>> emptyLists(final int count)
-    {
+    private static List<List<SourceEntry>> emptyLists(final int count) {
         final List<List<SourceEntry>> lists = new ArrayList<>(count);
-        for (int i = 0; i < count; i++)
-        {
+        for (int i = 0; i < count; i++) {
             lists.add(new ArrayList<>());
         }
         return lists;

@@ -10,6 +10,5 @@ import org.fanstore.prep.format.Compression;
  * {@code fileList} null means the whole tree; {@code broadcastDirs} are relative paths as the user typed them.
  */
 public record PrepOptions(Path input, Path output, byte[] name, int partitions, Compression compress,
-    List<String> broadcastDirs, int threads, Path fileList, boolean skipUnreadable, boolean force)
-{
+    List<String> broadcastDirs, int threads, Path fileList, boolean skipUnreadable, boolean force) {
 }

@@ -5,11 +5,9 @@ import java.nio.file.Path;
 import org.fanstore.prep.format.Manifest;
 
 /** What a finished prep wrote, and how long it took. */
-public record PrepResult(Path output, Manifest manifest, double seconds)
-{
+public record PrepResult(Path output, Manifest manifest, double seconds) {
     /** One line: files, bytes, seconds, files/s, MB/s (10^6 bytes), partitions and stored size. */
-    public String summary()
-    {
+    public String summary() {
         final double mb = manifest.rawBytes() / 1e6;
         final double s = Math.max(seconds, 1e-9);
         return String.format("fanstore prep: %d files, %.1f MB in %.2f s (%.0f files/s, %.1f MB/s) -> %s " +

@@ -14,8 +14,7 @@ import java.util.concurrent.Future;
  * first read failure ends the batch and is reported for its own slot, when the writer gets there: the files
  * before it are still written in order, as they would be without batching.
  */
-final class ReadBatch
-{
+final class ReadBatch {
     private final BodyEncoder encoder;
     private final int firstSlot;
     private final SourceEntry[] files;
@@ -25,8 +24,7 @@ final class ReadBatch
     private Future<?> done;
 
     /** Covers slots {@code [firstSlot, firstSlot + files.length)}; {@code files[i]} null where nothing is read. */
-    ReadBatch(final BodyEncoder encoder, final int firstSlot, final SourceEntry[] files)
-    {
+    ReadBatch(final BodyEncoder encoder, final int firstSlot, final SourceEntry[] files) {
         this.encoder = encoder;
         this.firstSlot = firstSlot;
         this.files = files;
@@ -34,26 +32,19 @@ final class ReadBatch
     }
 
     /** Starts reading on one of {@code pool}'s threads. */
-    void submitTo(final ExecutorService pool)
-    {
+    void submitTo(final ExecutorService pool) {
         done = pool.submit(this::readAll);
     }
 
-    private void readAll()
-    {
-        for (int i = 0; i < files.length; i++)
-        {
+    private void readAll() {
+        for (int i = 0; i < files.length; i++) {
             final SourceEntry e = files[i];
-            if (e == null)
-            {
+            if (e == null) {
                 continue;
             }
-            try
-            {
+            try {
                 bodies[i] = encoder.encode(e.source(), e.size());
-            }
-            catch (final IOException io)
-            {
+            } catch (final IOException io) {
                 failure = io;
                 failedSlot = firstSlot + i;
                 return;
@@ -65,17 +56,14 @@ final class ReadBatch
      * Waits for the batch, then hands over the body read for {@code slot} (once: the batch forgets it, so its
      * array can be recycled). Waiting on the Future also orders these reads after the worker's writes.
      */
-    BodyEncoder.EncodedBody take(final int slot) throws IOException, InterruptedException, ExecutionException
-    {
+    BodyEncoder.EncodedBody take(final int slot) throws IOException, InterruptedException, ExecutionException {
         done.get();
-        if (slot == failedSlot)
-        {
+        if (slot == failedSlot) {
             throw failure;
         }
         final BodyEncoder.EncodedBody body = bodies[slot - firstSlot];
         bodies[slot - firstSlot] = null;
-        if (body == null)
-        {
+        if (body == null) {
             throw new IllegalStateException("slot " + slot + " was not read by its batch");
         }
         return body;

@@ -10,26 +10,21 @@ import org.fanstore.prep.format.PartitionEntry;
  * {@code linkTarget} holds the target bytes and {@code size} their length.
  */
 record SourceEntry(byte[] path, Path source, int type, int mode, int uid, int gid, long mtimeSec, int mtimeNsec,
-    long size, byte[] linkTarget)
-{
-    boolean isFile()
-    {
+    long size, byte[] linkTarget) {
+    boolean isFile() {
         return type == PartitionDescriptor.TYPE_FILE;
     }
 
-    boolean isDir()
-    {
+    boolean isDir() {
         return type == PartitionDescriptor.TYPE_DIRECTORY;
     }
 
-    boolean isSymlink()
-    {
+    boolean isSymlink() {
         return type == PartitionDescriptor.TYPE_SYMLINK;
     }
 
     /** The table entry, body fields still empty (the writer fills them). */
-    PartitionEntry toEntry()
-    {
+    PartitionEntry toEntry() {
         return new PartitionEntry(path, type, PartitionDescriptor.CODEC_RAW, mode, uid, gid, mtimeSec, mtimeNsec,
             0, 0, 0, 0);
     }

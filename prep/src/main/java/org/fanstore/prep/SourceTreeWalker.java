@@ -36,8 +36,7 @@ import org.fanstore.prep.format.PathBytes;
  * follows a symlink; refuses one whose target leaves the dataset; skips sockets, FIFOs and devices with a
  * warning; refuses unreadable files and directories unless told to skip them.
  */
-final class SourceTreeWalker
-{
+final class SourceTreeWalker {
     private static final String ATTRIBUTES = "unix:mode,uid,gid,size,lastModifiedTime";
 
     private final Path root;
@@ -49,8 +48,7 @@ final class SourceTreeWalker
     private final NavigableMap<byte[], SourceEntry> found = new TreeMap<>(Arrays::compareUnsigned);
 
     SourceTreeWalker(final Path root, final boolean skipUnreadable, final Consumer<String> warnings,
-        final int threads)
-    {
+        final int threads) {
         this.threads = threads;
         this.root = root;
         this.rootBytes = NativePaths.bytesOf(root);
@@ -59,8 +57,7 @@ final class SourceTreeWalker
     }
 
     /** Walks the whole tree. */
-    NavigableMap<byte[], SourceEntry> walkAll() throws IOException, PrepException
-    {
+    NavigableMap<byte[], SourceEntry> walkAll() throws IOException, PrepException {
         final SourceEntry top = stat(new byte[0], root, true);
         found.put(top.path(), top);
         walkBelow(top);
@@ -68,24 +65,20 @@ final class SourceTreeWalker
     }
 
     /** Packs only the paths listed in {@code listFile} (one per line; a listed directory brings its subtree). */
-    NavigableMap<byte[], SourceEntry> walkList(final Path listFile) throws IOException, PrepException
-    {
+    NavigableMap<byte[], SourceEntry> walkList(final Path listFile) throws IOException, PrepException {
         final SourceEntry top = stat(new byte[0], root, true);
         found.put(top.path(), top);
         final byte[] list = Files.readAllBytes(listFile);
         int lineNumber = 0;
         int start = 0;
-        for (int i = 0; i <= list.length; i++)
-        {
-            if (i < list.length && list[i] != '\n')
-            {
+        for (int i = 0; i <= list.length; i++) {
+            if (i < list.length && list[i] != '\n') {
                 continue;
             }
             lineNumber++;
             final byte[] line = Arrays.copyOfRange(list, start, i);
             start = i + 1;
-            if (line.length > 0)
-            {
+            if (line.length > 0) {
                 addListed(listFile, lineNumber, line);
             }
         }
@@ -93,59 +86,47 @@ final class SourceTreeWalker
     }
 
     private void addListed(final Path listFile, final int lineNumber, final byte[] line)
-        throws IOException, PrepException
-    {
+        throws IOException, PrepException {
         byte[] relative = line;
-        if (line[0] == '/')
-        {
+        if (line[0] == '/') {
             final byte[] prefix = Arrays.copyOf(rootBytes, rootBytes.length + 1);
             prefix[rootBytes.length] = '/';
-            if (line.length < prefix.length || Arrays.compare(line, 0, prefix.length, prefix, 0, prefix.length) != 0)
-            {
+            if (line.length < prefix.length || Arrays.compare(line, 0, prefix.length, prefix, 0, prefix.length) != 0) {
                 throw new PrepException(listFile + ":" + lineNumber + ": " + PathBytes.display(line) +
                     " is not inside --input " + root + ": list paths relative to it or absolute inside it");
             }
             relative = Arrays.copyOfRange(line, prefix.length, line.length);
         }
         final byte[] normalized = DatasetPaths.normalizeRelative(relative);
-        if (normalized == null)
-        {
+        if (normalized == null) {
             throw new PrepException(listFile + ":" + lineNumber + ": " + PathBytes.display(line) +
                 " uses '..': list paths inside --input " + root);
         }
-        if (normalized.length == 0 || found.containsKey(normalized))
-        {
+        if (normalized.length == 0 || found.containsKey(normalized)) {
             return;
         }
         byte[] ancestor = PathBytes.parent(normalized);
-        while (ancestor.length > 0 && !found.containsKey(ancestor))
-        {
+        while (ancestor.length > 0 && !found.containsKey(ancestor)) {
             final SourceEntry dir = stat(ancestor, absolute(ancestor), false);
             found.put(ancestor, dir);
             ancestor = PathBytes.parent(ancestor);
         }
         final SourceEntry entry;
-        try
-        {
+        try {
             entry = stat(normalized, absolute(normalized), false);
-        }
-        catch (final NoSuchFileException e)
-        {
+        } catch (final NoSuchFileException e) {
             throw new PrepException(listFile + ":" + lineNumber + ": " + absolute(normalized) +
                 " does not exist: fix the list or the input");
         }
-        if (entry != null)
-        {
+        if (entry != null) {
             found.put(normalized, entry);
-            if (entry.isDir())
-            {
+            if (entry.isDir()) {
                 walkBelow(entry);
             }
         }
     }
 
-    private Path absolute(final byte[] relative)
-    {
+    private Path absolute(final byte[] relative) {
         return NativePaths.pathOf(PathBytes.child(rootBytes, relative));
     }
 
@@ -154,10 +135,8 @@ final class SourceTreeWalker
      * syscall-bound, so this scales with cores); results are merged into the sorted map afterwards, so the
      * outcome does not depend on the thread count.
      */
-    private void walkBelow(final SourceEntry top) throws IOException, PrepException
-    {
-        final ExecutorService pool = Executors.newFixedThreadPool(threads, r ->
-        {
+    private void walkBelow(final SourceEntry top) throws IOException, PrepException {
+        final ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             final Thread t = new Thread(r, "fanstore-prep-walker");
             t.setDaemon(true);
             return t;
@@ -166,90 +145,64 @@ final class SourceTreeWalker
         final AtomicReference<Exception> failure = new AtomicReference<>();
         final AtomicInteger pendingDirs = new AtomicInteger();
         final CountDownLatch done = new CountDownLatch(1);
-        try
-        {
+        try {
             listLater(pool, top, results, failure, pendingDirs, done);
             done.await();
-        }
-        catch (final InterruptedException e)
-        {
+        } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while walking " + top.source());
-        }
-        finally
-        {
+        } finally {
             pool.shutdownNow();
         }
         final Exception e = failure.get();
-        if (e instanceof PrepException p)
-        {
+        if (e instanceof PrepException p) {
             throw p;
         }
-        if (e instanceof IOException io)
-        {
+        if (e instanceof IOException io) {
             throw io;
         }
-        if (e != null)
-        {
+        if (e != null) {
             throw new IllegalStateException("walking " + top.source() + " failed", e);
         }
-        for (final SourceEntry entry : results)
-        {
+        for (final SourceEntry entry : results) {
             found.putIfAbsent(entry.path(), entry);
         }
     }
 
     private void listLater(final ExecutorService pool, final SourceEntry dir, final Queue<SourceEntry> results,
-        final AtomicReference<Exception> failure, final AtomicInteger pendingDirs, final CountDownLatch done)
-    {
+        final AtomicReference<Exception> failure, final AtomicInteger pendingDirs, final CountDownLatch done) {
         pendingDirs.incrementAndGet();
-        pool.execute(() ->
-        {
-            try
-            {
-                if (failure.get() == null)
-                {
-                    for (final SourceEntry child : list(dir))
-                    {
+        pool.execute(() -> {
+            try {
+                if (failure.get() == null) {
+                    for (final SourceEntry child : list(dir)) {
                         results.add(child);
-                        if (child.isDir())
-                        {
+                        if (child.isDir()) {
                             listLater(pool, child, results, failure, pendingDirs, done);
                         }
                     }
                 }
-            }
-            catch (final Exception e)
-            {
+            } catch (final Exception e) {
                 failure.compareAndSet(null, e);
-            }
-            finally
-            {
-                if (pendingDirs.decrementAndGet() == 0)
-                {
+            } finally {
+                if (pendingDirs.decrementAndGet() == 0) {
                     done.countDown();
                 }
             }
         });
     }
 
-    private List<SourceEntry> list(final SourceEntry dir) throws IOException, PrepException
-    {
+    private List<SourceEntry> list(final SourceEntry dir) throws IOException, PrepException {
         final List<SourceEntry> children = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.source()))
-        {
-            for (final Path child : stream)
-            {
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.source())) {
+            for (final Path child : stream) {
                 final byte[] path = PathBytes.child(dir.path(), NativePaths.bytesOf(child.getFileName()));
                 final SourceEntry entry = stat(path, child, false);
-                if (entry != null)
-                {
+                if (entry != null) {
                     children.add(entry);
                 }
             }
-        }
-        catch (final AccessDeniedException e)
-        {
+        } catch (final AccessDeniedException e) {
             unreadable(dir.source(), "directory");
         }
         return children;
@@ -257,8 +210,7 @@ final class SourceTreeWalker
 
     /** lstat of one path; null when it is skipped (special file, or unreadable with --skip-unreadable). */
     private SourceEntry stat(final byte[] path, final Path source, final boolean followLinks)
-        throws IOException, PrepException
-    {
+        throws IOException, PrepException {
         final Map<String, Object> a = followLinks ? Files.readAttributes(source, ATTRIBUTES) :
             Files.readAttributes(source, ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
         final int mode = (Integer)a.get("mode");
@@ -267,69 +219,56 @@ final class SourceTreeWalker
         final int type;
         long size = (Long)a.get("size");
         byte[] target = null;
-        switch (kind)
-        {
-            case FileModes.S_IFREG ->
-            {
+        switch (kind) {
+            case FileModes.S_IFREG -> {
                 type = PartitionDescriptor.TYPE_FILE;
                 // Asking the kernel (access(2)) costs a syscall per file; a world-readable file needs no asking.
-                if ((mode & 0004) == 0 && !Files.isReadable(source))
-                {
+                if ((mode & 0004) == 0 && !Files.isReadable(source)) {
                     unreadable(source, "file");
                     return null;
                 }
             }
             case FileModes.S_IFDIR -> type = PartitionDescriptor.TYPE_DIRECTORY;
-            case FileModes.S_IFLNK ->
-            {
+            case FileModes.S_IFLNK -> {
                 type = PartitionDescriptor.TYPE_SYMLINK;
                 target = NativePaths.bytesOf(Files.readSymbolicLink(source));
-                if (DatasetPaths.resolveLink(PathBytes.parent(path), target) == null)
-                {
+                if (DatasetPaths.resolveLink(PathBytes.parent(path), target) == null) {
                     throw new PrepException("symlink " + source + " points outside the input (target " +
                         new String(target, StandardCharsets.UTF_8) + "): fanstore never follows links out of " +
                         "the dataset; replace it with a relative link inside " + root + " or with a copy");
                 }
                 size = target.length;
             }
-            default ->
-            {
+            default -> {
                 warn("skipping " + kindName(kind) + " " + source +
                     " (only regular files, directories and symlinks are packed)");
                 return null;
             }
         }
-        if (type == PartitionDescriptor.TYPE_DIRECTORY)
-        {
+        if (type == PartitionDescriptor.TYPE_DIRECTORY) {
             size = 0;
         }
         return new SourceEntry(path, source, type, mode, (Integer)a.get("uid"), (Integer)a.get("gid"),
             mtime.getEpochSecond(), mtime.getNano(), size, target);
     }
 
-    private void unreadable(final Path source, final String what) throws PrepException
-    {
-        if (!skipUnreadable)
-        {
+    private void unreadable(final Path source, final String what) throws PrepException {
+        if (!skipUnreadable) {
             throw new PrepException("cannot read " + what + " " + source + ": fix its permissions or pass " +
                 "--skip-unreadable to leave it out");
         }
         warn("skipping unreadable " + what + " " + source);
     }
 
-    private void warn(final String warning)
-    {
-        synchronized (pendingWarnings)
-        {
+    private void warn(final String warning) {
+        synchronized (pendingWarnings) {
             pendingWarnings.add(warning);
         }
     }
 
     /** Warnings reach the caller sorted, after the walk, so their order does not depend on thread timing. */
-    private NavigableMap<byte[], SourceEntry> reportWarnings()
-    {
-        synchronized (pendingWarnings)
-        {
+    private NavigableMap<byte[], SourceEntry> reportWarnings() {
+        synchronized (pendingWarnings) {
             pendingWarnings.sort(null);
             pendingWarnings.forEach(warnings);
             pendingWarnings.clear();
@@ -337,10 +276,8 @@ final class SourceTreeWalker
         return found;
     }
 
-    private static String kindName(final int kind)
-    {
-        return switch (kind)
-        {
+    private static String kindName(final int kind) {
+        return switch (kind) {
             case 0010000 -> "FIFO";
             case 0140000 -> "socket";
             case 0020000 -> "character device";

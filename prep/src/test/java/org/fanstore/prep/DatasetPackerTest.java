@@ -27,52 +27,40 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class DatasetPackerTest
-{
+class DatasetPackerTest {
     @TempDir
     Path tmp;
 
     private final List<String> warnings = new ArrayList<>();
 
     private PrepResult prep(final Path input, final Path output, final Compression compress, final int threads,
-        final String... broadcast) throws Exception
-    {
+        final String... broadcast) throws Exception {
         return DatasetPacker.prep(new PrepOptions(input, output, null, 3, compress, List.of(broadcast), threads,
             null, false, false), PrepProgress.silent(), warnings::add);
     }
 
     @ParameterizedTest
     @EnumSource(Compression.class)
-    void everyFileReadsBackByteForByte(final Compression compress) throws Exception
-    {
+    void everyFileReadsBackByteForByte(final Compression compress) throws Exception {
         final Path src = SourceTrees.awkwardTree(tmp.resolve("src"));
         final PrepResult result = prep(src, tmp.resolve("out.fs"), compress, 2, "val/");
 
         assertTrue(warnings.stream().anyMatch(w -> w.contains("FIFO") && w.contains("a-fifo")), warnings.toString());
         assertTrue(DatasetVerifier.verify(result.output()).ok());
         int files = 0;
-        try (Dataset dataset = Dataset.open(result.output()); Stream<Path> walk = Files.walk(src))
-        {
-            for (final Path source : (Iterable<Path>)walk::iterator)
-            {
+        try (Dataset dataset = Dataset.open(result.output()); Stream<Path> walk = Files.walk(src)) {
+            for (final Path source : (Iterable<Path>)walk::iterator) {
                 final byte[] path = NativePaths.bytesOf(src.relativize(source));
                 final Dataset.Located found = dataset.lookup(path).orElse(null);
-                if (Files.isSymbolicLink(source))
-                {
+                if (Files.isSymbolicLink(source)) {
                     assertNotNull(found, source.toString());
                     assertArrayEquals(NativePaths.bytesOf(Files.readSymbolicLink(source)), dataset.read(found));
-                }
-                else if (Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS))
-                {
+                } else if (Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS)) {
                     assertArrayEquals(Files.readAllBytes(source), dataset.read(found), source.toString());
                     files++;
-                }
-                else if (Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS))
-                {
+                } else if (Files.isDirectory(source, LinkOption.NOFOLLOW_LINKS)) {
                     assertTrue(found.entry().isDir());
-                }
-                else
-                {
+                } else {
                     assertTrue(found == null, "special file was packed: " + source);
                 }
             }
@@ -88,47 +76,39 @@ class DatasetPackerTest
             final Dataset.Located bcast = dataset.lookup("val/v0.txt".getBytes(StandardCharsets.UTF_8)).orElseThrow();
             assertTrue(bcast.partition().isBroadcast());
         }
-        if (compress != Compression.NONE)
-        {
+        if (compress != Compression.NONE) {
             assertTrue(result.manifest().storedBytes() < result.manifest().rawBytes());
         }
     }
 
     @Test
-    void sameInputGivesByteIdenticalOutputWhateverTheThreadCount() throws Exception
-    {
+    void sameInputGivesByteIdenticalOutputWhateverTheThreadCount() throws Exception {
         final Path src = SourceTrees.awkwardTree(tmp.resolve("src"));
         final Path one = prep(src, tmp.resolve("one.fs"), Compression.LZ4, 1).output();
         final Path four = prep(src, tmp.resolve("four.fs"), Compression.LZ4, 4).output();
         final List<String> names = new ArrayList<>();
-        try (Stream<Path> list = Files.list(one))
-        {
+        try (Stream<Path> list = Files.list(one)) {
             list.forEach(p -> names.add(p.getFileName().toString()));
         }
         assertEquals(4, names.size(), names.toString());
-        for (final String name : names)
-        {
+        for (final String name : names) {
             assertArrayEquals(Files.readAllBytes(one.resolve(name)), Files.readAllBytes(four.resolve(name)), name);
         }
     }
 
     @Test
-    void partitionsAreBalancedGreedilyByBytes() throws Exception
-    {
+    void partitionsAreBalancedGreedilyByBytes() throws Exception {
         final Path src = Files.createDirectories(tmp.resolve("src"));
         final int[] sizes = {900, 500, 400, 300, 200, 100};
-        for (int i = 0; i < sizes.length; i++)
-        {
+        for (int i = 0; i < sizes.length; i++) {
             Files.write(src.resolve("f" + i), new byte[sizes[i]]);
         }
         final PrepResult result = prep(src, tmp.resolve("out.fs"), Compression.NONE, 1);
         // largest first to the least loaded: 900 -> p0, 500 -> p1, 400 -> p2, 300 -> p2, 200 -> p1, 100 -> p1
-        try (Dataset dataset = Dataset.open(result.output()))
-        {
+        try (Dataset dataset = Dataset.open(result.output())) {
             final String[] expected = {"part-00000.fsp", "part-00001.fsp", "part-00002.fsp", "part-00002.fsp",
                 "part-00001.fsp", "part-00001.fsp"};
-            for (int i = 0; i < sizes.length; i++)
-            {
+            for (int i = 0; i < sizes.length; i++) {
                 assertEquals(expected[i], dataset.lookup(("f" + i).getBytes(StandardCharsets.US_ASCII)).orElseThrow()
                     .partition().file().getFileName().toString(), "f" + i);
             }
@@ -139,8 +119,7 @@ class DatasetPackerTest
 
     @ParameterizedTest
     @EnumSource(value = Compression.class, names = {"NONE", "LZ4"})
-    void aSparseFileOverTwoGibibytesRoundTripsAndStaysSparse(final Compression compress) throws Exception
-    {
+    void aSparseFileOverTwoGibibytesRoundTripsAndStaysSparse(final Compression compress) throws Exception {
         final Path src = Files.createDirectories(tmp.resolve("src"));
         final long size = (2L << 30) + 12345;
         SourceTrees.sparseFile(src.resolve("huge.bin"), size);
@@ -150,8 +129,7 @@ class DatasetPackerTest
         final long allocated = diskUsage(partition);
         assertTrue(allocated < 64L << 20, "partition occupies " + allocated + " bytes on disk");
         assertTrue(DatasetVerifier.verify(result.output()).ok());
-        try (Dataset dataset = Dataset.open(result.output()))
-        {
+        try (Dataset dataset = Dataset.open(result.output())) {
             final Dataset.Located huge = dataset.lookup("huge.bin".getBytes(StandardCharsets.US_ASCII)).orElseThrow();
             assertEquals(size, huge.entry().rawLength());
             final StreamComparison compare = new StreamComparison(src.resolve("huge.bin"));
@@ -161,23 +139,20 @@ class DatasetPackerTest
     }
 
     @Test
-    void aSymlinkLeavingTheInputIsRefusedByName() throws Exception
-    {
+    void aSymlinkLeavingTheInputIsRefusedByName() throws Exception {
         final Path src = Files.createDirectories(tmp.resolve("src/sub"));
         Files.createSymbolicLink(src.resolve("escape"), Path.of("../../outside"));
         final PrepException e = assertThrows(PrepException.class,
             () -> prep(tmp.resolve("src"), tmp.resolve("out.fs"), Compression.NONE, 1));
         assertTrue(e.getMessage().contains(src.resolve("escape").toString()), e.getMessage());
         assertFalse(Files.exists(tmp.resolve("out.fs")));
-        try (Stream<Path> left = Files.list(tmp))
-        {
+        try (Stream<Path> left = Files.list(tmp)) {
             assertEquals(List.of("src"), left.map(p -> p.getFileName().toString()).toList());
         }
     }
 
     @Test
-    void userErrorsNameThePathAndWhatToDo() throws Exception
-    {
+    void userErrorsNameThePathAndWhatToDo() throws Exception {
         final Path missing = tmp.resolve("missing");
         final PrepException noInput = assertThrows(PrepException.class,
             () -> prep(missing, tmp.resolve("out.fs"), Compression.NONE, 1));
@@ -204,23 +179,20 @@ class DatasetPackerTest
     }
 
     @Test
-    void aFileListPacksOnlyTheListedPathsAndTheirParents() throws Exception
-    {
+    void aFileListPacksOnlyTheListedPathsAndTheirParents() throws Exception {
         final Path src = SourceTrees.awkwardTree(tmp.resolve("src"));
         final Path list = tmp.resolve("list");
         Files.write(list, ("train/cats/1.jpg\n" + src.resolve("val") + "\n\n").getBytes(StandardCharsets.UTF_8));
         final PrepResult result = DatasetPacker.prep(new PrepOptions(src, tmp.resolve("out.fs"), null, 2,
             Compression.NONE, List.of(), 1, list, false, false), PrepProgress.silent(), warnings::add);
-        try (Dataset dataset = Dataset.open(result.output()))
-        {
+        try (Dataset dataset = Dataset.open(result.output())) {
             final List<String> paths = dataset.all().stream().map(l -> l.entry().pathString()).sorted().toList();
             assertEquals(List.of(".", "train", "train/cats", "train/cats/1.jpg", "val", "val/link-to-big",
                 "val/v0.txt", "val/v1.txt", "val/v2.txt", "val/v3.txt", "val/v4.txt"), paths);
         }
     }
 
-    private static long diskUsage(final Path file) throws IOException, InterruptedException
-    {
+    private static long diskUsage(final Path file) throws IOException, InterruptedException {
         final Process du = new ProcessBuilder("du", "-k", file.toString()).start();
         final String out = new String(du.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
         assertEquals(0, du.waitFor());
@@ -228,23 +200,19 @@ class DatasetPackerTest
     }
 
     /** A channel that compares what it receives with a file, without holding either in memory. */
-    private static final class StreamComparison implements java.nio.channels.WritableByteChannel
-    {
+    private static final class StreamComparison implements java.nio.channels.WritableByteChannel {
         private final java.nio.channels.FileChannel expected;
         private final java.nio.ByteBuffer buffer = java.nio.ByteBuffer.allocate(1 << 20);
         private long matched;
 
-        StreamComparison(final Path file) throws IOException
-        {
+        StreamComparison(final Path file) throws IOException {
             expected = java.nio.channels.FileChannel.open(file);
         }
 
         @Override
-        public int write(final java.nio.ByteBuffer src) throws IOException
-        {
+        public int write(final java.nio.ByteBuffer src) throws IOException {
             final int n = src.remaining();
-            while (src.hasRemaining())
-            {
+            while (src.hasRemaining()) {
                 buffer.clear().limit(Math.min(buffer.capacity(), src.remaining()));
                 final int got = expected.read(buffer, matched);
                 assertTrue(got > 0, "output is longer than the source");
@@ -257,20 +225,17 @@ class DatasetPackerTest
             return n;
         }
 
-        long matched()
-        {
+        long matched() {
             return matched;
         }
 
         @Override
-        public boolean isOpen()
-        {
+        public boolean isOpen() {
             return true;
         }
 
         @Override
-        public void close() throws IOException
-        {
+        public void close() throws IOException {
             expected.close();
         }
     }

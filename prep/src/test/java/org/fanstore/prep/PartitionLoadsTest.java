@@ -6,11 +6,9 @@ import java.util.Random;
 
 import org.junit.jupiter.api.Test;
 
-class PartitionLoadsTest
-{
+class PartitionLoadsTest {
     @Test
-    void startsAtPartitionZeroAndBreaksTiesByLowestIndex()
-    {
+    void startsAtPartitionZeroAndBreaksTiesByLowestIndex() {
         final PartitionLoads loads = new PartitionLoads(3);
         assertEquals(0, loads.least());
         loads.addToLeast(10);
@@ -24,20 +22,15 @@ class PartitionLoadsTest
     }
 
     @Test
-    void alwaysPicksWhatALinearScanWouldPick()
-    {
+    void alwaysPicksWhatALinearScanWouldPick() {
         final Random random = new Random(11);
-        for (final int partitions : new int[] {1, 2, 7, 64})
-        {
+        for (final int partitions : new int[] {1, 2, 7, 64}) {
             final PartitionLoads loads = new PartitionLoads(partitions);
             final long[] expected = new long[partitions];
-            for (int i = 0; i < 2_000; i++)
-            {
+            for (int i = 0; i < 2_000; i++) {
                 int least = 0;
-                for (int p = 1; p < partitions; p++)
-                {
-                    if (expected[p] < expected[least])
-                    {
+                for (int p = 1; p < partitions; p++) {
+                    if (expected[p] < expected[least]) {
                         least = p;
                     }
                 }

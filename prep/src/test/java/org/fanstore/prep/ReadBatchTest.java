@@ -17,57 +17,47 @@ import org.fanstore.prep.format.PartitionDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ReadBatchTest
-{
+class ReadBatchTest {
     @TempDir
     Path tmp;
 
-    private SourceEntry file(final String name, final long size)
-    {
+    private SourceEntry file(final String name, final long size) {
         return new SourceEntry(name.getBytes(StandardCharsets.US_ASCII), tmp.resolve(name),
             PartitionDescriptor.TYPE_FILE, 0100644, 0, 0, 0, 0, size, null);
     }
 
     @Test
-    void eachSlotGetsItsOwnFileAndAFailureIsReportedForTheFileThatFailed() throws Exception
-    {
+    void eachSlotGetsItsOwnFileAndAFailureIsReportedForTheFileThatFailed() throws Exception {
         Files.writeString(tmp.resolve("a"), "first");
         Files.writeString(tmp.resolve("c"), "third");
         final SourceEntry[] files = {file("a", 5), null, file("b-gone", 4), file("c", 5)};
         final ReadBatch batch = new ReadBatch(new BodyEncoder(Compression.NONE), 10, files);
         final ExecutorService pool = Executors.newSingleThreadExecutor();
-        try
-        {
+        try {
             batch.submitTo(pool);
             final BodyEncoder.EncodedBody a = batch.take(10);
             assertEquals(5, a.rawLength());
             assertArrayEquals("first".getBytes(StandardCharsets.US_ASCII), Arrays.copyOf(a.stored(), a.storedLength()));
             final NoSuchFileException gone = assertThrows(NoSuchFileException.class, () -> batch.take(12));
             assertEquals(tmp.resolve("b-gone").toString(), gone.getFile());
-        }
-        finally
-        {
+        } finally {
             pool.shutdownNow();
         }
     }
 
     @Test
-    void aFileIsReadUpToTheSizeTheWalkSaw() throws Exception
-    {
+    void aFileIsReadUpToTheSizeTheWalkSaw() throws Exception {
         Files.writeString(tmp.resolve("grew"), "walked+appended");
         final ReadBatch batch = new ReadBatch(new BodyEncoder(Compression.NONE), 0,
             new SourceEntry[] {file("grew", 6)});
         final ExecutorService pool = Executors.newSingleThreadExecutor();
-        try
-        {
+        try {
             batch.submitTo(pool);
             final BodyEncoder.EncodedBody body = batch.take(0);
             assertEquals(6, body.rawLength());
             assertArrayEquals("walked".getBytes(StandardCharsets.US_ASCII),
                 Arrays.copyOf(body.stored(), body.storedLength()));
-        }
-        finally
-        {
+        } finally {
             pool.shutdownNow();
         }
     }

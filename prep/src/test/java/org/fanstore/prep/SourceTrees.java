@@ -10,29 +10,25 @@ import java.nio.file.Path;
 import java.util.Random;
 
 /** Builds the awkward input trees the prep tests pack. */
-final class SourceTrees
-{
+final class SourceTrees {
     /** Name of a file whose name holds byte 0xFF (not UTF-8). */
     static final byte[] NON_UTF8_NAME = {'n', 'o', 't', '-', (byte)0xFF, '-', 'u', 't', 'f', '8'};
 
-    private SourceTrees()
-    {
+    private SourceTrees() {
     }
 
     /**
      * Nested dirs, empty files and dirs, random and compressible files (one over 4 MiB, one over the in-memory
      * limit), a non-UTF-8 name, a path over 255 bytes, an in-tree symlink and a FIFO.
      */
-    static Path awkwardTree(final Path root) throws IOException, InterruptedException
-    {
+    static Path awkwardTree(final Path root) throws IOException, InterruptedException {
         final Random random = new Random(42);
         Files.createDirectories(root.resolve("train/cats"));
         Files.createDirectories(root.resolve("train/dogs"));
         Files.createDirectories(root.resolve("empty/nested-empty"));
         Files.createDirectories(root.resolve("val"));
         Files.write(root.resolve("train/empty-file"), new byte[0]);
-        for (int i = 0; i < 40; i++)
-        {
+        for (int i = 0; i < 40; i++) {
             final byte[] image = new byte[1 + random.nextInt(9000)];
             random.nextBytes(image);
             Files.write(root.resolve("train/cats/" + i + ".jpg"), image);
@@ -42,15 +38,13 @@ final class SourceTrees
         final byte[] huge = new byte[(int)BodyEncoder.IN_MEMORY_LIMIT + 1234];
         random.nextBytes(huge);
         Files.write(root.resolve("train/over-memory-limit.bin"), huge);
-        for (int i = 0; i < 5; i++)
-        {
+        for (int i = 0; i < 5; i++) {
             Files.writeString(root.resolve("val/v" + i + ".txt"), csv(random, 100));
         }
         Files.write(NativePaths.pathOf(PathBytesForTests.child(root, NON_UTF8_NAME)),
             "latin-1 name".getBytes(StandardCharsets.UTF_8));
         Path deep = root;
-        for (int level = 0; level < 4; level++)
-        {
+        for (int level = 0; level < 4; level++) {
             deep = deep.resolve(("level" + level + "-").repeat(12));
         }
         Files.createDirectories(deep);
@@ -64,10 +58,8 @@ final class SourceTrees
     }
 
     /** A sparse file of {@code size} bytes with a few non-zero bytes near both ends. */
-    static Path sparseFile(final Path file, final long size) throws IOException
-    {
-        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw"))
-        {
+    static Path sparseFile(final Path file, final long size) throws IOException {
+        try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
             f.setLength(size);
             f.seek(17);
             f.write("head".getBytes(StandardCharsets.US_ASCII));
@@ -77,11 +69,9 @@ final class SourceTrees
         return file;
     }
 
-    private static String csv(final Random random, final int rows)
-    {
+    private static String csv(final Random random, final int rows) {
         final StringBuilder sb = new StringBuilder(rows * 32);
-        for (int i = 0; i < rows; i++)
-        {
+        for (int i = 0; i < rows; i++) {
             sb.append(i).append(',').append(random.nextInt(1000)).append(",label_").append(random.nextInt(10))
                 .append(',').append(random.nextDouble() < 0.5 ? "cat" : "dog").append('\n');
         }
@@ -89,10 +79,8 @@ final class SourceTrees
     }
 
     /** Absolute bytes of {@code root/name}. */
-    static final class PathBytesForTests
-    {
-        static byte[] child(final Path root, final byte[] name)
-        {
+    static final class PathBytesForTests {
+        static byte[] child(final Path root, final byte[] name) {
             return org.fanstore.prep.format.PathBytes.child(NativePaths.bytesOf(root.toAbsolutePath()), name);
         }
     }

@@ -5,8 +5,7 @@ package org.fanstore.runtime.metadata;
  * The specification is README.md beside this file; the C twin is {@code interpose-native/src/meta_table.h}.
  * All integers are little-endian and every section starts 8-byte aligned.
  */
-public final class MetadataTableDescriptor
-{
+public final class MetadataTableDescriptor {
     /** "FANSMETA" in ASCII, as the first 8 bytes of the file. */
     public static final byte[] MAGIC = {'F', 'A', 'N', 'S', 'M', 'E', 'T', 'A'};
     /** Format number, the top byte of {@link #VERSION}. */
@@ -107,26 +106,22 @@ public final class MetadataTableDescriptor
     /** st_size written for every directory. */
     public static final long DIRECTORY_SIZE = 4096;
 
-    private MetadataTableDescriptor()
-    {
+    private MetadataTableDescriptor() {
     }
 
     /** A version word spelled out, for error messages. */
-    public static String describeVersion(final int version)
-    {
+    public static String describeVersion(final int version) {
         return String.format("0x%08x (format %d, entry %d bytes, header %d bytes)", version, version >>> 24,
             version >>> 8 & 0xff, version & 0xff);
     }
 
     /** File offset of entry {@code index} given the entries section offset. */
-    public static long entryOffset(final long entriesOffset, final int index)
-    {
+    public static long entryOffset(final long entriesOffset, final int index) {
         return entriesOffset + (long)index * ENTRY_LENGTH;
     }
 
     /** Rounds {@code offset} up to the next section boundary. */
-    public static long alignSection(final long offset)
-    {
+    public static long alignSection(final long offset) {
         return (offset + SECTION_ALIGNMENT - 1) & -SECTION_ALIGNMENT;
     }
 }

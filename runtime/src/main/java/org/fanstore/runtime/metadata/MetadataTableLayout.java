@@ -12,8 +12,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * the two readers accept and refuse the same files (the malformed test vectors pin this). After it passes,
  * every offset, length and index a reader follows lies inside the mapping and every probe ends.
  */
-final class MetadataTableLayout
-{
+final class MetadataTableLayout {
     /** Bucket values are index + 1 in a u32 and indices are Java ints here. */
     private static final long MAX_ENTRIES = Integer.MAX_VALUE - 1;
 
@@ -26,8 +25,7 @@ final class MetadataTableLayout
     final int stringsOffset;
     final int stringsLength;
 
-    private MetadataTableLayout(final UnsafeBuffer b)
-    {
+    private MetadataTableLayout(final UnsafeBuffer b) {
         entryCount = (int)b.getLong(ENTRY_COUNT_OFFSET, LITTLE_ENDIAN);
         bucketCount = (int)b.getLong(BUCKET_COUNT_OFFSET, LITTLE_ENDIAN);
         entriesOffset = (int)b.getLong(ENTRIES_OFFSET_OFFSET, LITTLE_ENDIAN);
@@ -39,8 +37,7 @@ final class MetadataTableLayout
     }
 
     /** @throws IllegalStateException naming the first fault found */
-    static MetadataTableLayout validate(final UnsafeBuffer b)
-    {
+    static MetadataTableLayout validate(final UnsafeBuffer b) {
         checkHeader(b);
         final MetadataTableLayout layout = new MetadataTableLayout(b);
         layout.checkBody(b);
@@ -50,11 +47,9 @@ final class MetadataTableLayout
         return layout;
     }
 
-    private static void checkHeader(final UnsafeBuffer b)
-    {
+    private static void checkHeader(final UnsafeBuffer b) {
         final long length = b.capacity();
-        for (int i = 0; i < MAGIC.length; i++)
-        {
+        for (int i = 0; i < MAGIC.length; i++) {
             require(b.getByte(MAGIC_OFFSET + i) == MAGIC[i], "bad magic");
         }
         final int version = b.getInt(VERSION_OFFSET, LITTLE_ENDIAN);
@@ -81,25 +76,21 @@ final class MetadataTableLayout
             b.getLong(STRINGS_LENGTH_OFFSET, LITTLE_ENDIAN), 1, length), "string pool outside the file");
     }
 
-    private void checkBody(final UnsafeBuffer b)
-    {
+    private void checkBody(final UnsafeBuffer b) {
         final int worldSize = b.getInt(WORLD_SIZE_OFFSET, LITTLE_ENDIAN);
         final int root = (int)entryOffset(entriesOffset, 0);
         require(b.getInt(root + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN) == 0 &&
             isDirectory(b.getInt(root + ENTRY_MODE_OFFSET, LITTLE_ENDIAN)) &&
             b.getInt(root + ENTRY_PARENT_OFFSET, LITTLE_ENDIAN) == 0, "entry 0 is not the root directory");
-        for (int i = 0; i < entryCount; i++)
-        {
+        for (int i = 0; i < entryCount; i++) {
             checkEntry(b, (int)entryOffset(entriesOffset, i), i, worldSize);
         }
-        for (int i = 0; i < childrenCount; i++)
-        {
+        for (int i = 0; i < childrenCount; i++) {
             final long child = b.getInt(childrenOffset + i * CHILD_LENGTH, LITTLE_ENDIAN) & 0xffffffffL;
             require(child != 0 && child < entryCount, "children slot " + i + " holds a bad entry index");
         }
         int used = 0;
-        for (int i = 0; i < bucketCount; i++)
-        {
+        for (int i = 0; i < bucketCount; i++) {
             final long v = b.getInt(bucketsOffset + i * BUCKET_LENGTH, LITTLE_ENDIAN) & 0xffffffffL;
             require(v <= entryCount, "bucket " + i + " holds a bad entry index");
             used += v != 0 ? 1 : 0;
@@ -107,8 +98,7 @@ final class MetadataTableLayout
         require(used == entryCount, "buckets do not reference every entry once");
     }
 
-    private void checkEntry(final UnsafeBuffer b, final int at, final int index, final int worldSize)
-    {
+    private void checkEntry(final UnsafeBuffer b, final int at, final int index, final int worldSize) {
         final long keyOffset = b.getLong(at + ENTRY_KEY_OFFSET_OFFSET, LITTLE_ENDIAN);
         final long keyLength = b.getInt(at + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
         final String where = "entry " + index + ": ";
@@ -122,46 +112,36 @@ final class MetadataTableLayout
         final int mode = b.getInt(at + ENTRY_MODE_OFFSET, LITTLE_ENDIAN);
         final long first = b.getInt(at + ENTRY_FIRST_CHILD_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
         final long count = b.getInt(at + ENTRY_CHILD_COUNT_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
-        if (isDirectory(mode))
-        {
+        if (isDirectory(mode)) {
             require(first + count <= childrenCount, where + "children range outside the children array");
             return;
         }
         require(first == 0, where + "first child set on a non-directory");
-        if (isSymlink(mode))
-        {
+        if (isSymlink(mode)) {
             require(stringFits(b, keyOffset + keyLength + 1, count), where + "link target outside the string pool");
-        }
-        else
-        {
+        } else {
             require(count == 0, where + "child count set on a non-directory");
         }
     }
 
     /** True when a section of count elements of elem bytes at off lies after the header, inside len, 8-aligned. */
-    private static boolean sectionFits(final long off, final long count, final long elem, final long len)
-    {
-        if (off % SECTION_ALIGNMENT != 0 || off < HEADER_LENGTH || off > len)
-        {
+    private static boolean sectionFits(final long off, final long count, final long elem, final long len) {
+        if (off % SECTION_ALIGNMENT != 0 || off < HEADER_LENGTH || off > len) {
             return false;
         }
         return count >= 0 && count <= (len - off) / elem;
     }
 
     /** True when pool[off .. off+n) and a NUL after it lie inside the pool. */
-    private boolean stringFits(final UnsafeBuffer b, final long off, final long n)
-    {
-        if (off < 0 || off >= stringsLength || n >= stringsLength - off)
-        {
+    private boolean stringFits(final UnsafeBuffer b, final long off, final long n) {
+        if (off < 0 || off >= stringsLength || n >= stringsLength - off) {
             return false;
         }
         return b.getByte(stringsOffset + (int)(off + n)) == 0;
     }
 
-    private static void require(final boolean condition, final String fault)
-    {
-        if (!condition)
-        {
+    private static void require(final boolean condition, final String fault) {
+        if (!condition) {
             throw new IllegalStateException(fault);
         }
     }

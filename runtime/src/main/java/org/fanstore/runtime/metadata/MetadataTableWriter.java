@@ -24,10 +24,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  * 040755 directories carrying the mtime, uid and gid of their newest child (deterministic on every rank, and
  * what a user expects from {@code ls -l}); the root "" is added the same way when absent.
  */
-public final class MetadataTableWriter
-{
-    private MetadataTableWriter()
-    {
+public final class MetadataTableWriter {
+    private MetadataTableWriter() {
     }
 
     /**
@@ -39,16 +37,14 @@ public final class MetadataTableWriter
      */
     public static long write(
         final Path target, final List<NamespaceEntry> entries, final byte[] localRoot, final int rank,
-        final int worldSize, final int stDev, final long generation) throws IOException
-    {
+        final int worldSize, final int stDev, final long generation) throws IOException {
         checkArguments(localRoot, rank, worldSize, generation);
         final SortedNamespace ns = SortedNamespace.of(entries, worldSize);
         final int n = ns.entries.length;
         final int bucketCount = ns.index.buckets().length;
 
         long stringsLength = localRoot.length + 1L;
-        for (final NamespaceEntry e : ns.entries)
-        {
+        for (final NamespaceEntry e : ns.entries) {
             stringsLength += e.key().length + 1L + (e.linkTarget() != null ? e.linkTarget().length + 1L : 0);
         }
         final long entriesOffset = HEADER_LENGTH;
@@ -56,8 +52,7 @@ public final class MetadataTableWriter
         final long childrenOffset = alignSection(bucketsOffset + (long)bucketCount * BUCKET_LENGTH);
         final long stringsOffset = alignSection(childrenOffset + (long)ns.children.length * CHILD_LENGTH);
         final long totalLength = stringsOffset + stringsLength;
-        if (totalLength > Integer.MAX_VALUE)
-        {
+        if (totalLength > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("table of " + totalLength + " bytes for " + n +
                 " entries exceeds the 2 GiB a mapped buffer addresses");
         }
@@ -66,13 +61,10 @@ public final class MetadataTableWriter
         Files.deleteIfExists(temporary);
         Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         boolean published = false;
-        try
-        {
-            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE))
-            {
+        try {
+            try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                 final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, totalLength);
-                try
-                {
+                try {
                     final UnsafeBuffer buffer = new UnsafeBuffer(mapped);
                     buffer.putBytes(MAGIC_OFFSET, MAGIC);
                     buffer.putInt(VERSION_OFFSET, VERSION, LITTLE_ENDIAN);
@@ -97,47 +89,35 @@ public final class MetadataTableWriter
                     writeStringsAndEntries(buffer, ns, localRoot, entriesOffset, (int)stringsOffset);
                     inheritNewestChild(buffer, ns, entriesOffset);
                     final int[] buckets = ns.index.buckets();
-                    for (int i = 0; i < bucketCount; i++)
-                    {
+                    for (int i = 0; i < bucketCount; i++) {
                         buffer.putInt((int)bucketsOffset + i * BUCKET_LENGTH, buckets[i], LITTLE_ENDIAN);
                     }
-                    for (int i = 0; i < ns.children.length; i++)
-                    {
+                    for (int i = 0; i < ns.children.length; i++) {
                         buffer.putInt((int)childrenOffset + i * CHILD_LENGTH, ns.children[i], LITTLE_ENDIAN);
                     }
-                }
-                finally
-                {
+                } finally {
                     IoUtil.unmap(mapped);
                 }
             }
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             published = true;
-        }
-        finally
-        {
-            if (!published)
-            {
+        } finally {
+            if (!published) {
                 Files.deleteIfExists(temporary);
             }
         }
         return totalLength;
     }
 
-    private static void checkArguments(final byte[] localRoot, final int rank, final int worldSize, final long generation)
-    {
-        if (generation == 0)
-        {
+    private static void checkArguments(final byte[] localRoot, final int rank, final int worldSize, final long generation) {
+        if (generation == 0) {
             throw new IllegalArgumentException("generation 0 is reserved");
         }
-        if (worldSize < 1 || rank < 0 || rank >= worldSize)
-        {
+        if (worldSize < 1 || rank < 0 || rank >= worldSize) {
             throw new IllegalArgumentException("rank " + rank + " outside world of " + worldSize);
         }
-        for (final byte b : localRoot)
-        {
-            if (b == 0)
-            {
+        for (final byte b : localRoot) {
+            if (b == 0) {
                 throw new IllegalArgumentException("local root holds a NUL byte: " + KeyText.of(localRoot));
             }
         }
@@ -146,14 +126,12 @@ public final class MetadataTableWriter
     /** The pool is the local root, then each entry's key (and a symlink's target), NUL-terminated, in entry order. */
     private static void writeStringsAndEntries(
         final UnsafeBuffer buffer, final SortedNamespace ns, final byte[] localRoot, final long entriesOffset,
-        final int stringsOffset)
-    {
+        final int stringsOffset) {
         int pool = stringsOffset;
         buffer.putBytes(pool, localRoot);
         pool += localRoot.length;
         buffer.putByte(pool++, (byte)0);
-        for (int i = 0; i < ns.entries.length; i++)
-        {
+        for (int i = 0; i < ns.entries.length; i++) {
             final NamespaceEntry e = ns.entries[i];
             final byte[] key = e.key();
             final int at = (int)entryOffset(entriesOffset, i);
@@ -180,8 +158,7 @@ public final class MetadataTableWriter
             buffer.putBytes(pool, key);
             pool += key.length;
             buffer.putByte(pool++, (byte)0);
-            if (target != null)
-            {
+            if (target != null) {
                 buffer.putBytes(pool, target);
                 pool += target.length;
                 buffer.putByte(pool++, (byte)0);
@@ -193,14 +170,11 @@ public final class MetadataTableWriter
      * Gives each added directory the mtime, uid and gid of its newest child. Children sort after their parent,
      * so walking entries backwards settles a directory before its own parent looks at it.
      */
-    private static void inheritNewestChild(final UnsafeBuffer buffer, final SortedNamespace ns, final long entriesOffset)
-    {
+    private static void inheritNewestChild(final UnsafeBuffer buffer, final SortedNamespace ns, final long entriesOffset) {
         final boolean[] inherited = new boolean[ns.entries.length];
-        for (int i = ns.entries.length - 1; i > 0; i--)
-        {
+        for (int i = ns.entries.length - 1; i > 0; i--) {
             final int p = ns.parent[i];
-            if (!ns.synthesized[p])
-            {
+            if (!ns.synthesized[p]) {
                 continue;
             }
             final int child = (int)entryOffset(entriesOffset, i);
@@ -209,8 +183,7 @@ public final class MetadataTableWriter
             final int childNsec = buffer.getInt(child + ENTRY_MTIME_NSEC_OFFSET, LITTLE_ENDIAN);
             final long dirSec = buffer.getLong(dir + ENTRY_MTIME_SEC_OFFSET, LITTLE_ENDIAN);
             final int dirNsec = buffer.getInt(dir + ENTRY_MTIME_NSEC_OFFSET, LITTLE_ENDIAN);
-            if (!inherited[p] || childSec > dirSec || (childSec == dirSec && childNsec > dirNsec))
-            {
+            if (!inherited[p] || childSec > dirSec || (childSec == dirSec && childNsec > dirNsec)) {
                 inherited[p] = true;
                 buffer.putLong(dir + ENTRY_MTIME_SEC_OFFSET, childSec, LITTLE_ENDIAN);
                 buffer.putInt(dir + ENTRY_MTIME_NSEC_OFFSET, childNsec, LITTLE_ENDIAN);

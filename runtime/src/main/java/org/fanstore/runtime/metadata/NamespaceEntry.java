@@ -23,24 +23,20 @@ import static org.fanstore.prep.format.FileModes.S_IFREG;
  */
 public record NamespaceEntry(
     byte[] key, int mode, long size, long mtimeSec, int mtimeNsec, int uid, int gid, int flags, int ownerRank,
-    byte[] linkTarget)
-{
+    byte[] linkTarget) {
     public static final int DEFAULT_DIRECTORY_MODE = S_IFDIR | 0755;
 
     public static NamespaceEntry file(
         final byte[] key, final int permissions, final long size, final long mtimeSec, final int mtimeNsec,
-        final int flags, final int ownerRank)
-    {
+        final int flags, final int ownerRank) {
         return new NamespaceEntry(key, S_IFREG | permissions, size, mtimeSec, mtimeNsec, 0, 0, flags, ownerRank, null);
     }
 
-    public static NamespaceEntry directory(final byte[] key, final long mtimeSec)
-    {
+    public static NamespaceEntry directory(final byte[] key, final long mtimeSec) {
         return new NamespaceEntry(key, DEFAULT_DIRECTORY_MODE, 0, mtimeSec, 0, 0, 0, 0, 0, null);
     }
 
-    public static NamespaceEntry symlink(final byte[] key, final byte[] target, final long mtimeSec)
-    {
+    public static NamespaceEntry symlink(final byte[] key, final byte[] target, final long mtimeSec) {
         return new NamespaceEntry(key, S_IFLNK | 0777, target.length, mtimeSec, 0, 0, 0, 0, 0, target);
     }
 }

@@ -15,8 +15,7 @@ import org.fanstore.prep.format.FileModes;
  * missing ancestor directory added, and the parent/children links resolved. Everything the writer needs beyond
  * the entries themselves is held in primitive arrays indexed by final entry index.
  */
-final class SortedNamespace
-{
+final class SortedNamespace {
     private static final Comparator<NamespaceEntry> KEY_ORDER = (a, b) -> Arrays.compareUnsigned(a.key(), b.key());
     private static final byte[] ROOT_KEY = new byte[0];
 
@@ -30,8 +29,7 @@ final class SortedNamespace
     /** Children of every directory, contiguous per directory, each run in name order. */
     final int[] children;
 
-    private SortedNamespace(final NamespaceEntry[] entries, final boolean[] synthesized, final KeyHashIndex index)
-    {
+    private SortedNamespace(final NamespaceEntry[] entries, final boolean[] synthesized, final KeyHashIndex index) {
         this.entries = entries;
         this.synthesized = synthesized;
         this.index = index;
@@ -43,32 +41,26 @@ final class SortedNamespace
         link();
     }
 
-    static SortedNamespace of(final List<NamespaceEntry> given, final int worldSize)
-    {
+    static SortedNamespace of(final List<NamespaceEntry> given, final int worldSize) {
         final NamespaceEntry[] sorted = given.toArray(new NamespaceEntry[0]);
-        for (final NamespaceEntry e : sorted)
-        {
+        for (final NamespaceEntry e : sorted) {
             checkEntry(e, worldSize);
         }
         Arrays.sort(sorted, KEY_ORDER);
-        for (int i = 1; i < sorted.length; i++)
-        {
-            if (Arrays.equals(sorted[i - 1].key(), sorted[i].key()))
-            {
+        for (int i = 1; i < sorted.length; i++) {
+            if (Arrays.equals(sorted[i - 1].key(), sorted[i].key())) {
                 throw new IllegalArgumentException("duplicate key in namespace: " + KeyText.of(sorted[i].key()));
             }
         }
         KeyHashIndex index = KeyHashIndex.build(keysOf(sorted));
         final List<NamespaceEntry> missing = missingDirectories(sorted, index);
-        if (missing.isEmpty())
-        {
+        if (missing.isEmpty()) {
             return new SortedNamespace(sorted, new boolean[sorted.length], index);
         }
         missing.sort(KEY_ORDER);
         final NamespaceEntry[] merged = new NamespaceEntry[sorted.length + missing.size()];
         final boolean[] synthesized = new boolean[merged.length];
-        for (int i = 0, a = 0, b = 0; i < merged.length; i++)
-        {
+        for (int i = 0, a = 0, b = 0; i < merged.length; i++) {
             final boolean takeMissing = a == sorted.length ||
                 (b < missing.size() && KEY_ORDER.compare(missing.get(b), sorted[a]) < 0);
             merged[i] = takeMissing ? missing.get(b++) : sorted[a++];
@@ -79,29 +71,23 @@ final class SortedNamespace
     }
 
     /** Length of key's parent key: up to its last '/', or 0 (the root) for a top-level key. */
-    static int parentLength(final byte[] key)
-    {
+    static int parentLength(final byte[] key) {
         return parentLength(key, key.length);
     }
 
     /** Parent length of the key {@code key[0 .. length)}. */
-    static int parentLength(final byte[] key, final int length)
-    {
-        for (int i = length - 1; i >= 0; i--)
-        {
-            if (key[i] == '/')
-            {
+    static int parentLength(final byte[] key, final int length) {
+        for (int i = length - 1; i >= 0; i--) {
+            if (key[i] == '/') {
                 return i;
             }
         }
         return 0;
     }
 
-    private static byte[][] keysOf(final NamespaceEntry[] entries)
-    {
+    private static byte[][] keysOf(final NamespaceEntry[] entries) {
         final byte[][] keys = new byte[entries.length][];
-        for (int i = 0; i < entries.length; i++)
-        {
+        for (int i = 0; i < entries.length; i++) {
             keys[i] = entries[i].key();
         }
         return keys;
@@ -111,29 +97,22 @@ final class SortedNamespace
      * Ancestors no entry names, each once, as 040755 directories. Their times and owners are placeholders: the
      * writer gives each the mtime, uid and gid of its newest child, so every rank derives the same values.
      */
-    private static List<NamespaceEntry> missingDirectories(final NamespaceEntry[] sorted, final KeyHashIndex index)
-    {
+    private static List<NamespaceEntry> missingDirectories(final NamespaceEntry[] sorted, final KeyHashIndex index) {
         final List<NamespaceEntry> missing = new ArrayList<>();
         final Set<ByteBuffer> added = new HashSet<>();
-        if (index.find(ROOT_KEY, 0) < 0)
-        {
+        if (index.find(ROOT_KEY, 0) < 0) {
             missing.add(NamespaceEntry.directory(ROOT_KEY, 0));
             added.add(ByteBuffer.wrap(ROOT_KEY));
         }
-        for (final NamespaceEntry e : sorted)
-        {
+        for (final NamespaceEntry e : sorted) {
             final byte[] key = e.key();
-            if (key.length == 0)
-            {
+            if (key.length == 0) {
                 continue;
             }
-            for (int length = parentLength(key); ; length = parentLength(key, length))
-            {
+            for (int length = parentLength(key); ; length = parentLength(key, length)) {
                 final int found = index.find(key, length);
-                if (found >= 0)
-                {
-                    if (!FileModes.isDirectory(sorted[found].mode()))
-                    {
+                if (found >= 0) {
+                    if (!FileModes.isDirectory(sorted[found].mode())) {
                         throw new IllegalArgumentException(
                             KeyText.of(sorted[found].key()) + " is not a directory but has " + KeyText.of(key) +
                             " below it");
@@ -141,13 +120,11 @@ final class SortedNamespace
                     break;
                 }
                 final byte[] ancestor = Arrays.copyOf(key, length);
-                if (!added.add(ByteBuffer.wrap(ancestor)))
-                {
+                if (!added.add(ByteBuffer.wrap(ancestor))) {
                     break;
                 }
                 missing.add(NamespaceEntry.directory(ancestor, 0));
-                if (length == 0)
-                {
+                if (length == 0) {
                     break;
                 }
             }
@@ -155,84 +132,67 @@ final class SortedNamespace
         return missing;
     }
 
-    private void link()
-    {
+    private void link() {
         final int n = entries.length;
-        for (int i = 1; i < n; i++)
-        {
+        for (int i = 1; i < n; i++) {
             final byte[] key = entries[i].key();
             final int p = index.find(key, parentLength(key));
             parent[i] = p;
             childCount[p]++;
         }
         int next = 0;
-        for (int i = 0; i < n; i++)
-        {
-            if (FileModes.isDirectory(entries[i].mode()))
-            {
+        for (int i = 0; i < n; i++) {
+            if (FileModes.isDirectory(entries[i].mode())) {
                 firstChild[i] = next;
                 next += childCount[i];
             }
         }
         // Ascending entry order within one parent is name order: siblings share the "<parent>/" prefix.
         final int[] fill = firstChild.clone();
-        for (int i = 1; i < n; i++)
-        {
+        for (int i = 1; i < n; i++) {
             children[fill[parent[i]]++] = i;
         }
     }
 
-    private static void checkEntry(final NamespaceEntry e, final int worldSize)
-    {
+    private static void checkEntry(final NamespaceEntry e, final int worldSize) {
         final byte[] key = e.key();
-        if (key == null)
-        {
+        if (key == null) {
             throw new IllegalArgumentException("namespace entry without a key");
         }
         checkKey(key);
-        if (e.mtimeNsec() < 0 || e.mtimeNsec() > 999_999_999)
-        {
+        if (e.mtimeNsec() < 0 || e.mtimeNsec() > 999_999_999) {
             throw new IllegalArgumentException(KeyText.of(key) + ": mtime nanoseconds " + e.mtimeNsec());
         }
-        if (e.ownerRank() < 0 || e.ownerRank() >= worldSize)
-        {
+        if (e.ownerRank() < 0 || e.ownerRank() >= worldSize) {
             throw new IllegalArgumentException(KeyText.of(key) + ": owner rank " + e.ownerRank() +
                 " outside world of " + worldSize);
         }
         final boolean symlink = FileModes.isSymlink(e.mode());
-        if (symlink != (e.linkTarget() != null))
-        {
+        if (symlink != (e.linkTarget() != null)) {
             throw new IllegalArgumentException(KeyText.of(key) + ": a link target is required for, and only for, " +
                 "a symlink (mode 0" + Integer.toOctalString(e.mode()) + ")");
         }
-        if (symlink && indexOfNul(e.linkTarget()) >= 0)
-        {
+        if (symlink && indexOfNul(e.linkTarget()) >= 0) {
             throw new IllegalArgumentException(KeyText.of(key) + ": symlink target holds a NUL byte");
         }
-        if (key.length == 0 && !FileModes.isDirectory(e.mode()))
-        {
+        if (key.length == 0 && !FileModes.isDirectory(e.mode())) {
             throw new IllegalArgumentException("the root \"\" must be a directory");
         }
     }
 
     /** Keys are normalised paths below the mount point: no leading or trailing '/', no empty, "." or ".."
      * component, no NUL. "" (the root) is the one key with no component. */
-    private static void checkKey(final byte[] key)
-    {
+    private static void checkKey(final byte[] key) {
         int start = 0;
-        for (int i = 0; i <= key.length && key.length > 0; i++)
-        {
-            if (i < key.length && key[i] == 0)
-            {
+        for (int i = 0; i <= key.length && key.length > 0; i++) {
+            if (i < key.length && key[i] == 0) {
                 throw new IllegalArgumentException("key holds a NUL byte: " + KeyText.of(key));
             }
-            if (i == key.length || key[i] == '/')
-            {
+            if (i == key.length || key[i] == '/') {
                 final int length = i - start;
                 final boolean dots = (length == 1 && key[start] == '.') ||
                     (length == 2 && key[start] == '.' && key[start + 1] == '.');
-                if (length == 0 || dots)
-                {
+                if (length == 0 || dots) {
                     throw new IllegalArgumentException("key is not a normalised relative path: " + KeyText.of(key));
                 }
                 start = i + 1;
@@ -240,12 +200,9 @@ final class SortedNamespace
         }
     }
 
-    private static int indexOfNul(final byte[] bytes)
-    {
-        for (int i = 0; i < bytes.length; i++)
-        {
-            if (bytes[i] == 0)
-            {
+    private static int indexOfNul(final byte[] bytes) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == 0) {
                 return i;
             }
         }

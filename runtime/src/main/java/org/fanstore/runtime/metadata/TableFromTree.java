@@ -35,41 +35,32 @@ import org.fanstore.prep.format.PathBytes;
  * losses: a symlink target's trailing '/' is dropped, and the {@code <dir>} argument itself must be decodable
  * in the JVM's file-name charset (names below it may be anything).
  */
-public final class TableFromTree
-{
+public final class TableFromTree {
     private static final String LSTAT_ATTRIBUTES = "unix:mode,uid,gid,size,lastModifiedTime,dev";
 
-    private TableFromTree()
-    {
+    private TableFromTree() {
     }
 
-    public static void main(final String[] args) throws IOException
-    {
-        if (args.length != 3)
-        {
+    public static void main(final String[] args) throws IOException {
+        if (args.length != 3) {
             System.err.println("usage: TableFromTree <dir> <name> <out.tbl>");
             System.exit(2);
         }
         final Path dir = Path.of(args[0]).toAbsolutePath().normalize();
         final Path out = Path.of(args[2]);
-        try
-        {
+        try {
             final long bytes = write(dir, args[1], out);
             System.out.println("wrote " + bytes + " bytes to " + out + " (local root " + dir.getParent() + ")");
-        }
-        catch (final IllegalArgumentException ex)
-        {
+        } catch (final IllegalArgumentException ex) {
             System.err.println("TableFromTree: " + ex.getMessage());
             System.exit(1);
         }
     }
 
     /** Walks {@code dir} (absolute) and writes the table to {@code out}; returns bytes written. */
-    public static long write(final Path dir, final String name, final Path out) throws IOException
-    {
+    public static long write(final Path dir, final String name, final Path out) throws IOException {
         final Path fileName = dir.getFileName();
-        if (fileName == null || !fileName.toString().equals(name) || name.contains("/"))
-        {
+        if (fileName == null || !fileName.toString().equals(name) || name.contains("/")) {
             throw new IllegalArgumentException(dir + " must be named " + name + " so that <local root>/<key> is " +
                 "the real file: ln -s " + dir + " <elsewhere>/" + name + " and pass that");
         }
@@ -83,30 +74,20 @@ public final class TableFromTree
         entries.add(entry(nameKey, top, 0, 0, null));
         final Deque<Path> pending = new ArrayDeque<>();
         pending.push(realDir);
-        while (!pending.isEmpty())
-        {
-            try (DirectoryStream<Path> children = Files.newDirectoryStream(pending.pop()))
-            {
-                for (final Path child : children)
-                {
+        while (!pending.isEmpty()) {
+            try (DirectoryStream<Path> children = Files.newDirectoryStream(pending.pop())) {
+                for (final Path child : children) {
                     final byte[] key = keyOf(nameKey, realPrefix, rawBytes(child));
                     final Map<String, Object> st = Files.readAttributes(child, LSTAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
                     final int type = (int)st.get("mode") & S_IFMT;
-                    if (type == S_IFDIR)
-                    {
+                    if (type == S_IFDIR) {
                         entries.add(entry(key, st, 0, 0, null));
                         pending.push(child);
-                    }
-                    else if (type == S_IFREG)
-                    {
+                    } else if (type == S_IFREG) {
                         entries.add(entry(key, st, FLAG_LOCAL_RAW | FLAG_LOCAL, 0, null));
-                    }
-                    else if (type == S_IFLNK)
-                    {
+                    } else if (type == S_IFLNK) {
                         entries.add(entry(key, st, 0, 0, linkTargetBytes(Files.readSymbolicLink(child))));
-                    }
-                    else
-                    {
+                    } else {
                         System.err.println("TableFromTree: skipping " + child + " (neither file, directory nor symlink)");
                     }
                 }
@@ -117,16 +98,14 @@ public final class TableFromTree
     }
 
     private static NamespaceEntry entry(
-        final byte[] key, final Map<String, Object> st, final int flags, final int ownerRank, final byte[] target)
-    {
+        final byte[] key, final Map<String, Object> st, final int flags, final int ownerRank, final byte[] target) {
         final Instant mtime = ((FileTime)st.get("lastModifiedTime")).toInstant();
         return new NamespaceEntry(key, (int)st.get("mode"), (long)st.get("size"), mtime.getEpochSecond(),
             mtime.getNano(), (int)st.get("uid"), (int)st.get("gid"), flags, ownerRank, target);
     }
 
     /** {@code <name>/<path below the walk root>} from the raw bytes of the walk root and of a path below it. */
-    private static byte[] keyOf(final byte[] name, final byte[] rootBytes, final byte[] pathBytes)
-    {
+    private static byte[] keyOf(final byte[] name, final byte[] rootBytes, final byte[] pathBytes) {
         final int below = rootBytes.length + (rootBytes[rootBytes.length - 1] == '/' ? 0 : 1);
         final byte[] key = Arrays.copyOf(name, name.length + 1 + pathBytes.length - below);
         key[name.length] = '/';
@@ -134,10 +113,8 @@ public final class TableFromTree
         return key;
     }
 
-    private static byte[] linkTargetBytes(final Path target)
-    {
-        if (target.isAbsolute())
-        {
+    private static byte[] linkTargetBytes(final Path target) {
+        if (target.isAbsolute()) {
             return rawBytes(target);
         }
         final byte[] rooted = rawBytes(Path.of("/").resolve(target));
@@ -148,8 +125,7 @@ public final class TableFromTree
      * The exact bytes of an absolute path. {@code toUri()} writes "file://" then every byte of the path,
      * percent-escaping any outside the URI path characters, and adds a '/' when the path is a directory.
      */
-    static byte[] rawBytes(final Path absolute)
-    {
+    static byte[] rawBytes(final Path absolute) {
         final byte[] bytes = PathBytes.percentDecode(absolute.toUri().getRawPath());
         final int n = bytes.length > 1 && bytes[bytes.length - 1] == '/' ? bytes.length - 1 : bytes.length;
         return Arrays.copyOf(bytes, n);

@@ -6,8 +6,7 @@ package org.fanstore.runtime.shm;
  * structs); golden image both sides parse: tests/vectors/ctl/.
  * All integers are native-endian; the claim word of a slot assumes little-endian (x86-64, aarch64).
  */
-public final class ControlFileDescriptor
-{
+public final class ControlFileDescriptor {
     /** Magic at offset 0, ASCII. */
     public static final String MAGIC = "FANSCTL1";
     /** Protocol format number, the top byte of {@link #VERSION}. */
@@ -129,51 +128,43 @@ public final class ControlFileDescriptor
     /** Longest single futex wait, on either side. */
     public static final long WAIT_SLICE_NS = 100_000_000L;
 
-    private ControlFileDescriptor()
-    {
+    private ControlFileDescriptor() {
     }
 
     /** Folds a format number and three structure sizes (each below 256) into a version word. */
-    static int versionWord(final int format, final int size2, final int size1, final int size0)
-    {
+    static int versionWord(final int format, final int size2, final int size1, final int size0) {
         return format << 24 | size2 << 16 | size1 << 8 | size0;
     }
 
     /** A version word spelled out, for error messages. */
-    public static String describeVersion(final int version)
-    {
+    public static String describeVersion(final int version) {
         return String.format("0x%08x (format %d, ring request %d bytes, slot header %d bytes, header %d bytes)",
             version, version >>> 24, version >>> 16 & 0xff, version >>> 8 & 0xff, version & 0xff);
     }
 
     /** Offset of the response payload inside a slot of the given size. */
-    public static int responseOffset(final int slotSize)
-    {
+    public static int responseOffset(final int slotSize) {
         return SLOT_PAYLOAD_OFFSET + (slotSize - SLOT_PAYLOAD_OFFSET) / 2;
     }
 
     /** Largest request payload (key + NUL) a slot of the given size holds. */
-    public static int maxRequestLength(final int slotSize)
-    {
+    public static int maxRequestLength(final int slotSize) {
         return responseOffset(slotSize) - SLOT_PAYLOAD_OFFSET;
     }
 
     /** Largest response payload (path + NUL) a slot of the given size holds. */
-    public static int maxResponseLength(final int slotSize)
-    {
+    public static int maxResponseLength(final int slotSize) {
         return slotSize - responseOffset(slotSize);
     }
 
     /** Offset of slot 0 for a ring of the given capacity. */
-    public static long slotsOffset(final int ringCapacity)
-    {
+    public static long slotsOffset(final int ringCapacity) {
         final long end = HEADER_SIZE + (long)ringCapacity + RING_TRAILER_LENGTH;
         return (end + HEADER_SIZE - 1) / HEADER_SIZE * HEADER_SIZE;
     }
 
     /** Total file length. */
-    public static long fileLength(final int slotCount, final int slotSize, final int ringCapacity)
-    {
+    public static long fileLength(final int slotCount, final int slotSize, final int ringCapacity) {
         return slotsOffset(ringCapacity) + (long)slotCount * slotSize;
     }
 }

@@ -16,8 +16,7 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
  * Heartbeat and sweep live on this thread on purpose: the heartbeat then proves the dispatcher (not just the
  * JVM) is alive, and the sweeper's "not in flight" test cannot race a dispatch.
  */
-final class Dispatcher implements Runnable, MessageHandler
-{
+final class Dispatcher implements Runnable, MessageHandler {
     /** Records handled per ring read, so heartbeat and sweeps still happen under a flood. */
     static final int READ_BATCH = 64;
     /** Empty re-reads before sleeping: catches a burst's next request without a futex round trip. */
@@ -46,8 +45,7 @@ final class Dispatcher implements Runnable, MessageHandler
     private long stuckSince;
 
     Dispatcher(final ShmServer server, final ControlFile file, final AtomicIntegerArray inFlight,
-        final RequestHandler handler)
-    {
+        final RequestHandler handler) {
         this.server = server;
         this.file = file;
         this.ctl = file.buffer;
@@ -59,29 +57,24 @@ final class Dispatcher implements Runnable, MessageHandler
         this.maxKeyLength = maxRequestLength(file.slotSize) - 1;
     }
 
-    void stop()
-    {
+    void stop() {
         running = false;
         Futex.wake(doorbellAddress, 1);
     }
 
     @Override
-    public void run()
-    {
+    public void run() {
         int emptyReads = 0;
-        while (running)
-        {
+        while (running) {
             final long now = System.nanoTime();
             housekeeping(now);
             final int doorbell = ctl.getIntVolatile(DOORBELL_OFFSET);  // read before the ring: no lost wake-up
-            if (ring.read(this, READ_BATCH) > 0)
-            {
+            if (ring.read(this, READ_BATCH) > 0) {
                 emptyReads = 0;
                 stuckHead = -1;
                 continue;
             }
-            if (++emptyReads < SPIN_READS)
-            {
+            if (++emptyReads < SPIN_READS) {
                 Thread.onSpinWait();
                 continue;
             }
@@ -91,94 +84,75 @@ final class Dispatcher implements Runnable, MessageHandler
         }
     }
 
-    private void housekeeping(final long now)
-    {
-        if (now - lastHeartbeat >= HEARTBEAT_STORE_GAP_NS)
-        {
+    private void housekeeping(final long now) {
+        if (now - lastHeartbeat >= HEARTBEAT_STORE_GAP_NS) {
             // System.nanoTime() is CLOCK_MONOTONIC on Linux HotSpot (checked by HeartbeatClockTest).
             ctl.putLongRelease(HEARTBEAT_OFFSET, now);
             lastHeartbeat = now;
         }
-        if (now - lastSweep >= SWEEP_INTERVAL_NS)
-        {
+        if (now - lastSweep >= SWEEP_INTERVAL_NS) {
             sweeper.sweep();
             lastSweep = now;
         }
     }
 
     /** Called with an empty read: if the head has not moved for a while although records wait, unblock. */
-    private void checkStuck(final long now)
-    {
+    private void checkStuck(final long now) {
         final long head = ring.consumerPosition();
-        if (ring.producerPosition() == head)
-        {
+        if (ring.producerPosition() == head) {
             stuckHead = -1;
             return;
         }
-        if (head != stuckHead)
-        {
+        if (head != stuckHead) {
             stuckHead = head;
             stuckSince = now;
-        }
-        else if (now - stuckSince >= UNBLOCK_AFTER_NS)
-        {
+        } else if (now - stuckSince >= UNBLOCK_AFTER_NS) {
             ring.unblock();
             stuckHead = -1;
         }
     }
 
     @Override
-    public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
-    {
-        if (msgTypeId != RING_MSG_OPEN_REQUEST || length != RING_REQUEST_LENGTH)
-        {
+    public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length) {
+        if (msgTypeId != RING_MSG_OPEN_REQUEST || length != RING_REQUEST_LENGTH) {
             return;  // not ours to interpret; a client never writes these
         }
         final int slot = buffer.getInt(index + RING_REQUEST_SLOT_OFFSET);
         final int sequence = buffer.getInt(index + RING_REQUEST_SEQUENCE_OFFSET);
-        if (slot < 0 || slot >= file.slotCount)
-        {
+        if (slot < 0 || slot >= file.slotCount) {
             return;
         }
         inFlight.set(slot, 1);  // before the state check: from here on the sweeper keeps its hands off
         final int state = file.slotState(slot);
-        if (state == SLOT_ABANDONED)
-        {
+        if (state == SLOT_ABANDONED) {
             inFlight.set(slot, 0);
             file.casSlotState(slot, SLOT_ABANDONED, SLOT_FREE);
             return;
         }
-        if (state != SLOT_SUBMITTED || file.slotSequence(slot) != sequence)
-        {
+        if (state != SLOT_SUBMITTED || file.slotSequence(slot) != sequence) {
             inFlight.set(slot, 0);  // stale record: the slot was swept and maybe reused
             return;
         }
         dispatch(slot);
     }
 
-    private void dispatch(final int slot)
-    {
+    private void dispatch(final int slot) {
         final SlotResponder responder = new SlotResponder(server, slot);
         final int op = file.slotOp(slot);
         final int keyLength = file.requestKeyLength(slot);
-        if (op != OP_OPEN)
-        {
+        if (op != OP_OPEN) {
             responder.error(Errno.ENOSYS);
             return;
         }
-        if (keyLength < 0 || keyLength > maxKeyLength)
-        {
+        if (keyLength < 0 || keyLength > maxKeyLength) {
             responder.error(Errno.ENAMETOOLONG);
             return;
         }
         // The slot's table generation is not read: a job publishes one table and never replaces it.
         final Request request = file.readRequest(slot, keyLength);
-        try
-        {
+        try {
             handler.handle(request, responder);
-        }
-        catch (final RuntimeException e)
-        {
+        } catch (final RuntimeException e) {
             responder.errorIfUnanswered(Errno.EIO);
         }
     }

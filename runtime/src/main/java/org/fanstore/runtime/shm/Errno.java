@@ -1,8 +1,7 @@
 package org.fanstore.runtime.shm;
 
 /** The Linux errno values the runtime answers with (positive; the wire carries them negated). */
-public final class Errno
-{
+public final class Errno {
     /** No such file: the key is not in the namespace. */
     public static final int ENOENT = 2;
     /** I/O error: corrupt body, unreachable owner, server failure. */
@@ -14,7 +13,6 @@ public final class Errno
     /** Operation not implemented by this server. */
     public static final int ENOSYS = 38;
 
-    private Errno()
-    {
+    private Errno() {
     }
 }

@@ -8,8 +8,7 @@ import jnr.ffi.Runtime;
  * word by file and offset and other processes mapping the same file meet on it. The C twin uses FUTEX_WAIT /
  * FUTEX_WAKE on the same words (wire_client.c).
  */
-public final class Futex
-{
+public final class Futex {
     /** futex(2) syscall number: 202 on x86-64, 98 on aarch64 (asm-generic). */
     static final long SYS_FUTEX = sysFutex(System.getProperty("os.arch"));
     /** FUTEX_WAIT without FUTEX_PRIVATE_FLAG: the word is shared between processes. */
@@ -26,14 +25,11 @@ public final class Futex
     public static final int ETIMEDOUT = 110;
     private static final long NANOS_PER_SECOND = 1_000_000_000L;
 
-    private Futex()
-    {
+    private Futex() {
     }
 
-    static long sysFutex(final String arch)
-    {
-        switch (arch)
-        {
+    static long sysFutex(final String arch) {
+        switch (arch) {
             case "amd64":
             case "x86_64":
                 return 202;
@@ -49,16 +45,14 @@ public final class Futex
      * Returns {@link #WOKEN}, {@link #EAGAIN}, {@link #ETIMEDOUT} or {@link #EINTR}; the caller re-checks its
      * condition in every case (wake-ups may be spurious).
      */
-    public static int wait(final long address, final int expected, final long timeoutNanos)
-    {
+    public static int wait(final long address, final int expected, final long timeoutNanos) {
         final long[] timeout = {timeoutNanos / NANOS_PER_SECOND, timeoutNanos % NANOS_PER_SECOND};
         final long rc = NativeCalls.LIBC.syscall(SYS_FUTEX, address, FUTEX_WAIT, expected, timeout, 0, 0);
         return rc == 0 ? WOKEN : LastError.getLastError(Runtime.getSystemRuntime());
     }
 
     /** Wakes up to {@code count} waiters on the int at {@code address}; returns how many were woken. */
-    public static int wake(final long address, final int count)
-    {
+    public static int wake(final long address, final int count) {
         final long rc = NativeCalls.LIBC.syscall(SYS_FUTEX, address, FUTEX_WAKE, count, null, 0, 0);
         return rc < 0 ? 0 : (int)rc;
     }

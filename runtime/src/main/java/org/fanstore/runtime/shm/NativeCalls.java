@@ -11,8 +11,7 @@ import jnr.ffi.annotations.SaveError;
  * {@code syscall} is variadic in C; a fixed prototype is call-compatible on Linux x86-64 and aarch64, where
  * integer arguments travel in the same registers either way.
  */
-public interface NativeCalls
-{
+public interface NativeCalls {
     NativeCalls LIBC = LibraryLoader.create(NativeCalls.class).load("c");
 
     /** futex(2) via syscall(2); {@code timeout} is a struct timespec as {tv_sec, tv_nsec} or null. */

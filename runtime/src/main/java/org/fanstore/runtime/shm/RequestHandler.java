@@ -6,7 +6,6 @@ package org.fanstore.runtime.shm;
  * An exception thrown here answers EIO.
  */
 @FunctionalInterface
-public interface RequestHandler
-{
+public interface RequestHandler {
     void handle(Request request, Responder responder);
 }

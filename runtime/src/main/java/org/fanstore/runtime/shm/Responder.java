@@ -4,8 +4,7 @@ package org.fanstore.runtime.shm;
  * Answers one request, exactly once, from any thread. Answering a request whose client gave up (timed out or
  * died) frees its slot; answering after the server closed does nothing.
  */
-public interface Responder
-{
+public interface Responder {
     /** Success: {@code path} (no NUL) is the file the client opens. Too long for the slot becomes ENAMETOOLONG. */
     void ok(byte[] path);
 

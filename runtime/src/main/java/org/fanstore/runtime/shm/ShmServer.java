@@ -18,8 +18,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * STOPPING (waiting clients fail with EIO at once), stops the dispatcher with a bounded join and unmaps, unless
  * something still runs on the mapping, in which case the mapping is left in place rather than risk a crash.
  */
-public final class ShmServer implements AutoCloseable
-{
+public final class ShmServer implements AutoCloseable {
     /** Bounded waits during close. */
     static final long CLOSE_JOIN_MILLIS = 2_000;
 
@@ -33,8 +32,7 @@ public final class ShmServer implements AutoCloseable
     private final ReentrantReadWriteLock mappingLock = new ReentrantReadWriteLock();
     private boolean closed;  // guarded by mappingLock
 
-    private ShmServer(final ControlFile file, final RequestHandler handler, final boolean deleteOnClose)
-    {
+    private ShmServer(final ControlFile file, final RequestHandler handler, final boolean deleteOnClose) {
         this.file = file;
         this.ctl = file.buffer;
         this.inFlight = new AtomicIntegerArray(file.slotCount);
@@ -46,57 +44,46 @@ public final class ShmServer implements AutoCloseable
 
     /** Creates {@code ctlFile} (mode 0600; replaces only a stale file of ours) and starts serving. Keeps the file on close. */
     public static ShmServer create(final Path ctlFile, final int slotCount, final int slotSize, final int ringCapacity,
-        final RequestHandler handler) throws IOException
-    {
+        final RequestHandler handler) throws IOException {
         return create(ctlFile, slotCount, slotSize, ringCapacity, handler, false);
     }
 
     /** As {@link #create(Path, int, int, int, RequestHandler)}, deleting the file on close if asked. */
     public static ShmServer create(final Path ctlFile, final int slotCount, final int slotSize, final int ringCapacity,
-        final RequestHandler handler, final boolean deleteOnClose) throws IOException
-    {
+        final RequestHandler handler, final boolean deleteOnClose) throws IOException {
         final ControlFile file = ControlFile.create(ctlFile, slotCount, slotSize, ringCapacity);
         final ShmServer server = new ShmServer(file, handler, deleteOnClose);
         server.dispatcherThread.start();
         return server;
     }
 
-    public Path path()
-    {
+    public Path path() {
         return file.path;
     }
 
-    public int slotCount()
-    {
+    public int slotCount() {
         return file.slotCount;
     }
 
     /** Slots currently FREE (a snapshot; for monitoring and tests). */
-    public int freeSlotCount()
-    {
+    public int freeSlotCount() {
         mappingLock.readLock().lock();
-        try
-        {
-            if (closed)
-            {
+        try {
+            if (closed) {
                 return 0;
             }
             int free = 0;
-            for (int slot = 0; slot < file.slotCount; slot++)
-            {
+            for (int slot = 0; slot < file.slotCount; slot++) {
                 free += file.slotState(slot) == SLOT_FREE ? 1 : 0;
             }
             return free;
-        }
-        finally
-        {
+        } finally {
             mappingLock.readLock().unlock();
         }
     }
 
     /** The dispatcher thread (for CPU accounting in tests and monitoring). */
-    public Thread dispatcherThread()
-    {
+    public Thread dispatcherThread() {
         return dispatcherThread;
     }
 
@@ -104,116 +91,82 @@ public final class ShmServer implements AutoCloseable
      * Writes an answer into an in-flight slot and hands it to the client (SUBMITTED -> DONE, wake), or frees the
      * slot if the client abandoned it. Ignored after close.
      */
-    void answer(final int slot, final int result, final byte[] path)
-    {
+    void answer(final int slot, final int result, final byte[] path) {
         mappingLock.readLock().lock();
-        try
-        {
-            if (closed)
-            {
+        try {
+            if (closed) {
                 return;
             }
             file.putResponse(slot, result, path);
             // The CAS is a full fence: the client's acquire load of DONE sees result and payload.
-            if (file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE))
-            {
+            if (file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE)) {
                 Futex.wake(file.slotStateAddress(slot), 1);
-            }
-            else
-            {
+            } else {
                 file.casSlotState(slot, SLOT_ABANDONED, SLOT_FREE);
             }
             inFlight.set(slot, 0);
-        }
-        finally
-        {
+        } finally {
             mappingLock.readLock().unlock();
         }
     }
 
     @Override
-    public void close()
-    {
+    public void close() {
         mappingLock.readLock().lock();
-        try
-        {
-            if (closed)
-            {
+        try {
+            if (closed) {
                 return;
             }
             ctl.putIntRelease(SERVER_STATE_OFFSET, SERVER_STOPPING);
-        }
-        finally
-        {
+        } finally {
             mappingLock.readLock().unlock();
         }
         dispatcher.stop();
         boolean stopped = join();
         wakeWaitingClients();
-        try
-        {
-            if (mappingLock.writeLock().tryLock(CLOSE_JOIN_MILLIS, TimeUnit.MILLISECONDS))
-            {
-                try
-                {
-                    if (!closed)
-                    {
+        try {
+            if (mappingLock.writeLock().tryLock(CLOSE_JOIN_MILLIS, TimeUnit.MILLISECONDS)) {
+                try {
+                    if (!closed) {
                         closed = true;
-                        if (stopped)
-                        {
+                        if (stopped) {
                             file.unmap();
                         }
                     }
-                }
-                finally
-                {
+                } finally {
                     mappingLock.writeLock().unlock();
                 }
             }
-        }
-        catch (final InterruptedException e)
-        {
+        } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (deleteOnClose)
-        {
+        if (deleteOnClose) {
             deleteQuietly();
         }
     }
 
-    private boolean join()
-    {
-        try
-        {
+    private boolean join() {
+        try {
             dispatcherThread.join(CLOSE_JOIN_MILLIS);
-        }
-        catch (final InterruptedException e)
-        {
+        } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         return !dispatcherThread.isAlive();
     }
 
     /** Clients in a futex wait re-check the server state when woken: STOPPING makes them return EIO now. */
-    private void wakeWaitingClients()
-    {
-        for (int slot = 0; slot < file.slotCount; slot++)
-        {
-            if (file.slotState(slot) == SLOT_SUBMITTED)
-            {
+    private void wakeWaitingClients() {
+        for (int slot = 0; slot < file.slotCount; slot++) {
+            if (file.slotState(slot) == SLOT_SUBMITTED) {
                 Futex.wake(file.slotStateAddress(slot), Integer.MAX_VALUE);
             }
         }
     }
 
-    private void deleteQuietly()
-    {
-        try
-        {
+    private void deleteQuietly() {
+        try {
             Files.deleteIfExists(file.path);
-        }
-        catch (final IOException e)
-        {
+        } catch (final IOException e) {
             // the job directory is removed as a whole on exit; a leftover file is harmless
         }
     }

@@ -15,36 +15,29 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
  * </ul>
  * A SUBMITTED or ABANDONED slot in flight is freed by its answer instead (see {@link SlotResponder}).
  */
-final class SlotSweeper
-{
+final class SlotSweeper {
     private final ControlFile file;
     private final AtomicIntegerArray inFlight;
 
-    SlotSweeper(final ControlFile file, final AtomicIntegerArray inFlight)
-    {
+    SlotSweeper(final ControlFile file, final AtomicIntegerArray inFlight) {
         this.file = file;
         this.inFlight = inFlight;
     }
 
     /** One pass over all slots; returns how many were freed. */
-    int sweep()
-    {
+    int sweep() {
         int freed = 0;
-        for (int slot = 0; slot < file.slotCount; slot++)
-        {
+        for (int slot = 0; slot < file.slotCount; slot++) {
             final long word = file.claimWord(slot);
-            if (reclaimable(slot, word) && file.freeIfUnchanged(slot, word))
-            {
+            if (reclaimable(slot, word) && file.freeIfUnchanged(slot, word)) {
                 freed++;
             }
         }
         return freed;
     }
 
-    private boolean reclaimable(final int slot, final long word)
-    {
-        switch (ControlFile.stateOf(word))
-        {
+    private boolean reclaimable(final int slot, final long word) {
+        switch (ControlFile.stateOf(word)) {
             case SLOT_CLAIMED:
             case SLOT_DONE:
                 return !OwnerLiveness.isAlive(ControlFile.ownerOf(word));

@@ -20,14 +20,11 @@ import org.junit.jupiter.api.io.TempDir;
  * reader gives every answer basic.expect lists and refuses every table malformed.expect lists.
  * Run with -Dfanstore.regenerateVectors=true to rewrite the committed files after a deliberate format change.
  */
-class MetadataTableVectorsTest
-{
-    static Path vectorDir()
-    {
+class MetadataTableVectorsTest {
+    static Path vectorDir() {
         final String repo = System.getProperty("fanstore.repo");
         Path dir = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors")))
-        {
+        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors"))) {
             dir = dir.getParent();
         }
         assertNotNull(dir, "no tests/vectors above " + Path.of("").toAbsolutePath());
@@ -35,14 +32,11 @@ class MetadataTableVectorsTest
     }
 
     @Test
-    void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException
-    {
-        if (Boolean.getBoolean("fanstore.regenerateVectors"))
-        {
+    void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException {
+        if (Boolean.getBoolean("fanstore.regenerateVectors")) {
             MetadataVectors.writeAll(vectorDir());
         }
-        for (final String name : MetadataVectors.writeAll(temp))
-        {
+        for (final String name : MetadataVectors.writeAll(temp)) {
             final Path committed = vectorDir().resolve(name);
             assertTrue(Files.exists(committed), committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
             assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
@@ -51,18 +45,14 @@ class MetadataTableVectorsTest
     }
 
     @Test
-    void readerAnswersEveryExpectedLookup() throws IOException
-    {
+    void readerAnswersEveryExpectedLookup() throws IOException {
         final List<String> lines = Files.readAllLines(vectorDir().resolve("basic.expect"), US_ASCII);
         int entries = 0;
         int absent = 0;
-        try (MetadataTable table = MetadataTable.open(vectorDir().resolve(MetadataVectors.BASIC)))
-        {
-            for (final String line : lines)
-            {
+        try (MetadataTable table = MetadataTable.open(vectorDir().resolve(MetadataVectors.BASIC))) {
+            for (final String line : lines) {
                 final Map<String, String> f = fields(line);
-                if (line.startsWith("header "))
-                {
+                if (line.startsWith("header ")) {
                     assertEquals(Integer.parseInt(f.get("entries")), table.entryCount());
                     assertEquals(Integer.parseInt(f.get("rank")), table.rank());
                     assertEquals(Integer.parseInt(f.get("world")), table.worldSize());
@@ -70,14 +60,10 @@ class MetadataTableVectorsTest
                     assertEquals(Long.parseLong(f.get("generation")), table.generation());
                     assertArrayEquals(hex(f.get("local_root")), table.localRoot());
                     assertEquals(Long.parseLong(f.get("total")), table.totalBytes());
-                }
-                else if (line.startsWith("entry "))
-                {
+                } else if (line.startsWith("entry ")) {
                     checkEntry(table, f, line);
                     entries++;
-                }
-                else if (line.startsWith("absent "))
-                {
+                } else if (line.startsWith("absent ")) {
                     assertEquals(-1, table.lookup(hex(f.get("key"))), line);
                     absent++;
                 }
@@ -87,8 +73,7 @@ class MetadataTableVectorsTest
         assertTrue(absent > 0);
     }
 
-    private static void checkEntry(final MetadataTable table, final Map<String, String> f, final String line)
-    {
+    private static void checkEntry(final MetadataTable table, final Map<String, String> f, final String line) {
         final byte[] key = hex(f.get("key"));
         final int i = table.lookup(key);
         assertEquals(Integer.parseInt(f.get("index")), i, line);
@@ -105,15 +90,11 @@ class MetadataTableVectorsTest
         assertEquals(Integer.parseInt(f.get("owner")), table.ownerRank(i), line);
         assertEquals(Integer.parseInt(f.get("parent")), table.parent(i), line);
         final String children = f.get("children");
-        if (children.equals("-"))
-        {
+        if (children.equals("-")) {
             assertEquals(0, table.childCount(i), line);
-        }
-        else
-        {
+        } else {
             final List<String> names = new ArrayList<>();
-            for (int k = 0; k < table.childCount(i); k++)
-            {
+            for (int k = 0; k < table.childCount(i); k++) {
                 final int c = table.child(i, k);
                 assertEquals(i, table.parent(c), line);
                 names.add(KeyText.hex(NamespaceModel.name(table.key(c))));
@@ -125,13 +106,10 @@ class MetadataTableVectorsTest
     }
 
     @Test
-    void readerRefusesEveryMalformedTable() throws IOException
-    {
+    void readerRefusesEveryMalformedTable() throws IOException {
         int refused = 0;
-        for (final String line : Files.readAllLines(vectorDir().resolve("malformed.expect"), US_ASCII))
-        {
-            if (line.startsWith("reject "))
-            {
+        for (final String line : Files.readAllLines(vectorDir().resolve("malformed.expect"), US_ASCII)) {
+            if (line.startsWith("reject ")) {
                 final Path bad = vectorDir().resolve(line.substring("reject ".length()).trim());
                 final IOException ex = assertThrows(IOException.class, () -> MetadataTable.open(bad).close(), bad.toString());
                 assertTrue(ex.getMessage().contains(bad.toString()), "message names the file: " + ex.getMessage());
@@ -142,8 +120,7 @@ class MetadataTableVectorsTest
     }
 
     @Test
-    void tableOfABuildWithOtherStructSizesIsRefusedNamingBothVersionWords() throws IOException
-    {
+    void tableOfABuildWithOtherStructSizesIsRefusedNamingBothVersionWords() throws IOException {
         final Path other = vectorDir().resolve(MetadataVectors.OTHER_ENTRY_SIZE);
         final IOException ex = assertThrows(IOException.class, () -> MetadataTable.open(other).close());
         assertTrue(ex.getMessage().contains("entry 80 bytes"), ex.getMessage());
@@ -152,22 +129,18 @@ class MetadataTableVectorsTest
         assertEquals(0x01004880, MetadataTableDescriptor.VERSION);
     }
 
-    static Map<String, String> fields(final String line)
-    {
+    static Map<String, String> fields(final String line) {
         final Map<String, String> f = new HashMap<>();
-        for (final String token : line.split(" "))
-        {
+        for (final String token : line.split(" ")) {
             final int eq = token.indexOf('=');
-            if (eq > 0)
-            {
+            if (eq > 0) {
                 f.put(token.substring(0, eq), token.substring(eq + 1));
             }
         }
         return f;
     }
 
-    static byte[] hex(final String hex)
-    {
+    static byte[] hex(final String hex) {
         return HexFormat.of().parseHex(hex);
     }
 }

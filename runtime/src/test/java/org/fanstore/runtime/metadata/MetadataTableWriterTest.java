@@ -21,69 +21,54 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class MetadataTableWriterTest
-{
+class MetadataTableWriterTest {
     private static final byte[] LOCAL_ROOT = "/local".getBytes(UTF_8);
 
     @TempDir
     Path dir;
 
-    private static byte[] b(final String s)
-    {
+    private static byte[] b(final String s) {
         return s.getBytes(UTF_8);
     }
 
-    private long write(final Path target, final List<NamespaceEntry> entries) throws IOException
-    {
+    private long write(final Path target, final List<NamespaceEntry> entries) throws IOException {
         return MetadataTableWriter.write(target, entries, LOCAL_ROOT, 0, 4, 7, 99);
     }
 
     /** A random tree: ~10% directories, some symlinks, arbitrary bytes in names. */
-    private static List<NamespaceEntry> randomNamespace(final int count, final long seed)
-    {
+    private static List<NamespaceEntry> randomNamespace(final int count, final long seed) {
         final Random random = new Random(seed);
         final List<NamespaceEntry> entries = new ArrayList<>();
         final List<byte[]> dirs = new ArrayList<>(List.of(b("ds")));
         entries.add(NamespaceEntry.directory(b("ds"), 1));
         final Set<String> used = new HashSet<>();
-        while (entries.size() < count)
-        {
+        while (entries.size() < count) {
             final byte[] parent = dirs.get(random.nextInt(dirs.size()));
             final byte[] name = new byte[1 + random.nextInt(20)];
-            for (int i = 0; i < name.length; i++)
-            {
+            for (int i = 0; i < name.length; i++) {
                 byte c;
-                do
-                {
+                do {
                     c = (byte)random.nextInt(256);
-                }
-                while (c == 0 || c == '/');
+                } while (c == 0 || c == '/');
                 name[i] = c;
             }
-            if ((name.length == 1 && name[0] == '.') || (name.length == 2 && name[0] == '.' && name[1] == '.'))
-            {
+            if ((name.length == 1 && name[0] == '.') || (name.length == 2 && name[0] == '.' && name[1] == '.')) {
                 continue;
             }
             final byte[] key = new byte[parent.length + 1 + name.length];
             System.arraycopy(parent, 0, key, 0, parent.length);
             key[parent.length] = '/';
             System.arraycopy(name, 0, key, parent.length + 1, name.length);
-            if (!used.add(KeyText.hex(key)))
-            {
+            if (!used.add(KeyText.hex(key))) {
                 continue;
             }
             final int kind = random.nextInt(20);
-            if (kind < 2)
-            {
+            if (kind < 2) {
                 entries.add(NamespaceEntry.directory(key, random.nextInt(1_000_000)));
                 dirs.add(key);
-            }
-            else if (kind == 2)
-            {
+            } else if (kind == 2) {
                 entries.add(NamespaceEntry.symlink(key, b("target-" + random.nextInt()), random.nextInt(1000)));
-            }
-            else
-            {
+            } else {
                 entries.add(new NamespaceEntry(key, S_IFREG | 0644, random.nextLong() >>> 20, random.nextInt(),
                     random.nextInt(1_000_000_000), random.nextInt(5000), random.nextInt(5000), random.nextInt(8),
                     random.nextInt(4), null));
@@ -93,16 +78,14 @@ class MetadataTableWriterTest
     }
 
     @Test
-    void everyEntryReadsBackAsWritten() throws IOException
-    {
+    void everyEntryReadsBackAsWritten() throws IOException {
         final List<NamespaceEntry> entries = randomNamespace(3000, 1);
         final Path target = dir.resolve("meta.tbl");
         final long bytes = write(target, entries);
         assertEquals(Files.size(target), bytes);
         assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(target));
         assertFalse(Files.exists(dir.resolve("meta.tbl.tmp")), "temporary file renamed away");
-        try (MetadataTable t = MetadataTable.open(target))
-        {
+        try (MetadataTable t = MetadataTable.open(target)) {
             assertEquals(entries.size() + 1, t.entryCount(), "the root is added");
             assertEquals(bytes, t.totalBytes());
             assertArrayEquals(LOCAL_ROOT, t.localRoot());
@@ -110,8 +93,7 @@ class MetadataTableWriterTest
             assertEquals(4, t.worldSize());
             assertEquals(7, t.stDev());
             assertEquals(99, t.generation());
-            for (final NamespaceEntry e : entries)
-            {
+            for (final NamespaceEntry e : entries) {
                 final int i = t.lookup(e.key());
                 assertTrue(i > 0, KeyText.of(e.key()));
                 assertArrayEquals(e.key(), t.key(i));
@@ -128,11 +110,9 @@ class MetadataTableWriterTest
                 assertArrayEquals(NamespaceModel.parentKey(e.key()), t.key(t.parent(i)));
             }
             int linked = 0;
-            for (int i = 0; i < t.entryCount(); i++)
-            {
+            for (int i = 0; i < t.entryCount(); i++) {
                 byte[] previous = null;
-                for (int k = 0; k < t.childCount(i); k++)
-                {
+                for (int k = 0; k < t.childCount(i); k++) {
                     final int c = t.child(i, k);
                     assertEquals(i, t.parent(c));
                     final byte[] name = NamespaceModel.name(t.key(c));
@@ -146,28 +126,23 @@ class MetadataTableWriterTest
     }
 
     @Test
-    void largeNamespaceFindsAllKeysAndNoOthers() throws IOException
-    {
+    void largeNamespaceFindsAllKeysAndNoOthers() throws IOException {
         final List<NamespaceEntry> entries = new ArrayList<>(200_000);
-        for (int i = 0; i < 200_000; i++)
-        {
+        for (int i = 0; i < 200_000; i++) {
             entries.add(NamespaceEntry.file(b(String.format("big/d%03d/f%07d.bin", i % 500, i)), 0644, i, i, 0,
                 FLAG_LOCAL, i % 4));
         }
         final Path target = dir.resolve("big.tbl");
         write(target, entries);
-        try (MetadataTable t = MetadataTable.open(target))
-        {
+        try (MetadataTable t = MetadataTable.open(target)) {
             assertEquals(200_000 + 500 + 2, t.entryCount(), "files, 500 directories, big/ and the root");
-            for (final NamespaceEntry e : entries)
-            {
+            for (final NamespaceEntry e : entries) {
                 final int i = t.lookup(e.key());
                 assertTrue(i >= 0);
                 assertEquals(e.size(), t.size(i));
             }
             final Random random = new Random(2);
-            for (int n = 0; n < 10_000; n++)
-            {
+            for (int n = 0; n < 10_000; n++) {
                 final int i = random.nextInt(200_000);
                 final String[] absent = {String.format("big/d%03d/f%07d.bin", (i + 1) % 500, i),
                     String.format("big/d%03d/f%07d.bi", i % 500, i), "big/d" + (1000 + i)};
@@ -177,8 +152,7 @@ class MetadataTableWriterTest
     }
 
     @Test
-    void duplicateKeysAreRefusedByName()
-    {
+    void duplicateKeysAreRefusedByName() {
         final List<NamespaceEntry> entries = List.of(NamespaceEntry.file(b("ds/a"), 0644, 1, 0, 0, 0, 0),
             NamespaceEntry.file(b("ds/b"), 0644, 1, 0, 0, 0, 0), NamespaceEntry.file(b("ds/a"), 0644, 2, 0, 0, 0, 0));
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
@@ -188,19 +162,16 @@ class MetadataTableWriterTest
     }
 
     @Test
-    void missingParentsBecomeDirectoriesDatedByTheirNewestChild() throws IOException
-    {
+    void missingParentsBecomeDirectoriesDatedByTheirNewestChild() throws IOException {
         final Path target = dir.resolve("p.tbl");
         write(target, List.of(
             new NamespaceEntry(b("a/b/old.txt"), S_IFREG | 0600, 1, 100, 5, 10, 20, 0, 0, null),
             new NamespaceEntry(b("a/b/new.txt"), S_IFREG | 0600, 1, 300, 7, 11, 21, 0, 0, null),
             new NamespaceEntry(b("a/c"), S_IFDIR | 0700, 0, 200, 0, 12, 22, 0, 0, null)));
-        try (MetadataTable t = MetadataTable.open(target))
-        {
+        try (MetadataTable t = MetadataTable.open(target)) {
             assertEquals(6, t.entryCount());
             assertEquals(0, t.lookup(new byte[0]), "the root is entry 0");
-            for (final String added : List.of("", "a", "a/b"))
-            {
+            for (final String added : List.of("", "a", "a/b")) {
                 final int i = t.lookup(b(added));
                 assertEquals(S_IFDIR | 0755, t.mode(i), added);
                 assertEquals(DIRECTORY_SIZE, t.size(i));
@@ -215,26 +186,22 @@ class MetadataTableWriterTest
     }
 
     @Test
-    void aFileUsedAsADirectoryIsRefused()
-    {
+    void aFileUsedAsADirectoryIsRefused() {
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> write(dir.resolve("f.tbl"),
             List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 0), NamespaceEntry.file(b("a/b"), 0644, 1, 0, 0, 0, 0))));
         assertTrue(ex.getMessage().contains("not a directory"), ex.getMessage());
     }
 
     @Test
-    void unnormalisedKeysAreRefused()
-    {
-        for (final String bad : List.of("/a", "a/", "a//b", "a/./b", "a/../b", "..", "a\0b"))
-        {
+    void unnormalisedKeysAreRefused() {
+        for (final String bad : List.of("/a", "a/", "a//b", "a/./b", "a/../b", "..", "a\0b")) {
             assertThrows(IllegalArgumentException.class,
                 () -> write(dir.resolve("k.tbl"), List.of(NamespaceEntry.file(b(bad), 0644, 1, 0, 0, 0, 0))), bad);
         }
     }
 
     @Test
-    void reservedGenerationAndForeignOwnersAreRefused()
-    {
+    void reservedGenerationAndForeignOwnersAreRefused() {
         final List<NamespaceEntry> one = List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 0));
         assertThrows(IllegalArgumentException.class,
             () -> MetadataTableWriter.write(dir.resolve("g.tbl"), one, LOCAL_ROOT, 0, 1, 0, 0));
@@ -243,21 +210,18 @@ class MetadataTableWriterTest
     }
 
     @Test
-    void rewritingReplacesTheTableWhole() throws IOException
-    {
+    void rewritingReplacesTheTableWhole() throws IOException {
         final Path target = dir.resolve("meta.tbl");
         write(target, List.of(NamespaceEntry.file(b("first"), 0644, 1, 0, 0, 0, 0)));
         write(target, List.of(NamespaceEntry.file(b("second"), 0644, 1, 0, 0, 0, 0)));
-        try (MetadataTable t = MetadataTable.open(target))
-        {
+        try (MetadataTable t = MetadataTable.open(target)) {
             assertEquals(-1, t.lookup(b("first")));
             assertTrue(t.lookup(b("second")) > 0);
         }
     }
 
     @Test
-    void fnvMatchesPublishedValues()
-    {
+    void fnvMatchesPublishedValues() {
         assertEquals(0xcbf29ce484222325L, Fnv1a64.hash(new byte[0]));
         assertEquals(0xaf63dc4c8601ec8cL, Fnv1a64.hash(b("a")));
         assertEquals(0x85944171f73967e8L, Fnv1a64.hash(b("foobar")));

@@ -24,8 +24,7 @@ import java.util.TreeMap;
  * lookups that must miss), and malformed tables listed in {@code malformed.expect} that every reader must refuse.
  * Deterministic: regenerating must reproduce the committed files byte for byte.
  */
-final class MetadataVectors
-{
+final class MetadataVectors {
     static final String BASIC = "basic.tbl";
     static final byte[] LOCAL_ROOT = "/var/tmp/fanstore-local".getBytes(US_ASCII);
     static final int RANK = 1;
@@ -37,13 +36,11 @@ final class MetadataVectors
     static final String OTHER_ENTRY_SIZE = "entry-size-80.tbl";
     static final int OTHER_ENTRY_SIZE_VERSION = FORMAT_VERSION << 24 | 80 << 8 | HEADER_LENGTH;
 
-    private MetadataVectors()
-    {
+    private MetadataVectors() {
     }
 
     /** Writes every vector file into {@code dir}; returns the names written. */
-    static List<String> writeAll(final Path dir) throws IOException
-    {
+    static List<String> writeAll(final Path dir) throws IOException {
         Files.createDirectories(dir);
         final List<NamespaceEntry> namespace = basicNamespace(dir);
         MetadataTableWriter.write(dir.resolve(BASIC), namespace, LOCAL_ROOT, RANK, WORLD_SIZE, ST_DEV, GENERATION);
@@ -51,8 +48,7 @@ final class MetadataVectors
         Files.writeString(dir.resolve("basic.expect"), expectations(namespace, table), US_ASCII);
         final List<String> names = new ArrayList<>(List.of(BASIC, "basic.expect"));
         final StringBuilder malformed = new StringBuilder("# tables every reader must refuse (open fails, no crash)\n");
-        for (final Map.Entry<String, byte[]> bad : malformedTables(table).entrySet())
-        {
+        for (final Map.Entry<String, byte[]> bad : malformedTables(table).entrySet()) {
             Files.write(dir.resolve(bad.getKey()), bad.getValue());
             malformed.append("reject ").append(bad.getKey()).append('\n');
             names.add(bad.getKey());
@@ -62,14 +58,12 @@ final class MetadataVectors
         return names;
     }
 
-    static byte[] bytes(final String s)
-    {
+    static byte[] bytes(final String s) {
         return s.getBytes(US_ASCII);
     }
 
     /** The basic namespace, with COLLIDING keys under dataset/collide sharing one home bucket. */
-    static List<NamespaceEntry> basicNamespace(final Path scratch) throws IOException
-    {
+    static List<NamespaceEntry> basicNamespace(final Path scratch) throws IOException {
         final List<NamespaceEntry> fixed = new ArrayList<>();
         fixed.add(new NamespaceEntry(bytes("dataset"), S_IFDIR | 0750, 0, 1_700_000_000L, 500, 1000, 100, 0, 0, null));
         fixed.add(new NamespaceEntry(bytes("dataset/empty"), S_IFDIR | 0755, 0, 1_700_000_001L, 0, 1000, 100, 0, 0, null));
@@ -97,50 +91,42 @@ final class MetadataVectors
         // that share a home bucket (the count, hence the bucket count, stays the same).
         final Path probe = scratch.resolve("collision-probe.tbl");
         final List<NamespaceEntry> withPlaceholders = new ArrayList<>(fixed);
-        for (int i = 0; i < COLLIDING; i++)
-        {
+        for (int i = 0; i < COLLIDING; i++) {
             withPlaceholders.add(collideEntry(bytes("dataset/collide/p" + i)));
         }
         MetadataTableWriter.write(probe, withPlaceholders, LOCAL_ROOT, RANK, WORLD_SIZE, ST_DEV, GENERATION);
         final long mask = ByteBuffer.wrap(Files.readAllBytes(probe)).order(LITTLE_ENDIAN).getLong(BUCKET_COUNT_OFFSET) - 1;
         Files.delete(probe);
         final List<NamespaceEntry> all = new ArrayList<>(fixed);
-        for (final byte[] key : keysInOneBucket("dataset/collide/k", COLLIDING, mask, -1))
-        {
+        for (final byte[] key : keysInOneBucket("dataset/collide/k", COLLIDING, mask, -1)) {
             all.add(collideEntry(key));
         }
         return all;
     }
 
     /** The first {@code count} keys prefix+N sharing a home bucket (that of {@code home}, or any when -1). */
-    static List<byte[]> keysInOneBucket(final String prefix, final int count, final long mask, final long home)
-    {
+    static List<byte[]> keysInOneBucket(final String prefix, final int count, final long mask, final long home) {
         final Map<Long, List<byte[]>> byBucket = new TreeMap<>();
-        for (int n = 0; ; n++)
-        {
+        for (int n = 0; ; n++) {
             final byte[] key = bytes(prefix + n);
             final long bucket = Fnv1a64.hash(key) & mask;
-            if (home >= 0 && bucket != home)
-            {
+            if (home >= 0 && bucket != home) {
                 continue;
             }
             final List<byte[]> group = byBucket.computeIfAbsent(bucket, b -> new ArrayList<>());
             group.add(key);
-            if (group.size() == count)
-            {
+            if (group.size() == count) {
                 return group;
             }
         }
     }
 
-    private static NamespaceEntry collideEntry(final byte[] key)
-    {
+    private static NamespaceEntry collideEntry(final byte[] key) {
         return new NamespaceEntry(key, S_IFREG | 0644, 8, 1_700_000_010L, 0, 1000, 100, 0, 0, null);
     }
 
     /** One line per entry with every field a reader reports, from the model alone; then lookups that must miss. */
-    static String expectations(final List<NamespaceEntry> namespace, final byte[] table)
-    {
+    static String expectations(final List<NamespaceEntry> namespace, final byte[] table) {
         final NamespaceModel model = new NamespaceModel(namespace);
         final ByteBuffer header = ByteBuffer.wrap(table).order(LITTLE_ENDIAN);
         final long buckets = header.getLong(BUCKET_COUNT_OFFSET);
@@ -152,8 +138,7 @@ final class MetadataVectors
             .append(" rank=").append(RANK).append(" world=").append(WORLD_SIZE).append(" st_dev=").append(ST_DEV)
             .append(" generation=").append(GENERATION).append(" local_root=").append(KeyText.hex(LOCAL_ROOT))
             .append(" total=").append(table.length).append('\n');
-        for (int i = 0; i < model.size(); i++)
-        {
+        for (int i = 0; i < model.size(); i++) {
             sb.append("# ").append(KeyText.of(model.key(i))).append('\n');
             sb.append(model.line(i)).append('\n');
         }
@@ -162,8 +147,7 @@ final class MetadataVectors
         final byte[] firstColliding = model.keysWithPrefix("dataset/collide/").get(0);
         absent.add(keysInOneBucket("dataset/collide/absent", 1, buckets - 1, Fnv1a64.hash(firstColliding) &
             (buckets - 1)).get(0));
-        for (final byte[] key : absent)
-        {
+        for (final byte[] key : absent) {
             sb.append("# ").append(KeyText.of(key)).append(" (absent)\n");
             sb.append("absent key=").append(KeyText.hex(key)).append('\n');
         }
@@ -171,8 +155,7 @@ final class MetadataVectors
     }
 
     /** Damaged copies of a valid table, one fault each, named after the fault. */
-    static Map<String, byte[]> malformedTables(final byte[] good)
-    {
+    static Map<String, byte[]> malformedTables(final byte[] good) {
         final Map<String, byte[]> bad = new LinkedHashMap<>();
         final ByteBuffer h = ByteBuffer.wrap(good).order(LITTLE_ENDIAN);
         final long entries = h.getLong(ENTRY_COUNT_OFFSET);
@@ -214,18 +197,14 @@ final class MetadataVectors
         return bad;
     }
 
-    private static int entryField(final long entriesOffset, final int index, final int field)
-    {
+    private static int entryField(final long entriesOffset, final int index, final int field) {
         return (int)entryOffset(entriesOffset, index) + field;
     }
 
-    private static int firstUsedBucket(final ByteBuffer h, final long bucketsOffset, final long bucketCount)
-    {
-        for (int i = 0; i < bucketCount; i++)
-        {
+    private static int firstUsedBucket(final ByteBuffer h, final long bucketsOffset, final long bucketCount) {
+        for (int i = 0; i < bucketCount; i++) {
             final int at = (int)bucketsOffset + i * BUCKET_LENGTH;
-            if (h.getInt(at) != 0)
-            {
+            if (h.getInt(at) != 0) {
                 return at;
             }
         }
@@ -233,32 +212,27 @@ final class MetadataVectors
     }
 
     /** Every bucket points at entry 1: a reader that trusted it would probe forever on a miss. */
-    private static byte[] fillBuckets(final byte[] good, final long bucketsOffset, final long bucketCount)
-    {
+    private static byte[] fillBuckets(final byte[] good, final long bucketsOffset, final long bucketCount) {
         final ByteBuffer b = ByteBuffer.wrap(good.clone()).order(LITTLE_ENDIAN);
-        for (int i = 0; i < bucketCount; i++)
-        {
+        for (int i = 0; i < bucketCount; i++) {
             b.putInt((int)bucketsOffset + i * BUCKET_LENGTH, 1);
         }
         return b.array();
     }
 
-    private static byte[] patchByte(final byte[] good, final int at, final int value)
-    {
+    private static byte[] patchByte(final byte[] good, final int at, final int value) {
         final byte[] copy = good.clone();
         copy[at] = (byte)value;
         return copy;
     }
 
-    private static byte[] patch32(final byte[] good, final int at, final int value)
-    {
+    private static byte[] patch32(final byte[] good, final int at, final int value) {
         final ByteBuffer b = ByteBuffer.wrap(good.clone()).order(LITTLE_ENDIAN);
         b.putInt(at, value);
         return b.array();
     }
 
-    private static byte[] patch64(final byte[] good, final int at, final long value)
-    {
+    private static byte[] patch64(final byte[] good, final int at, final long value) {
         final ByteBuffer b = ByteBuffer.wrap(good.clone()).order(LITTLE_ENDIAN);
         b.putLong(at, value);
         return b.array();

@@ -14,19 +14,16 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class TableFromTreeTest
-{
+class TableFromTreeTest {
     @TempDir
     Path temp;
 
-    private static byte[] b(final String s)
-    {
+    private static byte[] b(final String s) {
         return s.getBytes(UTF_8);
     }
 
     @Test
-    void realTreeBecomesATableWhoseLocalPathsResolve() throws IOException
-    {
+    void realTreeBecomesATableWhoseLocalPathsResolve() throws IOException {
         final Path tree = temp.resolve("ds");
         Files.createDirectories(tree.resolve("sub"));
         Files.createDirectories(tree.resolve("empty"));
@@ -39,8 +36,7 @@ class TableFromTreeTest
 
         TableFromTree.write(tree, "ds", out);
 
-        try (MetadataTable t = MetadataTable.open(out))
-        {
+        try (MetadataTable t = MetadataTable.open(out)) {
             assertEquals(7, t.entryCount(), "root, ds, sub, sub/a.txt, empty, link, the odd name");
             final int file = t.lookup(b("ds/sub/a.txt"));
             assertEquals(5, t.size(file));
@@ -59,8 +55,7 @@ class TableFromTreeTest
     }
 
     @Test
-    void aTreeNotNamedAfterItsDatasetIsRefused() throws IOException
-    {
+    void aTreeNotNamedAfterItsDatasetIsRefused() throws IOException {
         final Path tree = Files.createDirectories(temp.resolve("actual"));
         final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
             () -> TableFromTree.write(tree, "imagenet", temp.resolve("t.tbl")));
@@ -68,15 +63,13 @@ class TableFromTreeTest
     }
 
     @Test
-    void aSymlinkNamedAfterTheDatasetPublishesTheTreeBehindIt() throws IOException
-    {
+    void aSymlinkNamedAfterTheDatasetPublishesTheTreeBehindIt() throws IOException {
         final Path tree = Files.createDirectories(temp.resolve("actual"));
         Files.writeString(tree.resolve("f"), "1");
         final Path links = Files.createDirectories(temp.resolve("links"));
         final Path named = Files.createSymbolicLink(links.resolve("imagenet"), tree);
         TableFromTree.write(named, "imagenet", temp.resolve("t.tbl"));
-        try (MetadataTable t = MetadataTable.open(temp.resolve("t.tbl")))
-        {
+        try (MetadataTable t = MetadataTable.open(temp.resolve("t.tbl"))) {
             assertTrue(t.lookup(b("imagenet/f")) > 0);
             assertArrayEquals(TableFromTree.rawBytes(links), t.localRoot());
         }

@@ -20,8 +20,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * every reader must refuse. The client's part (claim, request fields, ring record, doorbell) is played here the
  * way the shim does it. Deterministic: regenerating must reproduce the committed files byte for byte.
  */
-final class ControlFileVectors
-{
+final class ControlFileVectors {
     static final String BASIC = "basic.ctl";
     static final String OTHER_SLOT_HEADER = "slot-header-128.ctl";
 
@@ -51,24 +50,19 @@ final class ControlFileVectors
     static final int OTHER_SLOT_HEADER_VERSION =
         versionWord(FORMAT_VERSION, RING_REQUEST_LENGTH, 128, HEADER_FIELDS_LENGTH);
 
-    private ControlFileVectors()
-    {
+    private ControlFileVectors() {
     }
 
     /** Writes every vector file into {@code dir}, which must not hold them yet; returns the names written. */
-    static List<String> writeAll(final Path dir) throws IOException
-    {
+    static List<String> writeAll(final Path dir) throws IOException {
         Files.createDirectories(dir);
         final Path basic = dir.resolve(BASIC);
         final ControlFile file = ControlFile.create(basic, SLOT_COUNT, SLOT_SIZE, RING_CAPACITY, SERVER_PID, HEARTBEAT);
-        try
-        {
+        try {
             submit(file, ANSWERED_SLOT, ANSWERED_PID, ANSWERED_SEQUENCE, ANSWERED_FLAGS, ANSWERED_ENTRY, ANSWERED_KEY);
             answerOne(file);
             submit(file, PENDING_SLOT, PENDING_PID, PENDING_SEQUENCE, PENDING_FLAGS, PENDING_ENTRY, PENDING_KEY);
-        }
-        finally
-        {
+        } finally {
             file.unmap();
         }
         final byte[] image = Files.readAllBytes(basic);
@@ -79,12 +73,10 @@ final class ControlFileVectors
 
     /** The shim's request path: claim (one 64-bit CAS), fields, SUBMITTED, ring record, doorbell. */
     private static void submit(final ControlFile file, final int slot, final int pid, final int sequence,
-        final int flags, final int entry, final byte[] key)
-    {
+        final int flags, final int entry, final byte[] key) {
         final UnsafeBuffer b = file.buffer;
         final int base = file.slotOffset(slot);
-        if (!b.compareAndSetLong(base + SLOT_CLAIM_WORD_OFFSET, SLOT_FREE, ((long)pid << Integer.SIZE) | SLOT_CLAIMED))
-        {
+        if (!b.compareAndSetLong(base + SLOT_CLAIM_WORD_OFFSET, SLOT_FREE, ((long)pid << Integer.SIZE) | SLOT_CLAIMED)) {
             throw new IllegalStateException("slot " + slot + " not free");
         }
         b.putInt(base + SLOT_SEQUENCE_OFFSET, sequence);
@@ -101,33 +93,27 @@ final class ControlFileVectors
         final UnsafeBuffer record = new UnsafeBuffer(new byte[RING_REQUEST_LENGTH]);
         record.putInt(RING_REQUEST_SLOT_OFFSET, slot);
         record.putInt(RING_REQUEST_SEQUENCE_OFFSET, sequence);
-        if (!file.ring.write(RING_MSG_OPEN_REQUEST, record, 0, RING_REQUEST_LENGTH))
-        {
+        if (!file.ring.write(RING_MSG_OPEN_REQUEST, record, 0, RING_REQUEST_LENGTH)) {
             throw new IllegalStateException("ring full");
         }
         b.getAndAddInt(DOORBELL_OFFSET, 1);
     }
 
     /** The server's side for the first record: consume it, answer the slot it names, publish DONE. */
-    private static void answerOne(final ControlFile file)
-    {
-        final int read = file.ring.read((type, buffer, index, length) ->
-        {
+    private static void answerOne(final ControlFile file) {
+        final int read = file.ring.read((type, buffer, index, length) -> {
             final int slot = buffer.getInt(index + RING_REQUEST_SLOT_OFFSET);
             file.putResponse(slot, 0, ANSWERED_PATH);
-            if (!file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE))
-            {
+            if (!file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE)) {
                 throw new IllegalStateException("slot " + slot + " not submitted");
             }
         }, 1);
-        if (read != 1)
-        {
+        if (read != 1) {
             throw new IllegalStateException("no record to answer");
         }
     }
 
-    private static byte[] bytes(final String s)
-    {
+    private static byte[] bytes(final String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 }

@@ -25,26 +25,20 @@ import org.junit.jupiter.api.io.TempDir;
  * refuses a file whose version word carries other structure sizes.
  * Run with -Dfanstore.regenerateVectors=true to rewrite the committed files after a deliberate format change.
  */
-class ControlFileVectorsTest
-{
-    static Path vectorDir()
-    {
+class ControlFileVectorsTest {
+    static Path vectorDir() {
         return ShmTestSupport.repoRoot().resolve("tests/vectors/ctl");
     }
 
     @Test
-    void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException
-    {
+    void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException {
         final List<String> names = ControlFileVectors.writeAll(temp);
-        if (Boolean.getBoolean("fanstore.regenerateVectors"))
-        {
-            for (final String name : names)
-            {
+        if (Boolean.getBoolean("fanstore.regenerateVectors")) {
+            for (final String name : names) {
                 Files.copy(temp.resolve(name), vectorDir().resolve(name), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        for (final String name : names)
-        {
+        for (final String name : names) {
             final Path committed = vectorDir().resolve(name);
             assertTrue(Files.exists(committed), committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
             assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
@@ -53,12 +47,10 @@ class ControlFileVectorsTest
     }
 
     @Test
-    void readerParsesEveryField(@TempDir final Path temp) throws IOException
-    {
+    void readerParsesEveryField(@TempDir final Path temp) throws IOException {
         final Path copy = Files.copy(vectorDir().resolve(BASIC), temp.resolve(BASIC));
         final ControlFile file = ControlFile.open(copy);
-        try
-        {
+        try {
             assertEquals(SLOT_COUNT, file.slotCount);
             assertEquals(SLOT_SIZE, file.slotSize);
             assertEquals(RING_CAPACITY, file.ringCapacity);
@@ -93,16 +85,13 @@ class ControlFileVectorsTest
             assertEquals(1, records.size());
             assertArrayEquals(new int[]{RING_MSG_OPEN_REQUEST, RING_REQUEST_LENGTH, PENDING_SLOT, PENDING_SEQUENCE},
                 records.get(0));
-        }
-        finally
-        {
+        } finally {
             file.unmap();
         }
     }
 
     private static void assertRequest(final ControlFile file, final int slot, final int flags, final int entry,
-        final byte[] key)
-    {
+        final byte[] key) {
         assertEquals(OP_OPEN, file.slotOp(slot));
         assertEquals(key.length, file.requestKeyLength(slot));
         final Request request = file.readRequest(slot, file.requestKeyLength(slot));
@@ -113,8 +102,7 @@ class ControlFileVectorsTest
     }
 
     @Test
-    void otherStructureSizesAreRefusedNamingBoth(@TempDir final Path temp) throws IOException
-    {
+    void otherStructureSizesAreRefusedNamingBoth(@TempDir final Path temp) throws IOException {
         final Path copy = Files.copy(vectorDir().resolve(OTHER_SLOT_HEADER), temp.resolve(OTHER_SLOT_HEADER));
         final IOException e = assertThrows(IOException.class, () -> ControlFile.open(copy).unmap());
         assertTrue(e.getMessage().startsWith(copy.toString()), e.getMessage());
@@ -128,8 +116,7 @@ class ControlFileVectorsTest
     }
 
     @Test
-    void formatOneWithoutSizesIsRefused(@TempDir final Path temp) throws IOException
-    {
+    void formatOneWithoutSizesIsRefused(@TempDir final Path temp) throws IOException {
         final byte[] image = Files.readAllBytes(vectorDir().resolve(BASIC));
         ByteBuffer.wrap(image).order(ByteOrder.nativeOrder()).putInt(VERSION_OFFSET, 1);
         final Path old = Files.write(temp.resolve("old.ctl"), image);
@@ -138,8 +125,7 @@ class ControlFileVectorsTest
     }
 
     @Test
-    void versionWordFoldsTheStructureSizes()
-    {
+    void versionWordFoldsTheStructureSizes() {
         assertEquals(0x01084040, VERSION);
         assertEquals(SLOT_PAYLOAD_OFFSET, SLOT_HEADER_LENGTH);
         assertEquals(HEADER_RESERVED_OFFSET + Integer.BYTES, HEADER_FIELDS_LENGTH);
@@ -147,8 +133,7 @@ class ControlFileVectorsTest
 
     /** The ring part of the layout is Agrona's; the descriptor's copy of it must not drift from the library. */
     @Test
-    void ringLayoutIsAgronas()
-    {
+    void ringLayoutIsAgronas() {
         assertEquals(RingBufferDescriptor.TRAILER_LENGTH, RING_TRAILER_LENGTH);
         assertEquals(RingBufferDescriptor.TAIL_POSITION_OFFSET, RING_TAIL_POSITION_OFFSET);
         assertEquals(RingBufferDescriptor.HEAD_CACHE_POSITION_OFFSET, RING_HEAD_CACHE_POSITION_OFFSET);

@@ -14,8 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * starting "missing" get ENOENT; "slow" keys are answered after {@link #SLOW_MILLIS}; "hang" keys are held
  * until the test takes them with {@link #takeHeld}. Answers come inline or from a worker pool.
  */
-final class EchoHandler implements RequestHandler, AutoCloseable
-{
+final class EchoHandler implements RequestHandler, AutoCloseable {
     static final String ANSWER_PREFIX = "/tmp/answer/";
     static final long SLOW_MILLIS = 200;
 
@@ -26,69 +25,52 @@ final class EchoHandler implements RequestHandler, AutoCloseable
     final AtomicInteger fastWhileSlowPending = new AtomicInteger();
 
     /** @param workerThreads 0 answers on the dispatcher thread, otherwise on a pool of that size */
-    EchoHandler(final int workerThreads)
-    {
+    EchoHandler(final int workerThreads) {
         this.workers = workerThreads == 0 ? null : Executors.newFixedThreadPool(workerThreads);
     }
 
-    static byte[] answerFor(final String key)
-    {
+    static byte[] answerFor(final String key) {
         return (ANSWER_PREFIX + key).getBytes(StandardCharsets.UTF_8);
     }
 
     @Override
-    public void handle(final Request request, final Responder responder)
-    {
+    public void handle(final Request request, final Responder responder) {
         final String key = request.keyString();
-        if (key.startsWith("hang"))
-        {
+        if (key.startsWith("hang")) {
             held.add(responder);
-        }
-        else if (key.startsWith("slow"))
-        {
+        } else if (key.startsWith("slow")) {
             slowPending.incrementAndGet();
-            timer.schedule(() ->
-            {
+            timer.schedule(() -> {
                 slowPending.decrementAndGet();
                 responder.ok(answerFor(key));
             }, SLOW_MILLIS, TimeUnit.MILLISECONDS);
-        }
-        else if (workers == null)
-        {
+        } else if (workers == null) {
             answer(key, responder);
-        }
-        else
-        {
+        } else {
             workers.execute(() -> answer(key, responder));
         }
     }
 
-    private void answer(final String key, final Responder responder)
-    {
-        if (key.startsWith("missing"))
-        {
+    private void answer(final String key, final Responder responder) {
+        if (key.startsWith("missing")) {
             responder.error(Errno.ENOENT);
             return;
         }
-        if (slowPending.get() > 0)
-        {
+        if (slowPending.get() > 0) {
             fastWhileSlowPending.incrementAndGet();
         }
         responder.ok(answerFor(key));
     }
 
     /** The next held ("hang") request's responder, or null after the timeout. */
-    Responder takeHeld(final long timeoutMillis) throws InterruptedException
-    {
+    Responder takeHeld(final long timeoutMillis) throws InterruptedException {
         return held.poll(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     @Override
-    public void close()
-    {
+    public void close() {
         timer.shutdownNow();
-        if (workers != null)
-        {
+        if (workers != null) {
             workers.shutdownNow();
         }
     }

@@ -21,42 +21,34 @@ import org.junit.jupiter.api.Test;
  * kernel must key the word by file and offset, not by address (the C clients prove the cross-process case in
  * ShmServerTest).
  */
-class FutexTest
-{
+class FutexTest {
     private Path dir;
     private MappedByteBuffer first;
     private MappedByteBuffer second;
 
     @BeforeEach
-    void mapTwice() throws Exception
-    {
+    void mapTwice() throws Exception {
         dir = ShmTestSupport.shmTempDir();
         final Path file = dir.resolve("futex");
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE))
-        {
+            StandardOpenOption.WRITE)) {
             first = channel.map(FileChannel.MapMode.READ_WRITE, 0, 4096);
             second = channel.map(FileChannel.MapMode.READ_WRITE, 0, 4096);
         }
     }
 
     @AfterEach
-    void unmap() throws Exception
-    {
-        try
-        {
+    void unmap() throws Exception {
+        try {
             IoUtil.unmap(first);
             IoUtil.unmap(second);
-        }
-        finally
-        {
+        } finally {
             ShmTestSupport.deleteTree(dir);
         }
     }
 
     @Test
-    void waitTimesOutWhenNobodyWakes()
-    {
+    void waitTimesOutWhenNobodyWakes() {
         final long address = new UnsafeBuffer(first).addressOffset();
         final long start = System.nanoTime();
         assertEquals(Futex.ETIMEDOUT, Futex.wait(address, 0, TimeUnit.MILLISECONDS.toNanos(50)));
@@ -65,24 +57,21 @@ class FutexTest
     }
 
     @Test
-    void waitReturnsAtOnceWhenTheWordChanged()
-    {
+    void waitReturnsAtOnceWhenTheWordChanged() {
         final UnsafeBuffer buffer = new UnsafeBuffer(first);
         buffer.putIntVolatile(0, 7);
         assertEquals(Futex.EAGAIN, Futex.wait(buffer.addressOffset(), 6, TimeUnit.SECONDS.toNanos(5)));
     }
 
     @Test
-    void wakeThroughOneMappingReachesAWaiterOnTheOther() throws Exception
-    {
+    void wakeThroughOneMappingReachesAWaiterOnTheOther() throws Exception {
         final UnsafeBuffer waiterView = new UnsafeBuffer(first);
         final UnsafeBuffer wakerView = new UnsafeBuffer(second);
         final CompletableFuture<Integer> waiter = CompletableFuture.supplyAsync(
             () -> Futex.wait(waiterView.addressOffset(), 0, TimeUnit.SECONDS.toNanos(10)));
         int woken = 0;
         final long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (woken == 0 && System.nanoTime() < end)
-        {
+        while (woken == 0 && System.nanoTime() < end) {
             Thread.sleep(10);  // until the waiter is asleep in the kernel
             wakerView.putIntVolatile(0, 1);
             woken = Futex.wake(wakerView.addressOffset(), 1);

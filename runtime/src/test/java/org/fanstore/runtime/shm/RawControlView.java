@@ -20,18 +20,15 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * A second, independent mapping of a control file, for tests that play a misbehaving client: write slots and
  * ring records by hand, die half-way, send unknown ops.
  */
-final class RawControlView implements AutoCloseable
-{
+final class RawControlView implements AutoCloseable {
     final UnsafeBuffer buffer;
     final ManyToOneRingBuffer ring;
     final int slotSize;
     final long slotsOffset;
     private final MappedByteBuffer mapped;
 
-    RawControlView(final Path ctl) throws Exception
-    {
-        try (FileChannel channel = FileChannel.open(ctl, StandardOpenOption.READ, StandardOpenOption.WRITE))
-        {
+    RawControlView(final Path ctl) throws Exception {
+        try (FileChannel channel = FileChannel.open(ctl, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size());
         }
         buffer = new UnsafeBuffer(mapped);
@@ -42,27 +39,23 @@ final class RawControlView implements AutoCloseable
             capacity + RING_TRAILER_LENGTH));
     }
 
-    int slotOffset(final int slot)
-    {
+    int slotOffset(final int slot) {
         return (int)(slotsOffset + (long)slot * slotSize);
     }
 
-    int state(final int slot)
-    {
+    int state(final int slot) {
         return buffer.getIntVolatile(slotOffset(slot) + SLOT_STATE_OFFSET);
     }
 
     /** Claims a FREE slot for {@code pid} with the protocol's 64-bit CAS. */
-    boolean claim(final int slot, final int pid)
-    {
+    boolean claim(final int slot, final int pid) {
         final int word = slotOffset(slot) + SLOT_CLAIM_WORD_OFFSET;
         final long seen = buffer.getLongVolatile(word);
         return (int)seen == SLOT_FREE && buffer.compareAndSetLong(word, seen, ((long)pid << Integer.SIZE) | SLOT_CLAIMED);
     }
 
     /** Fills a claimed slot, submits it and posts the ring record; returns the sequence used. */
-    int submit(final int slot, final int op, final String key)
-    {
+    int submit(final int slot, final int op, final String key) {
         final int base = slotOffset(slot);
         final int sequence = buffer.getInt(base + SLOT_SEQUENCE_OFFSET) + 1;
         final byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
@@ -76,8 +69,7 @@ final class RawControlView implements AutoCloseable
         final UnsafeBuffer record = new UnsafeBuffer(new byte[RING_REQUEST_LENGTH]);
         record.putInt(RING_REQUEST_SLOT_OFFSET, slot);
         record.putInt(RING_REQUEST_SEQUENCE_OFFSET, sequence);
-        if (!ring.write(RING_MSG_OPEN_REQUEST, record, 0, RING_REQUEST_LENGTH))
-        {
+        if (!ring.write(RING_MSG_OPEN_REQUEST, record, 0, RING_REQUEST_LENGTH)) {
             throw new IllegalStateException("ring full");
         }
         buffer.getAndAddInt(DOORBELL_OFFSET, 1);
@@ -86,20 +78,17 @@ final class RawControlView implements AutoCloseable
     }
 
     /** Waits (bounded) until the slot leaves SUBMITTED; returns its state then. */
-    int awaitAnswer(final int slot, final long timeoutMillis)
-    {
+    int awaitAnswer(final int slot, final long timeoutMillis) {
         final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         final long address = buffer.addressOffset() + slotOffset(slot) + SLOT_STATE_OFFSET;
         int state;
-        while ((state = state(slot)) == SLOT_SUBMITTED && System.nanoTime() < end)
-        {
+        while ((state = state(slot)) == SLOT_SUBMITTED && System.nanoTime() < end) {
             Futex.wait(address, SLOT_SUBMITTED, WAIT_SLICE_NS);
         }
         return state;
     }
 
-    int result(final int slot)
-    {
+    int result(final int slot) {
         return buffer.getInt(slotOffset(slot) + SLOT_RESULT_OFFSET);
     }
 
@@ -107,23 +96,20 @@ final class RawControlView implements AutoCloseable
      * Plays a producer that dies between claim and commit: moves the tail past a record whose length stays
      * negative, exactly what a killed client leaves behind.
      */
-    void claimRecordAndDie()
-    {
+    void claimRecordAndDie() {
         final int capacity = ring.capacity();
         final AtomicBuffer ringBuffer = ring.buffer();
         final int tailIndex = capacity + RingBufferDescriptor.TAIL_POSITION_OFFSET;
         final int recordLength = RecordDescriptor.HEADER_LENGTH + RING_REQUEST_LENGTH;
         final long tail = ringBuffer.getLongVolatile(tailIndex);
-        if (!ringBuffer.compareAndSetLong(tailIndex, tail, tail + recordLength))
-        {
+        if (!ringBuffer.compareAndSetLong(tailIndex, tail, tail + recordLength)) {
             throw new IllegalStateException("tail moved under the test");
         }
         ringBuffer.putIntRelease((int)(tail & (capacity - 1)), -recordLength);
     }
 
     @Override
-    public void close()
-    {
+    public void close() {
         IoUtil.unmap(mapped);
     }
 }

@@ -20,8 +20,7 @@ import org.fanstore.runtime.shm.ShmTestSupport.Finished;
 import org.junit.jupiter.api.Test;
 
 /** Failures on either side: dead clients, a dead producer inside the ring, a dead server, and idleness. */
-class ShmRecoveryTest extends ShmServerFixture
-{
+class ShmRecoveryTest extends ShmServerFixture {
     private static final int SLOTS = 16;
     private static final int SLOT_SIZE = 1024;
     private static final int RING = 4096;
@@ -30,21 +29,18 @@ class ShmRecoveryTest extends ShmServerFixture
     private static final long CLIENT_TIMEOUT_S = 60;
 
 
-    private void serve() throws Exception
-    {
+    private void serve() throws Exception {
         handler = new EchoHandler(1);
         server = ShmServer.create(ctl, SLOTS, SLOT_SIZE, RING, handler, true);
     }
 
-    private void assertStillServes() throws Exception
-    {
+    private void assertStillServes() throws Exception {
         final Finished done = ShmTestSupport.run(CLIENT_TIMEOUT_S, "check", ctl.toString(), "2", "100", "after");
         assertEquals(0, done.exitCode(), done.output());
     }
 
     @Test
-    void aClientKilledMidRequestHasItsSlotReclaimed() throws Exception
-    {
+    void aClientKilledMidRequestHasItsSlotReclaimed() throws Exception {
         serve();
         final Process client = ShmTestSupport.startClient("hang", ctl.toString(), "hang-killed");
         final Responder held = handler.takeHeld(10_000);
@@ -57,12 +53,10 @@ class ShmRecoveryTest extends ShmServerFixture
     }
 
     @Test
-    void aForkedChildClaimsWithItsOwnPidSoItsSlotIsReclaimedWhileTheParentLives() throws Exception
-    {
+    void aForkedChildClaimsWithItsOwnPidSoItsSlotIsReclaimedWhileTheParentLives() throws Exception {
         serve();
         final Process parent = ShmTestSupport.startClient("forkhang", ctl.toString(), "hang-child");
-        try
-        {
+        try {
             final String line = new BufferedReader(
                 new InputStreamReader(parent.getInputStream(), StandardCharsets.UTF_8)).readLine();
             assertNotNull(line, "no child line");
@@ -74,21 +68,17 @@ class ShmRecoveryTest extends ShmServerFixture
             Await.until(RECLAIM, () -> server.freeSlotCount() == SLOTS,
                 "child's slot not reclaimed (claimed with the parent's pid?)");
             assertTrue(parent.isAlive());
-        }
-        finally
-        {
+        } finally {
             parent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 
     @Test
-    void aSlotClaimedByAProcessThatDiedIsReclaimed() throws Exception
-    {
+    void aSlotClaimedByAProcessThatDiedIsReclaimed() throws Exception {
         serve();
         final Process gone = new ProcessBuilder("true").start();
         gone.waitFor(10, TimeUnit.SECONDS);
-        try (RawControlView raw = new RawControlView(ctl))
-        {
+        try (RawControlView raw = new RawControlView(ctl)) {
             assertTrue(raw.claim(3, (int)gone.pid()));
             assertEquals(ControlFileDescriptor.SLOT_CLAIMED, raw.state(3));
             Await.until(RECLAIM, () -> raw.state(3) == ControlFileDescriptor.SLOT_FREE,
@@ -97,11 +87,9 @@ class ShmRecoveryTest extends ShmServerFixture
     }
 
     @Test
-    void aProducerThatDiedBetweenClaimAndCommitIsUnblocked() throws Exception
-    {
+    void aProducerThatDiedBetweenClaimAndCommitIsUnblocked() throws Exception {
         serve();
-        try (RawControlView raw = new RawControlView(ctl))
-        {
+        try (RawControlView raw = new RawControlView(ctl)) {
             raw.claimRecordAndDie();
         }
         // The next request sits behind the dead record until the dispatcher unblocks the ring (after ~1 s).
@@ -112,16 +100,14 @@ class ShmRecoveryTest extends ShmServerFixture
     }
 
     @Test
-    void aKilledServerTurnsAWaitingRequestIntoEioWithinFiveSeconds() throws Exception
-    {
+    void aKilledServerTurnsAWaitingRequestIntoEioWithinFiveSeconds() throws Exception {
         final List<String> command = new ArrayList<>(List.of(
             Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
             "-cp", System.getProperty("java.class.path"),
             ShmEchoServerMain.class.getName(), ctl.toString(), "60"));
         final Process serverProcess = new ProcessBuilder(command).redirectErrorStream(true).start();
-        try
-        {
+        try {
             final BufferedReader out = new BufferedReader(
                 new InputStreamReader(serverProcess.getInputStream(), StandardCharsets.UTF_8));
             assertEquals("READY", out.readLine());
@@ -131,23 +117,19 @@ class ShmRecoveryTest extends ShmServerFixture
             final Finished done = ShmTestSupport.finish(client, 15);
             assertEquals(0, done.exitCode(), done.output());
             assertTrue(done.field("elapsed_ms") < 5_000, done.output());
-        }
-        finally
-        {
+        } finally {
             serverProcess.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
     }
 
     @Test
-    void anIdleServerBurnsNoCpu() throws Exception
-    {
+    void anIdleServerBurnsNoCpu() throws Exception {
         serve();
         final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         final long id = server.dispatcherThread().getId();
         // Past start-up work: the dispatcher has gone to sleep once it uses under 1 ms of CPU between two looks.
         final long[] last = {threads.getThreadCpuTime(id)};
-        Await.until(Duration.ofSeconds(10), () ->
-        {
+        Await.until(Duration.ofSeconds(10), () -> {
             final long now = threads.getThreadCpuTime(id);
             final boolean settled = now - last[0] < TimeUnit.MILLISECONDS.toNanos(1);
             last[0] = now;

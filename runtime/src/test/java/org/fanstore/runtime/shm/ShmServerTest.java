@@ -13,31 +13,26 @@ import org.fanstore.runtime.shm.ShmTestSupport.Finished;
 import org.junit.jupiter.api.Test;
 
 /** Real C client processes (wire_test_client) against an in-JVM server over a /dev/shm control file. */
-class ShmServerTest extends ShmServerFixture
-{
+class ShmServerTest extends ShmServerFixture {
     static final int SLOTS = 64;
     static final int SLOT_SIZE = 1024;
     static final int RING = 16 * 1024;
     private static final long CLIENT_TIMEOUT_S = 120;
 
 
-    private void serve(final int workerThreads) throws Exception
-    {
+    private void serve(final int workerThreads) throws Exception {
         handler = new EchoHandler(workerThreads);
         server = ShmServer.create(ctl, SLOTS, SLOT_SIZE, RING, handler, true);
     }
 
     @Test
-    void threeProcessesOfFourThreadsGetEveryAnswerRight() throws Exception
-    {
+    void threeProcessesOfFourThreadsGetEveryAnswerRight() throws Exception {
         serve(0);
         final List<Process> clients = new ArrayList<>();
-        for (int p = 0; p < 3; p++)
-        {
+        for (int p = 0; p < 3; p++) {
             clients.add(ShmTestSupport.startClient("check", ctl.toString(), "4", "2000", "proc" + p));
         }
-        for (final Process client : clients)
-        {
+        for (final Process client : clients) {
             final Finished done = ShmTestSupport.finish(client, CLIENT_TIMEOUT_S);
             assertEquals(0, done.exitCode(), done.output());
             assertEquals(8000, done.field("ok"), done.output());
@@ -46,16 +41,14 @@ class ShmServerTest extends ShmServerFixture
     }
 
     @Test
-    void workerPoolAnswersFastRequestsWhileSlowOnesAreStillPending() throws Exception
-    {
+    void workerPoolAnswersFastRequestsWhileSlowOnesAreStillPending() throws Exception {
         serve(2);
         final Process slowA = ShmTestSupport.startClient("expect", ctl.toString(), "slow-a", "0");
         final Process slowB = ShmTestSupport.startClient("expect", ctl.toString(), "slow-b", "0");
         Await.until(Duration.ofSeconds(5), () -> handler.slowPending.get() > 0, "slow request never arrived");
         final Finished fast = ShmTestSupport.run(CLIENT_TIMEOUT_S, "check", ctl.toString(), "2", "500", "fast");
         assertEquals(0, fast.exitCode(), fast.output());
-        for (final Process slow : List.of(slowA, slowB))
-        {
+        for (final Process slow : List.of(slowA, slowB)) {
             final Finished done = ShmTestSupport.finish(slow, CLIENT_TIMEOUT_S);
             assertEquals(0, done.exitCode(), done.output());
             assertTrue(done.field("elapsed_ms") >= EchoHandler.SLOW_MILLIS, done.output());
@@ -64,8 +57,7 @@ class ShmServerTest extends ShmServerFixture
     }
 
     @Test
-    void handlerErrorArrivesAsThatErrno() throws Exception
-    {
+    void handlerErrorArrivesAsThatErrno() throws Exception {
         serve(1);
         final Finished done = ShmTestSupport.run(CLIENT_TIMEOUT_S, "expect", ctl.toString(), "missing-file",
             Integer.toString(Errno.ENOENT));
@@ -74,11 +66,9 @@ class ShmServerTest extends ShmServerFixture
     }
 
     @Test
-    void unknownOpIsAnsweredEnosysByTheServerItself() throws Exception
-    {
+    void unknownOpIsAnsweredEnosysByTheServerItself() throws Exception {
         serve(0);
-        try (RawControlView raw = new RawControlView(ctl))
-        {
+        try (RawControlView raw = new RawControlView(ctl)) {
             assertTrue(raw.claim(0, (int)ProcessHandle.current().pid()));
             raw.submit(0, 99, "any-key");
             assertEquals(ControlFileDescriptor.SLOT_DONE, raw.awaitAnswer(0, 5_000));
@@ -87,8 +77,7 @@ class ShmServerTest extends ShmServerFixture
     }
 
     @Test
-    void closingTheServerFailsAWaitingClientWithEio() throws Exception
-    {
+    void closingTheServerFailsAWaitingClientWithEio() throws Exception {
         serve(0);
         final Process client = ShmTestSupport.startClient("expect", ctl.toString(), "hang-close", "5");
         assertNotNull(handler.takeHeld(10_000), "request never arrived");
@@ -99,8 +88,7 @@ class ShmServerTest extends ShmServerFixture
     }
 
     @Test
-    void anAnswerLongerThanTheSlotBecomesEnametoolong() throws Exception
-    {
+    void anAnswerLongerThanTheSlotBecomesEnametoolong() throws Exception {
         handler = new EchoHandler(0);
         server = ShmServer.create(ctl, SLOTS, SLOT_SIZE, RING,
             (request, responder) -> responder.ok(new byte[SLOT_SIZE]), true);

@@ -20,46 +20,37 @@ import java.util.zip.CRC32C;
  * and table, every body's CRC32C, and the manifest's totals. It does not stop at the first fault: the report
  * names every bad partition and every bad file.
  */
-public final class DatasetVerifier
-{
+public final class DatasetVerifier {
     /** One problem: the partition file (null for dataset-wide faults), the entry path (may be null), what. */
-    public record Fault(String partition, String path, String problem)
-    {
+    public record Fault(String partition, String path, String problem) {
         @Override
-        public String toString()
-        {
+        public String toString() {
             return (partition == null ? "" : partition + ": ") + (path == null ? "" : path + ": ") + problem;
         }
     }
 
     /** What was checked and what was wrong. */
-    public record Report(List<Fault> faults, int partitions, long files, long rawBytes)
-    {
-        public boolean ok()
-        {
+    public record Report(List<Fault> faults, int partitions, long files, long rawBytes) {
+        public boolean ok() {
             return faults.isEmpty();
         }
     }
 
-    private static final WritableByteChannel DISCARD = new WritableByteChannel()
-    {
+    private static final WritableByteChannel DISCARD = new WritableByteChannel() {
         @Override
-        public int write(final ByteBuffer src)
-        {
+        public int write(final ByteBuffer src) {
             final int n = src.remaining();
             src.position(src.limit());
             return n;
         }
 
         @Override
-        public boolean isOpen()
-        {
+        public boolean isOpen() {
             return true;
         }
 
         @Override
-        public void close()
-        {
+        public void close() {
         }
     };
 
@@ -71,147 +62,113 @@ public final class DatasetVerifier
     private long rawBytes;
     private long storedBytes;
 
-    private DatasetVerifier()
-    {
+    private DatasetVerifier() {
     }
 
     /** Verifies {@code dir}; a missing or bad manifest is an exception, everything else goes in the report. */
-    public static Report verify(final Path dir) throws IOException
-    {
+    public static Report verify(final Path dir) throws IOException {
         final Manifest manifest = Manifest.read(dir);
         final DatasetVerifier v = new DatasetVerifier();
-        for (final PartitionInfo p : manifest.partitions())
-        {
+        for (final PartitionInfo p : manifest.partitions()) {
             v.checkPartition(dir, p);
         }
         v.checkTotals(manifest);
         return new Report(List.copyOf(v.faults), manifest.partitions().size(), v.files, v.rawBytes);
     }
 
-    private void checkPartition(final Path dir, final PartitionInfo info) throws IOException
-    {
+    private void checkPartition(final Path dir, final PartitionInfo info) throws IOException {
         final Path file = dir.resolve(info.fileName());
         final String name = info.fileName();
         final long size;
-        try
-        {
+        try {
             size = Files.size(file);
-        }
-        catch (final NoSuchFileException e)
-        {
+        } catch (final NoSuchFileException e) {
             faults.add(new Fault(name, null, "missing (the manifest lists it)"));
             return;
         }
-        if (size != info.bytes())
-        {
+        if (size != info.bytes()) {
             faults.add(new Fault(name, null, size + " bytes, the manifest says " + info.bytes() +
                 (size < info.bytes() ? " (truncated)" : "")));
         }
         final int crc = wholeFileCrc(file);
-        if (crc != info.crc32c())
-        {
+        if (crc != info.crc32c()) {
             faults.add(new Fault(name, null, String.format("whole-file CRC32C is %08x, the manifest says %08x",
                 crc, info.crc32c())));
         }
-        try (PartitionReader reader = PartitionReader.open(file))
-        {
-            if (reader.index() != info.index() || reader.isBroadcast() != info.broadcast())
-            {
+        try (PartitionReader reader = PartitionReader.open(file)) {
+            if (reader.index() != info.index() || reader.isBroadcast() != info.broadcast()) {
                 faults.add(new Fault(name, null, "header says partition " + reader.index() +
                     (reader.isBroadcast() ? " (broadcast)" : " (regular)") + ", the manifest disagrees"));
             }
-            if (reader.entries().size() != info.entries())
-            {
+            if (reader.entries().size() != info.entries()) {
                 faults.add(new Fault(name, null, reader.entries().size() + " entries, the manifest says " +
                     info.entries()));
             }
-            for (final PartitionEntry e : reader.entries())
-            {
+            for (final PartitionEntry e : reader.entries()) {
                 checkEntry(name, reader, e);
             }
-        }
-        catch (final CorruptPartitionException e)
-        {
+        } catch (final CorruptPartitionException e) {
             faults.add(new Fault(name, e.entryPath() == null ? null : PathBytes.display(e.entryPath()),
                 problemOf(e)));
         }
     }
 
     private void checkEntry(final String partition, final PartitionReader reader, final PartitionEntry e)
-        throws IOException
-    {
-        if (!seenPaths.add(PathBytes.escape(e.path())))
-        {
+        throws IOException {
+        if (!seenPaths.add(PathBytes.escape(e.path()))) {
             faults.add(new Fault(partition, e.pathString(), "stored more than once in the dataset"));
         }
-        if (e.isDir())
-        {
+        if (e.isDir()) {
             dirs++;
             return;
         }
-        if (e.isFile())
-        {
+        if (e.isFile()) {
             files++;
             rawBytes += e.rawLength();
-        }
-        else
-        {
+        } else {
             symlinks++;
         }
         storedBytes += e.storedLength();
-        try
-        {
+        try {
             reader.copyRaw(e, DISCARD);
-        }
-        catch (final CorruptPartitionException bad)
-        {
+        } catch (final CorruptPartitionException bad) {
             faults.add(new Fault(partition, e.pathString(), problemOf(bad)));
         }
     }
 
-    private void checkTotals(final Manifest m)
-    {
+    private void checkTotals(final Manifest m) {
         final long[] actual = {files, dirs, symlinks, rawBytes, storedBytes};
         final long[] claimed = {m.files(), m.dirs(), m.symlinks(), m.rawBytes(), m.storedBytes()};
         final String[] names = {"files", "dirs", "symlinks", "raw_bytes", "stored_bytes"};
-        if (!faults.isEmpty())
-        {
+        if (!faults.isEmpty()) {
             return;
         }
-        for (int i = 0; i < names.length; i++)
-        {
-            if (actual[i] != claimed[i])
-            {
+        for (int i = 0; i < names.length; i++) {
+            if (actual[i] != claimed[i]) {
                 faults.add(new Fault(null, null, "manifest says " + names[i] + " " + claimed[i] +
                     ", the partitions hold " + actual[i]));
             }
         }
-        if (!Arrays.equals(actual, claimed))
-        {
+        if (!Arrays.equals(actual, claimed)) {
             return;
         }
-        if (!seenPaths.contains(""))
-        {
+        if (!seenPaths.contains("")) {
             faults.add(new Fault(null, null, "no root directory entry"));
         }
     }
 
-    private static String problemOf(final CorruptPartitionException e)
-    {
+    private static String problemOf(final CorruptPartitionException e) {
         final String message = e.getMessage();
         final String prefix = e.file() + ": " + (e.entryPath() == null ? "" : PathBytes.display(e.entryPath()) +
             ": ");
         return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
     }
 
-    private static int wholeFileCrc(final Path file) throws IOException
-    {
+    private static int wholeFileCrc(final Path file) throws IOException {
         final CRC32C crc = new CRC32C();
         final ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
-        {
-            while (channel.read(buffer) >= 0)
-            {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (channel.read(buffer) >= 0) {
                 buffer.flip();
                 crc.update(buffer);
                 buffer.clear();

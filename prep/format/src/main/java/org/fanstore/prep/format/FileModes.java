@@ -5,36 +5,30 @@ package org.fanstore.prep.format;
  * and metadata tables store st_mode with these bits included; every Java reader and writer of a mode uses
  * this class rather than its own copy.
  */
-public final class FileModes
-{
+public final class FileModes {
     /** Mask of the file-type bits. */
     public static final int S_IFMT = 0170000;
     public static final int S_IFDIR = 0040000;
     public static final int S_IFREG = 0100000;
     public static final int S_IFLNK = 0120000;
 
-    private FileModes()
-    {
+    private FileModes() {
     }
 
     /** The file-type bits of {@code mode}: one of the S_IF* constants for the types fanstore stores. */
-    public static int type(final int mode)
-    {
+    public static int type(final int mode) {
         return mode & S_IFMT;
     }
 
-    public static boolean isDirectory(final int mode)
-    {
+    public static boolean isDirectory(final int mode) {
         return type(mode) == S_IFDIR;
     }
 
-    public static boolean isRegular(final int mode)
-    {
+    public static boolean isRegular(final int mode) {
         return type(mode) == S_IFREG;
     }
 
-    public static boolean isSymlink(final int mode)
-    {
+    public static boolean isSymlink(final int mode) {
         return type(mode) == S_IFLNK;
     }
 }

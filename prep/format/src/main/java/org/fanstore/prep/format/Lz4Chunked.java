@@ -23,20 +23,16 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * holding at most {@link PartitionDescriptor#LZ4_CHUNK_RAW_LENGTH} raw bytes, so bodies of any size (over 2 GiB
  * too) can be encoded and decoded a chunk at a time. Decoding trusts nothing: every length is checked.
  */
-public final class Lz4Chunked
-{
+public final class Lz4Chunked {
     private static final LZ4Factory FACTORY = LZ4Factory.fastestInstance();
     private static final LZ4SafeDecompressor DECOMPRESSOR = FACTORY.safeDecompressor();
 
-    private Lz4Chunked()
-    {
+    private Lz4Chunked() {
     }
 
     /** An encoder for one compression level; safe to share between threads. */
-    public static Encoder encoder(final Compression compression)
-    {
-        return switch (compression)
-        {
+    public static Encoder encoder(final Compression compression) {
+        return switch (compression) {
             case LZ4 -> new Encoder(FACTORY.fastCompressor());
             case LZ4HC -> new Encoder(FACTORY.highCompressor());
             case NONE -> throw new IllegalArgumentException("compression none has no LZ4 encoder");
@@ -44,31 +40,26 @@ public final class Lz4Chunked
     }
 
     /** Compresses raw bytes into the chunked body format. */
-    public static final class Encoder
-    {
+    public static final class Encoder {
         private final LZ4Compressor compressor;
 
-        private Encoder(final LZ4Compressor compressor)
-        {
+        private Encoder(final LZ4Compressor compressor) {
             this.compressor = compressor;
         }
 
         /** Upper bound of the encoded length of {@code rawLength} bytes. */
-        public long maxEncodedLength(final long rawLength)
-        {
+        public long maxEncodedLength(final long rawLength) {
             final long fullChunks = rawLength / LZ4_CHUNK_RAW_LENGTH;
             final int tail = (int)(rawLength % LZ4_CHUNK_RAW_LENGTH);
             long max = fullChunks * (LZ4_CHUNK_HEADER_LENGTH + compressor.maxCompressedLength(LZ4_CHUNK_RAW_LENGTH));
-            if (tail > 0)
-            {
+            if (tail > 0) {
                 max += LZ4_CHUNK_HEADER_LENGTH + compressor.maxCompressedLength(tail);
             }
             return max;
         }
 
         /** Upper bound of one encoded chunk of at most {@link PartitionDescriptor#LZ4_CHUNK_RAW_LENGTH} bytes. */
-        public int maxChunkLength()
-        {
+        public int maxChunkLength() {
             return LZ4_CHUNK_HEADER_LENGTH + compressor.maxCompressedLength(LZ4_CHUNK_RAW_LENGTH);
         }
 
@@ -76,11 +67,9 @@ public final class Lz4Chunked
          * Encodes {@code src[offset, offset+length)} into {@code dst} from {@code dstOffset}; {@code dst} must hold
          * {@link #maxEncodedLength}. Returns the encoded length.
          */
-        public int encode(final byte[] src, final int offset, final int length, final byte[] dst, final int dstOffset)
-        {
+        public int encode(final byte[] src, final int offset, final int length, final byte[] dst, final int dstOffset) {
             int written = 0;
-            for (int done = 0; done < length; done += LZ4_CHUNK_RAW_LENGTH)
-            {
+            for (int done = 0; done < length; done += LZ4_CHUNK_RAW_LENGTH) {
                 final int chunk = Math.min(LZ4_CHUNK_RAW_LENGTH, length - done);
                 written += encodeChunk(src, offset + done, chunk, dst, dstOffset + written);
             }
@@ -89,8 +78,7 @@ public final class Lz4Chunked
 
         /** Encodes one chunk (at most 4 MiB raw) with its header; returns the bytes written to {@code dst}. */
         public int encodeChunk(final byte[] src, final int offset, final int length, final byte[] dst,
-            final int dstOffset)
-        {
+            final int dstOffset) {
             final int headerEnd = dstOffset + LZ4_CHUNK_HEADER_LENGTH;
             final int compressed = compressor.compress(src, offset, length, dst, headerEnd, dst.length - headerEnd);
             final ByteBuffer header = ByteBuffer.wrap(dst, dstOffset, LZ4_CHUNK_HEADER_LENGTH)
@@ -102,20 +90,16 @@ public final class Lz4Chunked
     }
 
     /** Decodes a whole body held in memory; throws IOException describing the first inconsistency. */
-    public static byte[] decode(final byte[] stored, final long rawLength) throws IOException
-    {
-        if (rawLength > Integer.MAX_VALUE - 8)
-        {
+    public static byte[] decode(final byte[] stored, final long rawLength) throws IOException {
+        if (rawLength > Integer.MAX_VALUE - 8) {
             throw new IOException("raw length " + rawLength + " is too large for memory; stream it instead");
         }
         final byte[] raw = new byte[(int)rawLength];
         final ByteBuffer in = ByteBuffer.wrap(stored).order(ByteOrder.LITTLE_ENDIAN);
         int produced = 0;
         int position = 0;
-        while (position < stored.length)
-        {
-            if (stored.length - position < LZ4_CHUNK_HEADER_LENGTH)
-            {
+        while (position < stored.length) {
+            if (stored.length - position < LZ4_CHUNK_HEADER_LENGTH) {
                 throw new IOException("LZ4 chunk header truncated at body byte " + position);
             }
             final int chunkRaw = in.getInt(position + LZ4_CHUNK_RAW_LENGTH_OFFSET);
@@ -126,8 +110,7 @@ public final class Lz4Chunked
             position += chunkCompressed;
             produced += chunkRaw;
         }
-        if (produced != raw.length)
-        {
+        if (produced != raw.length) {
             throw new IOException("LZ4 body decodes to " + produced + " bytes, table says " + rawLength);
         }
         return raw;
@@ -138,17 +121,14 @@ public final class Lz4Chunked
      * {@code out}, feeding the raw bytes to {@code crc}. Returns the raw bytes written.
      */
     public static long decodeTo(final FileChannel in, final long position, final long storedLength,
-        final long rawLength, final WritableByteChannel out, final CRC32C crc) throws IOException
-    {
+        final long rawLength, final WritableByteChannel out, final CRC32C crc) throws IOException {
         final ByteBuffer header = ByteBuffer.allocate(LZ4_CHUNK_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         byte[] compressed = new byte[0];
         byte[] raw = new byte[0];
         long consumed = 0;
         long produced = 0;
-        while (consumed < storedLength)
-        {
-            if (storedLength - consumed < LZ4_CHUNK_HEADER_LENGTH)
-            {
+        while (consumed < storedLength) {
+            if (storedLength - consumed < LZ4_CHUNK_HEADER_LENGTH) {
                 throw new IOException("LZ4 chunk header truncated at body byte " + consumed);
             }
             header.clear();
@@ -157,12 +137,10 @@ public final class Lz4Chunked
             final int chunkRaw = header.getInt(LZ4_CHUNK_RAW_LENGTH_OFFSET);
             final int chunkCompressed = header.getInt(LZ4_CHUNK_COMPRESSED_LENGTH_OFFSET);
             checkChunk(chunkRaw, chunkCompressed, storedLength - consumed, rawLength - produced, consumed);
-            if (compressed.length < chunkCompressed)
-            {
+            if (compressed.length < chunkCompressed) {
                 compressed = new byte[chunkCompressed];
             }
-            if (raw.length < chunkRaw)
-            {
+            if (raw.length < chunkRaw) {
                 raw = new byte[chunkRaw];
             }
             readFully(in, ByteBuffer.wrap(compressed, 0, chunkCompressed), position + consumed);
@@ -170,60 +148,47 @@ public final class Lz4Chunked
             decompress(compressed, 0, chunkCompressed, raw, 0, chunkRaw);
             crc.update(raw, 0, chunkRaw);
             final ByteBuffer toWrite = ByteBuffer.wrap(raw, 0, chunkRaw);
-            while (toWrite.hasRemaining())
-            {
+            while (toWrite.hasRemaining()) {
                 out.write(toWrite);
             }
             produced += chunkRaw;
         }
-        if (produced != rawLength)
-        {
+        if (produced != rawLength) {
             throw new IOException("LZ4 body decodes to " + produced + " bytes, table says " + rawLength);
         }
         return produced;
     }
 
     private static void checkChunk(final int chunkRaw, final int chunkCompressed, final long storedLeft,
-        final long rawLeft, final long at) throws IOException
-    {
-        if (chunkRaw <= 0 || chunkRaw > LZ4_CHUNK_RAW_LENGTH || chunkRaw > rawLeft)
-        {
+        final long rawLeft, final long at) throws IOException {
+        if (chunkRaw <= 0 || chunkRaw > LZ4_CHUNK_RAW_LENGTH || chunkRaw > rawLeft) {
             throw new IOException("LZ4 chunk at body byte " + at + " claims " + Integer.toUnsignedString(chunkRaw) +
                 " raw bytes (" + rawLeft + " left, chunk limit " + LZ4_CHUNK_RAW_LENGTH + ")");
         }
-        if (chunkCompressed <= 0 || chunkCompressed > storedLeft)
-        {
+        if (chunkCompressed <= 0 || chunkCompressed > storedLeft) {
             throw new IOException("LZ4 chunk at body byte " + at + " claims " +
                 Integer.toUnsignedString(chunkCompressed) + " compressed bytes, " + storedLeft + " left in the body");
         }
     }
 
     private static void decompress(final byte[] src, final int offset, final int length, final byte[] dst,
-        final int dstOffset, final int expected) throws IOException
-    {
+        final int dstOffset, final int expected) throws IOException {
         final int got;
-        try
-        {
+        try {
             got = DECOMPRESSOR.decompress(src, offset, length, dst, dstOffset, expected);
-        }
-        catch (final LZ4Exception e)
-        {
+        } catch (final LZ4Exception e) {
             throw new IOException("LZ4 block is malformed: " + e.getMessage());
         }
-        if (got != expected)
-        {
+        if (got != expected) {
             throw new IOException("LZ4 block decodes to " + got + " bytes, its chunk header says " + expected);
         }
     }
 
-    static void readFully(final FileChannel in, final ByteBuffer buffer, final long position) throws IOException
-    {
+    static void readFully(final FileChannel in, final ByteBuffer buffer, final long position) throws IOException {
         long at = position;
-        while (buffer.hasRemaining())
-        {
+        while (buffer.hasRemaining()) {
             final int n = in.read(buffer, at);
-            if (n < 0)
-            {
+            if (n < 0) {
                 throw new EOFException("file ends at byte " + at + " inside a body");
             }
             at += n;

@@ -14,8 +14,7 @@ import java.util.Set;
  * manifest.txt: what a loader needs before it opens any partition (see README.md). Immutable. The text form
  * carries no timestamps, host names or absolute paths, so equal inputs give byte-identical manifests.
  */
-public final class Manifest
-{
+public final class Manifest {
     /** The manifest's file name inside a dataset directory. */
     public static final String FILE_NAME = "manifest.txt";
     private static final String FIRST_LINE = "fanstore-manifest 1";
@@ -32,8 +31,7 @@ public final class Manifest
 
     public Manifest(final byte[] name, final long files, final long dirs, final long symlinks, final long rawBytes,
         final long storedBytes, final Compression compress, final List<byte[]> broadcastDirs,
-        final List<PartitionInfo> partitions)
-    {
+        final List<PartitionInfo> partitions) {
         this.name = name.clone();
         this.files = files;
         this.dirs = dirs;
@@ -46,77 +44,64 @@ public final class Manifest
     }
 
     /** The dataset's name as text (UTF-8; invalid bytes shown as {@code \xNN}). */
-    public String name()
-    {
+    public String name() {
         return PathBytes.display(name);
     }
 
     /** The dataset's name as the raw bytes prep recorded. */
-    public byte[] nameBytes()
-    {
+    public byte[] nameBytes() {
         return name.clone();
     }
 
-    public long files()
-    {
+    public long files() {
         return files;
     }
 
     /** Directories, the root included. */
-    public long dirs()
-    {
+    public long dirs() {
         return dirs;
     }
 
-    public long symlinks()
-    {
+    public long symlinks() {
         return symlinks;
     }
 
     /** Sum of the regular files' sizes. */
-    public long rawBytes()
-    {
+    public long rawBytes() {
         return rawBytes;
     }
 
     /** Sum of the stored body lengths (files and symlink targets). */
-    public long storedBytes()
-    {
+    public long storedBytes() {
         return storedBytes;
     }
 
-    public Compression compress()
-    {
+    public Compression compress() {
         return compress;
     }
 
     /** The --broadcast directories, relative path bytes without trailing '/'. */
-    public List<byte[]> broadcastDirs()
-    {
+    public List<byte[]> broadcastDirs() {
         return broadcastDirs;
     }
 
     /** Regular partitions (index order), then broadcast partitions (index order). */
-    public List<PartitionInfo> partitions()
-    {
+    public List<PartitionInfo> partitions() {
         return partitions;
     }
 
     /** The regular partitions only. */
-    public List<PartitionInfo> regularPartitions()
-    {
+    public List<PartitionInfo> regularPartitions() {
         return partitions.stream().filter(p -> !p.broadcast()).toList();
     }
 
     /** The broadcast partitions only. */
-    public List<PartitionInfo> broadcastPartitions()
-    {
+    public List<PartitionInfo> broadcastPartitions() {
         return partitions.stream().filter(PartitionInfo::broadcast).toList();
     }
 
     /** The manifest as text, exactly as written to manifest.txt. */
-    public String toText()
-    {
+    public String toText() {
         final StringBuilder sb = new StringBuilder(256 + partitions.size() * 64);
         sb.append(FIRST_LINE).append('\n');
         sb.append("name ").append(PathBytes.escape(name)).append('\n');
@@ -128,12 +113,10 @@ public final class Manifest
         sb.append("compress ").append(compress.manifestWord()).append('\n');
         sb.append("partitions ").append(regularPartitions().size()).append('\n');
         sb.append("broadcast_partitions ").append(broadcastPartitions().size()).append('\n');
-        for (final byte[] dir : broadcastDirs)
-        {
+        for (final byte[] dir : broadcastDirs) {
             sb.append("broadcast_dir ").append(PathBytes.escape(dir)).append('\n');
         }
-        for (final PartitionInfo p : partitions)
-        {
+        for (final PartitionInfo p : partitions) {
             sb.append(String.format("partition %d %s %d %08x %d %s\n", p.index(), p.fileName(), p.bytes(),
                 p.crc32c(), p.entries(), p.broadcast() ? "broadcast" : "regular"));
         }
@@ -141,22 +124,18 @@ public final class Manifest
     }
 
     /** Writes manifest.txt into {@code datasetDir} and syncs it. */
-    public void write(final Path datasetDir) throws IOException
-    {
+    public void write(final Path datasetDir) throws IOException {
         final Path file = datasetDir.resolve(FILE_NAME);
         Files.write(file, toText().getBytes(StandardCharsets.US_ASCII));
-        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE))
-        {
+        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
             channel.force(true);
         }
     }
 
     /** Reads {@code datasetDir/manifest.txt}; a bad record throws {@link BadManifestException} naming the line. */
-    public static Manifest read(final Path datasetDir) throws IOException
-    {
+    public static Manifest read(final Path datasetDir) throws IOException {
         final Path file = datasetDir.resolve(FILE_NAME);
-        if (!Files.isRegularFile(file))
-        {
+        if (!Files.isRegularFile(file)) {
             throw new BadManifestException(file, 0, "missing: " + datasetDir + " is not a fanstore dataset " +
                 "(make one with fanstore prep)");
         }
@@ -164,18 +143,15 @@ public final class Manifest
     }
 
     /** Parses the manifest's lines, remembering which line each value came from for the error message. */
-    private static final class Parser
-    {
+    private static final class Parser {
         private final Path file;
         private int lineNumber;
 
-        Parser(final Path file)
-        {
+        Parser(final Path file) {
             this.file = file;
         }
 
-        Manifest parse(final List<String> lines) throws BadManifestException
-        {
+        Manifest parse(final List<String> lines) throws BadManifestException {
             byte[] name = null;
             final long[] counts = {-1, -1, -1, -1, -1, -1, -1};
             final String[] countKeys = {"files", "dirs", "symlinks", "raw_bytes", "stored_bytes", "partitions",
@@ -187,17 +163,13 @@ public final class Manifest
             final Set<String> seen = new HashSet<>();
             boolean sawFirst = false;
             lineNumber = 0;
-            for (final String line : lines)
-            {
+            for (final String line : lines) {
                 lineNumber++;
-                if (line.startsWith("#") || line.isEmpty())
-                {
+                if (line.startsWith("#") || line.isEmpty()) {
                     continue;
                 }
-                if (!sawFirst)
-                {
-                    if (!line.equals(FIRST_LINE))
-                    {
+                if (!sawFirst) {
+                    if (!line.equals(FIRST_LINE)) {
                         throw bad("expected '" + FIRST_LINE + "', found '" + line + "'");
                     }
                     sawFirst = true;
@@ -205,28 +177,22 @@ public final class Manifest
                 }
                 final String[] f = line.split(" ", -1);
                 final String key = f[0];
-                if (!key.equals("partition") && !key.equals("broadcast_dir") && !seen.add(key))
-                {
+                if (!key.equals("partition") && !key.equals("broadcast_dir") && !seen.add(key)) {
                     throw bad("'" + key + "' appears twice");
                 }
-                switch (key)
-                {
+                switch (key) {
                     case "name" -> name = unescape(field(f, 2)[1]);
-                    case "compress" ->
-                    {
+                    case "compress" -> {
                         compress = Compression.fromManifestWord(field(f, 2)[1]);
-                        if (compress == null)
-                        {
+                        if (compress == null) {
                             throw bad("compress must be none, lz4 or lz4hc, found '" + f[1] + "'");
                         }
                     }
                     case "broadcast_dir" -> broadcastDirs.add(unescape(field(f, 2)[1]));
                     case "partition" -> partition(field(f, 7), regular, broadcast);
-                    default ->
-                    {
+                    default -> {
                         final int k = List.of(countKeys).indexOf(key);
-                        if (k < 0)
-                        {
+                        if (k < 0) {
                             throw bad("unknown record '" + key + "'");
                         }
                         counts[k] = number(field(f, 2)[1]);
@@ -234,23 +200,18 @@ public final class Manifest
                 }
             }
             lineNumber = 0;
-            if (!sawFirst)
-            {
+            if (!sawFirst) {
                 throw bad("empty file");
             }
-            if (name == null || compress == null)
-            {
+            if (name == null || compress == null) {
                 throw bad(name == null ? "no 'name' record" : "no 'compress' record");
             }
-            for (int k = 0; k < counts.length; k++)
-            {
-                if (counts[k] < 0)
-                {
+            for (int k = 0; k < counts.length; k++) {
+                if (counts[k] < 0) {
                     throw bad("no '" + countKeys[k] + "' record");
                 }
             }
-            if (regular.size() != counts[5] || broadcast.size() != counts[6])
-            {
+            if (regular.size() != counts[5] || broadcast.size() != counts[6]) {
                 throw bad("lists " + regular.size() + " regular and " + broadcast.size() +
                     " broadcast partition lines, the counts say " + counts[5] + " and " + counts[6]);
             }
@@ -261,75 +222,58 @@ public final class Manifest
         }
 
         private void partition(final String[] f, final List<PartitionInfo> regular,
-            final List<PartitionInfo> broadcast) throws BadManifestException
-        {
+            final List<PartitionInfo> broadcast) throws BadManifestException {
             final boolean isBroadcast;
-            switch (f[6])
-            {
+            switch (f[6]) {
                 case "regular" -> isBroadcast = false;
                 case "broadcast" -> isBroadcast = true;
                 default -> throw bad("partition kind must be regular or broadcast, found '" + f[6] + "'");
             }
             final List<PartitionInfo> kind = isBroadcast ? broadcast : regular;
             final long index = number(f[1]);
-            if (index != kind.size())
-            {
+            if (index != kind.size()) {
                 throw bad("partition index " + index + " out of order, expected " + kind.size());
             }
             final String expectedName = isBroadcast ? PartitionDescriptor.broadcastFileName((int)index) :
                 PartitionDescriptor.regularFileName((int)index);
-            if (!f[2].equals(expectedName))
-            {
+            if (!f[2].equals(expectedName)) {
                 throw bad("partition file name '" + f[2] + "', expected '" + expectedName + "'");
             }
-            if (!f[4].matches("[0-9a-f]{8}"))
-            {
+            if (!f[4].matches("[0-9a-f]{8}")) {
                 throw bad("CRC32C must be 8 lower-case hex digits, found '" + f[4] + "'");
             }
             kind.add(new PartitionInfo((int)index, f[2], number(f[3]), Integer.parseUnsignedInt(f[4], 16),
                 number(f[5]), isBroadcast));
         }
 
-        private String[] field(final String[] fields, final int expected) throws BadManifestException
-        {
-            if (fields.length != expected)
-            {
+        private String[] field(final String[] fields, final int expected) throws BadManifestException {
+            if (fields.length != expected) {
                 throw bad("'" + fields[0] + "' takes " + (expected - 1) + " value(s), found " + (fields.length - 1));
             }
             return fields;
         }
 
-        private long number(final String text) throws BadManifestException
-        {
-            try
-            {
+        private long number(final String text) throws BadManifestException {
+            try {
                 final long value = Long.parseLong(text);
-                if (value >= 0 && !text.startsWith("+"))
-                {
+                if (value >= 0 && !text.startsWith("+")) {
                     return value;
                 }
-            }
-            catch (final NumberFormatException ignored)
-            {
+            } catch (final NumberFormatException ignored) {
                 // reported below
             }
             throw bad("expected a non-negative number, found '" + text + "'");
         }
 
-        private byte[] unescape(final String text) throws BadManifestException
-        {
-            try
-            {
+        private byte[] unescape(final String text) throws BadManifestException {
+            try {
                 return PathBytes.unescape(text);
-            }
-            catch (final IllegalArgumentException e)
-            {
+            } catch (final IllegalArgumentException e) {
                 throw bad(e.getMessage());
             }
         }
 
-        private BadManifestException bad(final String problem)
-        {
+        private BadManifestException bad(final String problem) {
             return new BadManifestException(file, lineNumber, problem);
         }
     }

@@ -6,8 +6,7 @@ import java.nio.charset.StandardCharsets;
  * The layout of a partition file ({@code *.fsp}), as specified in this package's README.md. Every offset the
  * reader and writer use comes from here; all integers are little-endian.
  */
-public final class PartitionDescriptor
-{
+public final class PartitionDescriptor {
     /** The 8 ASCII bytes every partition file starts with. */
     public static final byte[] MAGIC = "FANSPART".getBytes(StandardCharsets.US_ASCII);
     /** The layout revision; bump it for any change the sizes below do not reveal (a field's meaning, order). */
@@ -102,8 +101,7 @@ public final class PartitionDescriptor
     /** Length of an LZ4 chunk header; the LZ4 block follows it. */
     public static final int LZ4_CHUNK_HEADER_LENGTH;
 
-    static
-    {
+    static {
         int offset = 0;
         MAGIC_OFFSET = offset;
         offset += MAGIC.length;
@@ -163,45 +161,38 @@ public final class PartitionDescriptor
         LZ4_CHUNK_COMPRESSED_LENGTH_OFFSET = Integer.BYTES;
         LZ4_CHUNK_HEADER_LENGTH = 2 * Integer.BYTES;
 
-        if (HEADER_LENGTH != 64 || ENTRY_FIXED_LENGTH != 56)
-        {
+        if (HEADER_LENGTH != 64 || ENTRY_FIXED_LENGTH != 56) {
             throw new AssertionError("partition layout drifted from README.md");
         }
         FORMAT_VERSION = versionWord(LAYOUT_REVISION, HEADER_LENGTH, ENTRY_FIXED_LENGTH);
     }
 
-    private PartitionDescriptor()
-    {
+    private PartitionDescriptor() {
     }
 
     /** The version word: revision in bits 0-7, entry fixed length in bits 8-15, header length in bits 16-23. */
-    public static int versionWord(final int revision, final int headerLength, final int entryFixedLength)
-    {
+    public static int versionWord(final int revision, final int headerLength, final int entryFixedLength) {
         return (revision & 0xFF) | (entryFixedLength & 0xFF) << 8 | (headerLength & 0xFF) << 16;
     }
 
     /** Bytes a table entry with a path of {@code pathLength} bytes occupies. */
-    public static long entryLength(final int pathLength)
-    {
+    public static long entryLength(final int pathLength) {
         return PATH_OFFSET + (long)pathLength + ENTRY_FIXED_LENGTH;
     }
 
     /** Where the data area starts for a table of {@code tableLength} bytes. */
-    public static long dataOffset(final long tableLength)
-    {
+    public static long dataOffset(final long tableLength) {
         final long tableEnd = HEADER_LENGTH + tableLength;
         return (tableEnd + DATA_ALIGNMENT - 1) / DATA_ALIGNMENT * DATA_ALIGNMENT;
     }
 
     /** File name of regular partition {@code index}. */
-    public static String regularFileName(final int index)
-    {
+    public static String regularFileName(final int index) {
         return String.format("part-%05d.fsp", index);
     }
 
     /** File name of broadcast partition {@code index}. */
-    public static String broadcastFileName(final int index)
-    {
+    public static String broadcastFileName(final int index) {
         return String.format("bcast-%05d.fsp", index);
     }
 }

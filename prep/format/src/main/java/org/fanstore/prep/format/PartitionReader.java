@@ -22,8 +22,7 @@ import java.util.zip.CRC32C;
  * {@link CorruptPartitionException} naming the file (and the entry, for a body). Reads are positional, so one
  * reader may serve several threads.
  */
-public final class PartitionReader implements AutoCloseable
-{
+public final class PartitionReader implements AutoCloseable {
     private static final int STREAM_BUFFER_BYTES = 1 << 20;
 
     private final Path file;
@@ -35,8 +34,7 @@ public final class PartitionReader implements AutoCloseable
     private final List<PartitionEntry> entries;
 
     private PartitionReader(final Path file, final FileChannel channel, final int index, final boolean broadcast,
-        final long fileSize, final long dataOffset, final List<PartitionEntry> entries)
-    {
+        final long fileSize, final long dataOffset, final List<PartitionEntry> entries) {
         this.file = file;
         this.channel = channel;
         this.index = index;
@@ -47,45 +45,36 @@ public final class PartitionReader implements AutoCloseable
     }
 
     /** Opens and validates {@code file}. */
-    public static PartitionReader open(final Path file) throws IOException
-    {
+    public static PartitionReader open(final Path file) throws IOException {
         final FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
-        try
-        {
+        try {
             return validate(file, channel);
-        }
-        catch (final IOException | RuntimeException e)
-        {
+        } catch (final IOException | RuntimeException e) {
             channel.close();
             throw e;
         }
     }
 
-    private static PartitionReader validate(final Path file, final FileChannel channel) throws IOException
-    {
+    private static PartitionReader validate(final Path file, final FileChannel channel) throws IOException {
         final long fileSize = channel.size();
-        if (fileSize < HEADER_LENGTH)
-        {
+        if (fileSize < HEADER_LENGTH) {
             throw new CorruptPartitionException(file, "only " + fileSize + " bytes, shorter than the " +
                 HEADER_LENGTH + "-byte header (truncated?)");
         }
         final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         Lz4Chunked.readFully(channel, header, 0);
         final byte[] magic = Arrays.copyOfRange(header.array(), MAGIC_OFFSET, MAGIC_OFFSET + MAGIC.length);
-        if (!Arrays.equals(magic, MAGIC))
-        {
+        if (!Arrays.equals(magic, MAGIC)) {
             throw new CorruptPartitionException(file, "not a fanstore partition (bad magic)");
         }
         final int version = header.getInt(VERSION_OFFSET);
-        if (version != FORMAT_VERSION)
-        {
+        if (version != FORMAT_VERSION) {
             throw new CorruptPartitionException(file, String.format("format version 0x%x, this fanstore reads " +
                 "0x%x: re-run fanstore prep with this version", version, FORMAT_VERSION));
         }
         final CRC32C headerCrc = new CRC32C();
         headerCrc.update(header.array(), 0, HEADER_CRC_OFFSET);
-        if ((int)headerCrc.getValue() != header.getInt(HEADER_CRC_OFFSET))
-        {
+        if ((int)headerCrc.getValue() != header.getInt(HEADER_CRC_OFFSET)) {
             throw new CorruptPartitionException(file, "header CRC32C mismatch");
         }
         final long entryCount = header.getLong(ENTRY_COUNT_OFFSET);
@@ -94,13 +83,11 @@ public final class PartitionReader implements AutoCloseable
         final long dataOffset = header.getLong(DATA_OFFSET_OFFSET);
         if (header.getInt(HEADER_SIZE_OFFSET) != HEADER_LENGTH || tableOffset != HEADER_LENGTH ||
             tableLength < 0 || entryCount < 0 || tableLength > fileSize - HEADER_LENGTH ||
-            dataOffset != PartitionDescriptor.dataOffset(tableLength))
-        {
+            dataOffset != PartitionDescriptor.dataOffset(tableLength)) {
             throw new CorruptPartitionException(file, "inconsistent header (table at " + tableOffset + ", " +
                 tableLength + " bytes, data at " + dataOffset + ")");
         }
-        if (dataOffset > fileSize)
-        {
+        if (dataOffset > fileSize) {
             throw new CorruptPartitionException(file, "data area starts at byte " + dataOffset +
                 " but the file has " + fileSize + " bytes (truncated?)");
         }
@@ -111,77 +98,59 @@ public final class PartitionReader implements AutoCloseable
             Collections.unmodifiableList(entries));
     }
 
-    public Path file()
-    {
+    public Path file() {
         return file;
     }
 
     /** The partition's index within its kind (regular or broadcast), from the header. */
-    public int index()
-    {
+    public int index() {
         return index;
     }
 
-    public boolean isBroadcast()
-    {
+    public boolean isBroadcast() {
         return broadcast;
     }
 
-    public long fileSize()
-    {
+    public long fileSize() {
         return fileSize;
     }
 
     /** The entries in table order (sorted by unsigned path bytes). */
-    public List<PartitionEntry> entries()
-    {
+    public List<PartitionEntry> entries() {
         return entries;
     }
 
     /** Absolute file offset of the data area. */
-    public long dataOffset()
-    {
+    public long dataOffset() {
         return dataOffset;
     }
 
     /** The stored body bytes (compressed when codec is 1), unchecked. */
-    public byte[] readStored(final PartitionEntry e) throws IOException
-    {
-        if (e.storedLength() > Integer.MAX_VALUE - 8)
-        {
+    public byte[] readStored(final PartitionEntry e) throws IOException {
+        if (e.storedLength() > Integer.MAX_VALUE - 8) {
             throw new IOException(file + ": " + e.pathString() + ": " + e.storedLength() +
                 " stored bytes do not fit in memory; use copyRaw");
         }
         final ByteBuffer body = ByteBuffer.allocate((int)e.storedLength());
-        try
-        {
+        try {
             Lz4Chunked.readFully(channel, body, e.bodyOffset());
-        }
-        catch (final EOFException eof)
-        {
+        } catch (final EOFException eof) {
             throw new CorruptPartitionException(file, e.path(), eof.getMessage());
         }
         return body.array();
     }
 
     /** The raw bytes of a file (decompressed, CRC-checked) or a symlink's target. */
-    public byte[] readRaw(final PartitionEntry e) throws IOException
-    {
+    public byte[] readRaw(final PartitionEntry e) throws IOException {
         final byte[] stored = readStored(e);
         final byte[] raw;
-        if (e.codec() == CODEC_LZ4_CHUNKED)
-        {
-            try
-            {
+        if (e.codec() == CODEC_LZ4_CHUNKED) {
+            try {
                 raw = Lz4Chunked.decode(stored, e.rawLength());
-            }
-            catch (final IOException bad)
-            {
+            } catch (final IOException bad) {
                 throw new CorruptPartitionException(file, e.path(), bad.getMessage());
             }
-        }
-        else
-        {
+        } else {
             raw = stored;
         }
         final CRC32C crc = new CRC32C();
@@ -194,32 +163,20 @@ public final class PartitionReader implements AutoCloseable
      * Streams the raw bytes to {@code out} a chunk at a time, for bodies of any size. The CRC is known only at
      * the end: on a mismatch {@code out} has received the bad bytes and this throws.
      */
-    public void copyRaw(final PartitionEntry e, final WritableByteChannel out) throws IOException
-    {
+    public void copyRaw(final PartitionEntry e, final WritableByteChannel out) throws IOException {
         final CRC32C crc = new CRC32C();
-        try
-        {
-            if (e.codec() == CODEC_LZ4_CHUNKED)
-            {
+        try {
+            if (e.codec() == CODEC_LZ4_CHUNKED) {
                 Lz4Chunked.decodeTo(channel, e.bodyOffset(), e.storedLength(), e.rawLength(), out, crc);
-            }
-            else
-            {
+            } else {
                 copyStored(e, out, crc);
             }
-        }
-        catch (final CorruptPartitionException c)
-        {
+        } catch (final CorruptPartitionException c) {
             throw c;
-        }
-        catch (final EOFException | IllegalArgumentException bad)
-        {
+        } catch (final EOFException | IllegalArgumentException bad) {
             throw new CorruptPartitionException(file, e.path(), bad.getMessage());
-        }
-        catch (final IOException bad)
-        {
-            if (bad.getMessage() != null && bad.getMessage().startsWith("LZ4"))
-            {
+        } catch (final IOException bad) {
+            if (bad.getMessage() != null && bad.getMessage().startsWith("LZ4")) {
                 throw new CorruptPartitionException(file, e.path(), bad.getMessage());
             }
             throw bad;
@@ -228,37 +185,31 @@ public final class PartitionReader implements AutoCloseable
     }
 
     private void copyStored(final PartitionEntry e, final WritableByteChannel out, final CRC32C crc)
-        throws IOException
-    {
+        throws IOException {
         final byte[] bytes = new byte[(int)Math.min(STREAM_BUFFER_BYTES, Math.max(1, e.storedLength()))];
         long done = 0;
-        while (done < e.storedLength())
-        {
+        while (done < e.storedLength()) {
             final int n = (int)Math.min(bytes.length, e.storedLength() - done);
             final ByteBuffer chunk = ByteBuffer.wrap(bytes, 0, n);
             Lz4Chunked.readFully(channel, chunk, e.bodyOffset() + done);
             crc.update(bytes, 0, n);
             chunk.flip();
-            while (chunk.hasRemaining())
-            {
+            while (chunk.hasRemaining()) {
                 out.write(chunk);
             }
             done += n;
         }
     }
 
-    private void checkCrc(final PartitionEntry e, final int actual) throws CorruptPartitionException
-    {
-        if (actual != e.crc32c())
-        {
+    private void checkCrc(final PartitionEntry e, final int actual) throws CorruptPartitionException {
+        if (actual != e.crc32c()) {
             throw new CorruptPartitionException(file, e.path(), String.format(
                 "CRC32C of the raw bytes is %08x, the table says %08x", actual, e.crc32c()));
         }
     }
 
     @Override
-    public void close() throws IOException
-    {
+    public void close() throws IOException {
         channel.close();
     }
 }

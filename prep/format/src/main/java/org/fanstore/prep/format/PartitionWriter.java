@@ -23,11 +23,9 @@ import java.util.zip.CRC32C;
  * bytes of a large file are checksummed once. Long runs of zeros in streamed bodies become holes, so sparse
  * inputs stay sparse. Not thread-safe.
  */
-public final class PartitionWriter implements AutoCloseable
-{
+public final class PartitionWriter implements AutoCloseable {
     /** What the manifest needs to know about a finished partition. */
-    public record Written(long fileBytes, int crc32c, long entries)
-    {
+    public record Written(long fileBytes, int crc32c, long entries) {
     }
 
     private static final int BUFFER_BYTES = 1 << 20;
@@ -53,8 +51,7 @@ public final class PartitionWriter implements AutoCloseable
     private boolean finished;
 
     private PartitionWriter(final Path file, final FileChannel channel, final int index, final boolean broadcast,
-        final long entryCount, final long tableLength)
-    {
+        final long entryCount, final long tableLength) {
         this.file = file;
         this.channel = channel;
         this.index = index;
@@ -67,29 +64,25 @@ public final class PartitionWriter implements AutoCloseable
 
     /** Creates {@code file} (which must not exist) for {@code entryCount} entries whose table is that long. */
     public static PartitionWriter create(final Path file, final int index, final boolean broadcast,
-        final long entryCount, final long tableLength) throws IOException
-    {
+        final long entryCount, final long tableLength) throws IOException {
         final FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
             StandardOpenOption.READ);
         return new PartitionWriter(file, channel, index, broadcast, entryCount, tableLength);
     }
 
-    public Path file()
-    {
+    public Path file() {
         return file;
     }
 
     /** Adds a directory entry (no body). */
-    public void addDirectory(final PartitionEntry entry)
-    {
+    public void addDirectory(final PartitionEntry entry) {
         checkOrder(entry);
         entries.add(entry.withBody(CODEC_RAW, 0, 0, 0, 0));
     }
 
     /** Adds an entry whose whole stored body is {@code stored[0, storedLength)}. */
     public void addBody(final PartitionEntry entry, final int codec, final long rawLength, final int rawCrc,
-        final byte[] stored, final int storedLength) throws IOException
-    {
+        final byte[] stored, final int storedLength) throws IOException {
         checkOrder(entry);
         final long bodyOffset = position() - dataOffset;
         writeSegment(stored, 0, storedLength);
@@ -97,10 +90,8 @@ public final class PartitionWriter implements AutoCloseable
     }
 
     /** Starts a body that arrives in pieces ({@link #appendStream}, {@link #appendZeros}). */
-    public void beginStream()
-    {
-        if (streamStart >= 0)
-        {
+    public void beginStream() {
+        if (streamStart >= 0) {
             throw new IllegalStateException("a streamed body is already open");
         }
         foldSegment();
@@ -108,8 +99,7 @@ public final class PartitionWriter implements AutoCloseable
     }
 
     /** Appends stored bytes to the open streamed body. */
-    public void appendStream(final byte[] bytes, final int offset, final int length) throws IOException
-    {
+    public void appendStream(final byte[] bytes, final int offset, final int length) throws IOException {
         put(bytes, offset, length);
     }
 
@@ -118,31 +108,24 @@ public final class PartitionWriter implements AutoCloseable
      * to the open streamed body. They go straight to the file: copying them through the write buffer, or
      * letting the JDK copy a heap buffer into a temporary direct one, would cost a pass over the data each.
      */
-    public void appendStream(final ByteBuffer bytes) throws IOException
-    {
+    public void appendStream(final ByteBuffer bytes) throws IOException {
         flush();
-        while (bytes.hasRemaining())
-        {
+        while (bytes.hasRemaining()) {
             flushedPosition += channel.write(bytes, flushedPosition);
         }
     }
 
     /** Appends {@code count} zero bytes to the open streamed body as a hole. */
-    public void appendZeros(final long count) throws IOException
-    {
+    public void appendZeros(final long count) throws IOException {
         flush();
         flushedPosition += count;
     }
 
     /** Forgets what the open streamed body wrote (e.g. compression did not pay off); the body starts over. */
-    public void restartStream() throws IOException
-    {
-        if (streamStart >= flushedPosition)
-        {
+    public void restartStream() throws IOException {
+        if (streamStart >= flushedPosition) {
             buffer.position((int)(streamStart - flushedPosition));
-        }
-        else
-        {
+        } else {
             // Holes appended later must read as zeros, not as the discarded bytes.
             buffer.clear();
             flushedPosition = streamStart;
@@ -155,8 +138,7 @@ public final class PartitionWriter implements AutoCloseable
      * appended (zeros included); for {@code CODEC_RAW} it equals {@code rawCrc}.
      */
     public void endStream(final PartitionEntry entry, final int codec, final long rawLength, final int rawCrc,
-        final int storedCrc)
-    {
+        final int storedCrc) {
         checkOrder(entry);
         final long storedLength = position() - streamStart;
         dataCrc = Crc32c.combine(dataCrc, storedCrc, storedLength);
@@ -169,14 +151,11 @@ public final class PartitionWriter implements AutoCloseable
      * Writes table and header and returns the partition's size and whole-file CRC32C. It does not sync: the
      * caller syncs (see {@link #sync}), possibly on another thread while it writes the next partition.
      */
-    public Written finish() throws IOException
-    {
-        if (streamStart >= 0)
-        {
+    public Written finish() throws IOException {
+        if (streamStart >= 0) {
             throw new IllegalStateException("finish() with a streamed body still open");
         }
-        if (entries.size() != declaredEntries)
-        {
+        if (entries.size() != declaredEntries) {
             throw new IllegalStateException(file + ": declared " + declaredEntries + " entries, added " +
                 entries.size());
         }
@@ -184,8 +163,7 @@ public final class PartitionWriter implements AutoCloseable
         foldSegment();
         final long end = flushedPosition;
         channel.truncate(end);
-        if (channel.size() < end)
-        {
+        if (channel.size() < end) {
             channel.write(ByteBuffer.allocate(1), end - 1);
         }
 
@@ -193,8 +171,7 @@ public final class PartitionWriter implements AutoCloseable
         final ByteBuffer header = header(tableCrc);
         final CRC32C crc = new CRC32C();
         crc.update(header.duplicate());
-        while (header.hasRemaining())
-        {
+        while (header.hasRemaining()) {
             channel.write(header, header.position());
         }
         finished = true;
@@ -209,80 +186,64 @@ public final class PartitionWriter implements AutoCloseable
     }
 
     /** Forces a written partition file to stable storage (fsync applies to the file, whichever descriptor). */
-    public static void sync(final Path file) throws IOException
-    {
-        try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE))
-        {
+    public static void sync(final Path file) throws IOException {
+        try (FileChannel c = FileChannel.open(file, StandardOpenOption.WRITE)) {
             c.force(true);
         }
     }
 
     @Override
-    public void close() throws IOException
-    {
+    public void close() throws IOException {
         channel.close();
-        if (!finished)
-        {
+        if (!finished) {
             entries.clear();
         }
     }
 
-    private int writeTable() throws IOException
-    {
+    private int writeTable() throws IOException {
         buffer.clear();
         final CRC32C crc = new CRC32C();
         long position = HEADER_LENGTH;
         ByteBuffer entryBuffer = ByteBuffer.allocate(4096).order(ByteOrder.LITTLE_ENDIAN);
-        for (final PartitionEntry e : entries)
-        {
+        for (final PartitionEntry e : entries) {
             final long length = entryLength(e.path().length);
-            if (entryBuffer.capacity() < length)
-            {
+            if (entryBuffer.capacity() < length) {
                 entryBuffer = ByteBuffer.allocate((int)length).order(ByteOrder.LITTLE_ENDIAN);
             }
             entryBuffer.clear();
             encode(e, entryBuffer);
             entryBuffer.flip();
             crc.update(entryBuffer.duplicate());
-            if (buffer.remaining() < entryBuffer.remaining())
-            {
+            if (buffer.remaining() < entryBuffer.remaining()) {
                 position = drain(position);
             }
-            if (buffer.remaining() < entryBuffer.remaining())
-            {
-                while (entryBuffer.hasRemaining())
-                {
+            if (buffer.remaining() < entryBuffer.remaining()) {
+                while (entryBuffer.hasRemaining()) {
                     position += channel.write(entryBuffer, position);
                 }
-            }
-            else
-            {
+            } else {
                 buffer.put(entryBuffer);
             }
         }
         position = drain(position);
-        if (position != HEADER_LENGTH + declaredTableLength)
-        {
+        if (position != HEADER_LENGTH + declaredTableLength) {
             throw new IllegalStateException(file + ": declared a table of " + declaredTableLength + " bytes, wrote " +
                 (position - HEADER_LENGTH));
         }
         return (int)crc.getValue();
     }
 
-    private long drain(final long position) throws IOException
-    {
+    private long drain(final long position) throws IOException {
         long at = position;
         buffer.flip();
-        while (buffer.hasRemaining())
-        {
+        while (buffer.hasRemaining()) {
             at += channel.write(buffer, at);
         }
         buffer.clear();
         return at;
     }
 
-    private static void encode(final PartitionEntry e, final ByteBuffer out)
-    {
+    private static void encode(final PartitionEntry e, final ByteBuffer out) {
         final int start = out.position();
         out.putInt(start + PATH_LENGTH_OFFSET, e.path().length);
         out.put(start + PATH_OFFSET, e.path());
@@ -302,8 +263,7 @@ public final class PartitionWriter implements AutoCloseable
         out.position(fixed + ENTRY_FIXED_LENGTH);
     }
 
-    private ByteBuffer header(final int tableCrc)
-    {
+    private ByteBuffer header(final int tableCrc) {
         final ByteBuffer h = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         h.put(MAGIC_OFFSET, MAGIC);
         h.putInt(VERSION_OFFSET, FORMAT_VERSION);
@@ -321,47 +281,38 @@ public final class PartitionWriter implements AutoCloseable
         return h;
     }
 
-    private void checkOrder(final PartitionEntry entry)
-    {
-        if (previousPath != null && Arrays.compareUnsigned(previousPath, entry.path()) >= 0)
-        {
+    private void checkOrder(final PartitionEntry entry) {
+        if (previousPath != null && Arrays.compareUnsigned(previousPath, entry.path()) >= 0) {
             throw new IllegalStateException(file + ": entries must come in increasing path order, " +
                 entry.pathString() + " came after " + PathBytes.display(previousPath));
         }
         previousPath = entry.path();
     }
 
-    private long position()
-    {
+    private long position() {
         return flushedPosition + buffer.position();
     }
 
-    private void writeSegment(final byte[] bytes, final int offset, final int length) throws IOException
-    {
+    private void writeSegment(final byte[] bytes, final int offset, final int length) throws IOException {
         put(bytes, offset, length);
         segmentCrc.update(bytes, offset, length);
         segmentLength += length;
     }
 
-    private void foldSegment()
-    {
+    private void foldSegment() {
         dataCrc = Crc32c.combine(dataCrc, (int)segmentCrc.getValue(), segmentLength);
         dataCrcLength += segmentLength;
         segmentCrc.reset();
         segmentLength = 0;
     }
 
-    private void put(final byte[] bytes, final int offset, final int length) throws IOException
-    {
-        if (length > buffer.remaining())
-        {
+    private void put(final byte[] bytes, final int offset, final int length) throws IOException {
+        if (length > buffer.remaining()) {
             flush();
         }
-        if (length > buffer.remaining())
-        {
+        if (length > buffer.remaining()) {
             final ByteBuffer direct = ByteBuffer.wrap(bytes, offset, length);
-            while (direct.hasRemaining())
-            {
+            while (direct.hasRemaining()) {
                 flushedPosition += channel.write(direct, flushedPosition);
             }
             return;
@@ -369,11 +320,9 @@ public final class PartitionWriter implements AutoCloseable
         buffer.put(bytes, offset, length);
     }
 
-    private void flush() throws IOException
-    {
+    private void flush() throws IOException {
         buffer.flip();
-        while (buffer.hasRemaining())
-        {
+        while (buffer.hasRemaining()) {
             flushedPosition += channel.write(buffer, flushedPosition);
         }
         buffer.clear();

@@ -7,14 +7,11 @@ import java.util.zip.CRC32C;
 
 import org.junit.jupiter.api.Test;
 
-class Crc32cTest
-{
+class Crc32cTest {
     @Test
-    void combiningTheCrcsOfTwoPartsGivesTheCrcOfTheWhole()
-    {
+    void combiningTheCrcsOfTwoPartsGivesTheCrcOfTheWhole() {
         final Random random = new Random(7);
-        for (int round = 0; round < 200; round++)
-        {
+        for (int round = 0; round < 200; round++) {
             final byte[] data = new byte[random.nextInt(20_000)];
             random.nextBytes(data);
             final int split = data.length == 0 ? 0 : random.nextInt(data.length + 1);
@@ -24,8 +21,7 @@ class Crc32cTest
         }
     }
 
-    private static int crc(final byte[] data, final int offset, final int length)
-    {
+    private static int crc(final byte[] data, final int offset, final int length) {
         final CRC32C crc = new CRC32C();
         crc.update(data, offset, length);
         return (int)crc.getValue();

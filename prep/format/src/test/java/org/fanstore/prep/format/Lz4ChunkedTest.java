@@ -22,15 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-class Lz4ChunkedTest
-{
+class Lz4ChunkedTest {
     @TempDir
     Path tmp;
 
     @ParameterizedTest
     @EnumSource(value = Compression.class, names = {"LZ4", "LZ4HC"})
-    void aMultiChunkBodyDecodesInMemoryAndStreamed(final Compression level) throws IOException
-    {
+    void aMultiChunkBodyDecodesInMemoryAndStreamed(final Compression level) throws IOException {
         final byte[] raw = text(PartitionDescriptor.LZ4_CHUNK_RAW_LENGTH * 2 + 777);
         final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(level);
         final byte[] encoded = new byte[(int)encoder.maxEncodedLength(raw.length)];
@@ -46,8 +44,7 @@ class Lz4ChunkedTest
         final Path file = Files.write(tmp.resolve("body"), body);
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final CRC32C crc = new CRC32C();
-        try (FileChannel in = FileChannel.open(file))
-        {
+        try (FileChannel in = FileChannel.open(file)) {
             assertEquals(raw.length, Lz4Chunked.decodeTo(in, 0, body.length, raw.length, Channels.newChannel(out),
                 crc));
         }
@@ -58,8 +55,7 @@ class Lz4ChunkedTest
     }
 
     @Test
-    void damagedBodiesAreRejectedNotDecodedToGarbage()
-    {
+    void damagedBodiesAreRejectedNotDecodedToGarbage() {
         final byte[] raw = text(100_000);
         final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(Compression.LZ4);
         final byte[] encoded = new byte[(int)encoder.maxEncodedLength(raw.length)];
@@ -76,12 +72,10 @@ class Lz4ChunkedTest
         assertThrows(IOException.class, () -> Lz4Chunked.decode(body, raw.length + 1));
     }
 
-    private static byte[] text(final int length)
-    {
+    private static byte[] text(final int length) {
         final Random random = new Random(3);
         final StringBuilder sb = new StringBuilder(length + 64);
-        while (sb.length() < length)
-        {
+        while (sb.length() < length) {
             sb.append(random.nextInt(100_000)).append(",label_").append(random.nextInt(10)).append('\n');
         }
         return sb.substring(0, length).getBytes(java.nio.charset.StandardCharsets.US_ASCII);

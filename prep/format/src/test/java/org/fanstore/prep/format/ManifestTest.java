@@ -14,13 +14,11 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class ManifestTest
-{
+class ManifestTest {
     @TempDir
     Path tmp;
 
-    private static Manifest sample()
-    {
+    private static Manifest sample() {
         return new Manifest(new byte[] {'i', 'm', 'g', ' ', (byte)0xFF}, 3, 2, 1, 1000, 600, Compression.LZ4HC,
             List.of("val".getBytes(StandardCharsets.US_ASCII)),
             List.of(new PartitionInfo(0, "part-00000.fsp", 4200, 0xDEADBEEF, 4, false),
@@ -28,8 +26,7 @@ class ManifestTest
     }
 
     @Test
-    void writesTheSpecifiedTextAndReadsItBack() throws IOException
-    {
+    void writesTheSpecifiedTextAndReadsItBack() throws IOException {
         sample().write(tmp);
         final String text = Files.readString(tmp.resolve(Manifest.FILE_NAME));
         assertEquals("""
@@ -55,8 +52,7 @@ class ManifestTest
     }
 
     @Test
-    void aBadRecordIsReportedWithFileAndLine() throws IOException
-    {
+    void aBadRecordIsReportedWithFileAndLine() throws IOException {
         final String text = sample().toText().replace("raw_bytes 1000", "raw_bytes lots");
         Files.writeString(tmp.resolve(Manifest.FILE_NAME), "# comment\n" + text);
         final BadManifestException e = assertThrows(BadManifestException.class, () -> Manifest.read(tmp));
@@ -65,8 +61,7 @@ class ManifestTest
     }
 
     @Test
-    void aMissingPartitionLineIsReported() throws IOException
-    {
+    void aMissingPartitionLineIsReported() throws IOException {
         final String text = sample().toText().replaceAll("partition 0 bcast.*\n", "");
         Files.writeString(tmp.resolve(Manifest.FILE_NAME), text);
         final BadManifestException e = assertThrows(BadManifestException.class, () -> Manifest.read(tmp));

@@ -18,8 +18,7 @@ import java.util.zip.CRC32C;
  * table entry computed here from the tree, not by reading the partition back, for the Java and C readers to
  * check against. Deterministic: regenerating must reproduce the committed files byte for byte.
  */
-final class PartitionVectors
-{
+final class PartitionVectors {
     static final String PARTITION = regularFileName(0);
     static final String EXPECT = "partition.expect";
     static final byte[] NAME = "golden".getBytes(US_ASCII);
@@ -31,29 +30,23 @@ final class PartitionVectors
     private static final int S_IFLNK = 0120000;
 
     /** One thing of the fixed source tree; {@code content} is a file's bytes or a symlink's target. */
-    record Node(String path, int type, int mode, long mtimeSec, int mtimeNsec, byte[] content, boolean lz4)
-    {
-        byte[] pathBytes()
-        {
+    record Node(String path, int type, int mode, long mtimeSec, int mtimeNsec, byte[] content, boolean lz4) {
+        byte[] pathBytes() {
             return path.getBytes(US_ASCII);
         }
     }
 
     /** An entry as the golden partition must hold it; {@code stored} is its body as written. */
-    record Expected(PartitionEntry entry, byte[] stored)
-    {
+    record Expected(PartitionEntry entry, byte[] stored) {
     }
 
-    private PartitionVectors()
-    {
+    private PartitionVectors() {
     }
 
     /** The fixed tree, sorted by path bytes as the table is. Paths are ASCII without spaces (see README.md). */
-    static List<Node> tree()
-    {
+    static List<Node> tree() {
         final byte[] pattern = new byte[3000];
-        for (int i = 0; i < pattern.length; i++)
-        {
+        for (int i = 0; i < pattern.length; i++) {
             pattern[i] = (byte)"fanstore golden vector ".charAt(i % 23);
         }
         final List<Node> nodes = new ArrayList<>(List.of(
@@ -74,21 +67,17 @@ final class PartitionVectors
     }
 
     /** The entries the golden partition holds, with body offsets absolute in the file, from the tree alone. */
-    static List<Expected> expected()
-    {
+    static List<Expected> expected() {
         final List<Node> tree = tree();
         long tableLength = 0;
-        for (final Node n : tree)
-        {
+        for (final Node n : tree) {
             tableLength += entryLength(n.pathBytes().length);
         }
         final long data = dataOffset(tableLength);
         long offset = data;
         final List<Expected> out = new ArrayList<>();
-        for (final Node n : tree)
-        {
-            if (n.type() == TYPE_DIRECTORY)
-            {
+        for (final Node n : tree) {
+            if (n.type() == TYPE_DIRECTORY) {
                 out.add(new Expected(new PartitionEntry(n.pathBytes(), n.type(), CODEC_RAW, n.mode(), UID, GID,
                     n.mtimeSec(), n.mtimeNsec(), 0, 0, data, 0), new byte[0]));
                 continue;
@@ -105,29 +94,22 @@ final class PartitionVectors
     }
 
     /** Writes the partition, the manifest and the expectations into {@code dir}; returns the names written. */
-    static List<String> writeAll(final Path dir) throws IOException
-    {
+    static List<String> writeAll(final Path dir) throws IOException {
         Files.createDirectories(dir);
         final List<Expected> expected = expected();
         long tableLength = 0;
-        for (final Expected e : expected)
-        {
+        for (final Expected e : expected) {
             tableLength += entryLength(e.entry().path().length);
         }
         final Path file = dir.resolve(PARTITION);
         Files.deleteIfExists(file);
         final PartitionWriter.Written written;
-        try (PartitionWriter writer = PartitionWriter.create(file, 0, false, expected.size(), tableLength))
-        {
-            for (final Expected e : expected)
-            {
+        try (PartitionWriter writer = PartitionWriter.create(file, 0, false, expected.size(), tableLength)) {
+            for (final Expected e : expected) {
                 final PartitionEntry entry = e.entry();
-                if (entry.isDir())
-                {
+                if (entry.isDir()) {
                     writer.addDirectory(entry);
-                }
-                else
-                {
+                } else {
                     writer.addBody(entry, entry.codec(), entry.rawLength(), entry.crc32c(), e.stored(),
                         e.stored().length);
                 }
@@ -139,15 +121,13 @@ final class PartitionVectors
         return List.of(PARTITION, Manifest.FILE_NAME, EXPECT);
     }
 
-    static Manifest manifest(final List<Expected> expected, final PartitionWriter.Written written)
-    {
+    static Manifest manifest(final List<Expected> expected, final PartitionWriter.Written written) {
         long files = 0;
         long dirs = 0;
         long symlinks = 0;
         long raw = 0;
         long stored = 0;
-        for (final Expected e : expected)
-        {
+        for (final Expected e : expected) {
             final PartitionEntry entry = e.entry();
             files += entry.isFile() ? 1 : 0;
             dirs += entry.isDir() ? 1 : 0;
@@ -160,8 +140,7 @@ final class PartitionVectors
     }
 
     /** partition.expect: one header line, then one line per entry in table order (see README.md). */
-    static String expectations(final List<Expected> expected, final long tableLength)
-    {
+    static String expectations(final List<Expected> expected, final long tableLength) {
         final StringBuilder sb = new StringBuilder();
         sb.append("# golden partition ").append(PARTITION).append(": the header, then every table entry in order.\n");
         sb.append("# Paths are ASCII without spaces; the root (empty path) is written '.'. offset is relative to\n");
@@ -170,8 +149,7 @@ final class PartitionVectors
                 "table_length=%d data_offset=%d entry_fixed=%d\n", FORMAT_VERSION, HEADER_LENGTH, expected.size(),
             HEADER_LENGTH, tableLength, dataOffset(tableLength), ENTRY_FIXED_LENGTH));
         final long data = dataOffset(tableLength);
-        for (final Expected e : expected)
-        {
+        for (final Expected e : expected) {
             final PartitionEntry x = e.entry();
             final String path = x.path().length == 0 ? "." : new String(x.path(), US_ASCII);
             sb.append(String.format("entry path=%s type=%d codec=%d mode=%o uid=%d gid=%d mtime_sec=%d " +
@@ -182,8 +160,7 @@ final class PartitionVectors
         return sb.toString();
     }
 
-    private static byte[] lz4(final byte[] raw)
-    {
+    private static byte[] lz4(final byte[] raw) {
         final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(Compression.LZ4);
         final byte[] out = new byte[(int)encoder.maxEncodedLength(raw.length)];
         return Arrays.copyOf(out, encoder.encode(raw, 0, raw.length, out, 0));

@@ -25,14 +25,11 @@ import org.junit.jupiter.api.io.TempDir;
  * parses it to exactly the entries of the fixed tree. The C side (interpose-native/tests/test_partition_format.c)
  * checks the same files. Run with -Dfanstore.regenerateVectors=true to rewrite them after a deliberate change.
  */
-class PartitionVectorsTest
-{
-    static Path vectorDir()
-    {
+class PartitionVectorsTest {
+    static Path vectorDir() {
         final String repo = System.getProperty("fanstore.repo");
         Path dir = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors")))
-        {
+        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors"))) {
             dir = dir.getParent();
         }
         assertNotNull(dir, "no tests/vectors above " + Path.of("").toAbsolutePath());
@@ -40,14 +37,11 @@ class PartitionVectorsTest
     }
 
     @Test
-    void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException
-    {
-        if (Boolean.getBoolean("fanstore.regenerateVectors"))
-        {
+    void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException {
+        if (Boolean.getBoolean("fanstore.regenerateVectors")) {
             PartitionVectors.writeAll(vectorDir());
         }
-        for (final String name : PartitionVectors.writeAll(temp))
-        {
+        for (final String name : PartitionVectors.writeAll(temp)) {
             final Path committed = vectorDir().resolve(name);
             assertTrue(Files.exists(committed), committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
             assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
@@ -56,21 +50,17 @@ class PartitionVectorsTest
     }
 
     @Test
-    void readerParsesTheGoldenPartitionToTheFixedTree() throws IOException
-    {
+    void readerParsesTheGoldenPartitionToTheFixedTree() throws IOException {
         final List<PartitionVectors.Expected> expected = PartitionVectors.expected();
         final List<PartitionVectors.Node> tree = PartitionVectors.tree();
-        try (PartitionReader reader = PartitionReader.open(vectorDir().resolve(PartitionVectors.PARTITION)))
-        {
+        try (PartitionReader reader = PartitionReader.open(vectorDir().resolve(PartitionVectors.PARTITION))) {
             assertEquals(0, reader.index());
             assertFalse(reader.isBroadcast());
             assertEquals(DATA_ALIGNMENT, reader.dataOffset());
             assertEquals(expected.stream().map(PartitionVectors.Expected::entry).toList(), reader.entries());
-            for (int i = 0; i < tree.size(); i++)
-            {
+            for (int i = 0; i < tree.size(); i++) {
                 final PartitionEntry e = reader.entries().get(i);
-                if (!e.isDir())
-                {
+                if (!e.isDir()) {
                     assertArrayEquals(tree.get(i).content(), reader.readRaw(e), e.pathString());
                     assertArrayEquals(expected.get(i).stored(), reader.readStored(e), e.pathString());
                 }
@@ -84,8 +74,7 @@ class PartitionVectorsTest
     }
 
     @Test
-    void manifestDescribesTheGoldenPartition() throws IOException
-    {
+    void manifestDescribesTheGoldenPartition() throws IOException {
         final Manifest manifest = Manifest.read(vectorDir());
         assertEquals("golden", manifest.name());
         assertEquals(List.of(4L, 4L, 1L, 3021L), List.of(manifest.files(), manifest.dirs(), manifest.symlinks(),
@@ -99,8 +88,7 @@ class PartitionVectorsTest
     }
 
     @Test
-    void theVersionWordCarriesTheStructureSizes() throws IOException
-    {
+    void theVersionWordCarriesTheStructureSizes() throws IOException {
         assertEquals(0x00403802, FORMAT_VERSION, "revision 2, entry fixed length 56, header length 64");
         assertEquals(FORMAT_VERSION, versionWord(LAYOUT_REVISION, HEADER_LENGTH, ENTRY_FIXED_LENGTH));
         final byte[] file = Files.readAllBytes(vectorDir().resolve(PartitionVectors.PARTITION));
@@ -111,13 +99,11 @@ class PartitionVectorsTest
 
     /** What a writer whose entry or header had another size (or the old version 1) would have written. */
     @Test
-    void aPartitionOfAnotherLayoutIsRefused(@TempDir final Path temp) throws IOException
-    {
+    void aPartitionOfAnotherLayoutIsRefused(@TempDir final Path temp) throws IOException {
         final byte[] golden = Files.readAllBytes(vectorDir().resolve(PartitionVectors.PARTITION));
         final int[] others = {versionWord(LAYOUT_REVISION, HEADER_LENGTH, ENTRY_FIXED_LENGTH + 4),
             versionWord(LAYOUT_REVISION, HEADER_LENGTH + 8, ENTRY_FIXED_LENGTH), 1};
-        for (final int version : others)
-        {
+        for (final int version : others) {
             final ByteBuffer patched = ByteBuffer.wrap(golden.clone()).order(ByteOrder.LITTLE_ENDIAN);
             patched.putInt(VERSION_OFFSET, version);
             final CRC32C crc = new CRC32C();

@@ -12,14 +12,11 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class PathBytesTest
-{
+class PathBytesTest {
     @Test
-    void everyByteSurvivesEscapeAndUnescape()
-    {
+    void everyByteSurvivesEscapeAndUnescape() {
         final byte[] all = new byte[256];
-        for (int i = 0; i < all.length; i++)
-        {
+        for (int i = 0; i < all.length; i++) {
             all[i] = (byte)i;
         }
         final String escaped = PathBytes.escape(all);
@@ -29,8 +26,7 @@ class PathBytesTest
     }
 
     @Test
-    void unescapeRefusesWhatTheManifestNeverHolds()
-    {
+    void unescapeRefusesWhatTheManifestNeverHolds() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> PathBytes.unescape("a%4"))
             .getMessage().contains("truncated"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> PathBytes.unescape("a%zz"))
@@ -41,24 +37,21 @@ class PathBytesTest
     }
 
     @Test
-    void percentDecodeKeepsWhatIsNotAnEscape()
-    {
+    void percentDecodeKeepsWhatIsNotAnEscape() {
         assertArrayEquals(bytes("100%/a%zz/%4"), PathBytes.percentDecode("100%/a%zz/%4"));
         assertArrayEquals(bytes("caf\u00e9/x y"), PathBytes.percentDecode("caf\u00e9/x%20y"));
         assertArrayEquals(new byte[] {'n', (byte)0xFF, '/'}, PathBytes.percentDecode("n%ff/"));
     }
 
     @Test
-    void percentDecodeReadsTheExactBytesOfAFileUri(@TempDir final Path dir) throws Exception
-    {
+    void percentDecodeReadsTheExactBytesOfAFileUri(@TempDir final Path dir) throws Exception {
         final Path file = Files.createFile(dir.resolve("a b%c#d"));
         final byte[] dirBytes = PathBytes.percentDecode(dir.toUri().getRawPath());
         assertArrayEquals(PathBytes.child(Arrays.copyOf(dirBytes, dirBytes.length - 1), bytes("a b%c#d")),
             PathBytes.percentDecode(file.toUri().getRawPath()), "toUri() escapes ' ', '%' and '#'");
     }
 
-    private static byte[] bytes(final String text)
-    {
+    private static byte[] bytes(final String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }
 }
