@@ -19,11 +19,12 @@ import org.fanstore.prep.format.PartitionWriter;
 
 /**
  * Writes the planned partitions one after another. Worker threads read (and compress) small files ahead of
- * the writer, many per task ({@link ReadBatch}), bounded by {@link #AHEAD_BYTES} and {@link #AHEAD_ENTRIES}; the single writer consumes their
- * results strictly in table order, so the output does not depend on the number of threads. Large files are
- * streamed by the writer itself while the workers keep reading ahead. Each finished partition is synced on a
- * thread of its own while the writer moves on to the next one: an fsync can take a second on a busy disk, and on
- * the readers' pool it would hold a reader, and the reads queued behind it, for that long.
+ * the writer, many per task ({@link ReadBatch}), bounded by {@link #AHEAD_BYTES} and {@link #AHEAD_ENTRIES};
+ * the single writer consumes their results strictly in table order, so the output does not depend on the
+ * number of threads. Large files are streamed by the writer itself while the workers keep reading ahead.
+ * Each finished partition is synced on a thread of its own while the writer moves on to the next one: an
+ * fsync can take a second on a busy disk, and on the readers' pool it would hold a reader, and the reads
+ * queued behind it, for that long.
  */
 final class PartitionPipeline {
     private static final long AHEAD_BYTES = 32L << 20;
@@ -108,7 +109,8 @@ final class PartitionPipeline {
     }
 
     private PartitionInfo write(final ExecutorService pool, final ExecutorService syncer,
-        final List<SourceEntry> entries, final int index, final boolean broadcast, final int firstSlot) throws IOException, PrepException {
+        final List<SourceEntry> entries, final int index, final boolean broadcast, final int firstSlot)
+        throws IOException, PrepException {
         final String fileName = broadcast ? PartitionDescriptor.broadcastFileName(index) :
             PartitionDescriptor.regularFileName(index);
         final PartitionWriter.Written written;

@@ -27,7 +27,8 @@ public final class RuntimeMain {
             String message = t.getMessage() != null ? t.getMessage() : t.toString();
             System.out.println("FANSTORE-ERROR " + message.replace('\n', ' '));
             System.out.flush();
-            if (!(t instanceof IOException || t instanceof IllegalArgumentException || t instanceof IllegalStateException)) {
+            if (!(t instanceof IOException || t instanceof IllegalArgumentException
+                    || t instanceof IllegalStateException)) {
                 t.printStackTrace();
             }
             status = 1;

@@ -2,7 +2,6 @@ package org.fanstore.launcher.run;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,7 +38,8 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--local-dir", paramLabel = "DIR", description = "node-local storage (default: $TMPDIR or /tmp)")
     Path localDir;
 
-    @Option(names = "--mount", paramLabel = "PREFIX", defaultValue = "/fanstore", description = "default: ${DEFAULT-VALUE}")
+    @Option(names = "--mount", paramLabel = "PREFIX", defaultValue = "/fanstore",
+        description = "default: ${DEFAULT-VALUE}")
     String mount;
 
     @Option(names = "--cache-mb", paramLabel = "M", description = "tmpfs cache bound per node (default: 1/4 of RAM)")
@@ -48,7 +48,8 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--replicas", paramLabel = "K", defaultValue = "0", description = "extra copies of each partition")
     int replicas;
 
-    @Option(names = "--output-dir", paramLabel = "DIR", description = "persistent directory for files written under the mount")
+    @Option(names = "--output-dir", paramLabel = "DIR",
+        description = "persistent directory for files written under the mount")
     Path outputDir;
 
     @Option(names = "--only-rank", paramLabel = "R", description = "run CMD on rank R only (--ranks mode)")
@@ -63,7 +64,8 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--keep-local", description = "keep node-local copies and shared memory after the job")
     boolean keepLocal;
 
-    @Option(names = "--load-timeout", paramLabel = "SECONDS", defaultValue = "1800", description = "default: ${DEFAULT-VALUE}")
+    @Option(names = "--load-timeout", paramLabel = "SECONDS", defaultValue = "1800",
+        description = "default: ${DEFAULT-VALUE}")
     int loadTimeoutSeconds;
 
 

@@ -25,7 +25,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class MetadataTable implements AutoCloseable {
     /** Reads 8 key bytes at once in the order UnsafeBuffer.getLong(index) uses for the mapped bytes. */
-    private static final VarHandle LONG_VIEW = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private static final VarHandle LONG_VIEW =
+        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
 
     private final MappedByteBuffer mapped;
     private final UnsafeBuffer buffer;

@@ -109,7 +109,8 @@ public final class MetadataTableWriter {
         return totalLength;
     }
 
-    private static void checkArguments(final byte[] localRoot, final int rank, final int worldSize, final long generation) {
+    private static void checkArguments(final byte[] localRoot, final int rank, final int worldSize,
+        final long generation) {
         if (generation == 0) {
             throw new IllegalArgumentException("generation 0 is reserved");
         }
@@ -170,7 +171,8 @@ public final class MetadataTableWriter {
      * Gives each added directory the mtime, uid and gid of its newest child. Children sort after their parent,
      * so walking entries backwards settles a directory before its own parent looks at it.
      */
-    private static void inheritNewestChild(final UnsafeBuffer buffer, final SortedNamespace ns, final long entriesOffset) {
+    private static void inheritNewestChild(final UnsafeBuffer buffer, final SortedNamespace ns,
+        final long entriesOffset) {
         final boolean[] inherited = new boolean[ns.entries.length];
         for (int i = ns.entries.length - 1; i > 0; i--) {
             final int p = ns.parent[i];
@@ -187,8 +189,10 @@ public final class MetadataTableWriter {
                 inherited[p] = true;
                 buffer.putLong(dir + ENTRY_MTIME_SEC_OFFSET, childSec, LITTLE_ENDIAN);
                 buffer.putInt(dir + ENTRY_MTIME_NSEC_OFFSET, childNsec, LITTLE_ENDIAN);
-                buffer.putInt(dir + ENTRY_UID_OFFSET, buffer.getInt(child + ENTRY_UID_OFFSET, LITTLE_ENDIAN), LITTLE_ENDIAN);
-                buffer.putInt(dir + ENTRY_GID_OFFSET, buffer.getInt(child + ENTRY_GID_OFFSET, LITTLE_ENDIAN), LITTLE_ENDIAN);
+                buffer.putInt(dir + ENTRY_UID_OFFSET, buffer.getInt(child + ENTRY_UID_OFFSET, LITTLE_ENDIAN),
+                    LITTLE_ENDIAN);
+                buffer.putInt(dir + ENTRY_GID_OFFSET, buffer.getInt(child + ENTRY_GID_OFFSET, LITTLE_ENDIAN),
+                    LITTLE_ENDIAN);
             }
         }
     }

@@ -78,7 +78,8 @@ public final class TableFromTree {
             try (DirectoryStream<Path> children = Files.newDirectoryStream(pending.pop())) {
                 for (final Path child : children) {
                     final byte[] key = keyOf(nameKey, realPrefix, rawBytes(child));
-                    final Map<String, Object> st = Files.readAttributes(child, LSTAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
+                    final Map<String, Object> st =
+                        Files.readAttributes(child, LSTAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
                     final int type = (int)st.get("mode") & S_IFMT;
                     if (type == S_IFDIR) {
                         entries.add(entry(key, st, 0, 0, null));
@@ -88,7 +89,8 @@ public final class TableFromTree {
                     } else if (type == S_IFLNK) {
                         entries.add(entry(key, st, 0, 0, linkTargetBytes(Files.readSymbolicLink(child))));
                     } else {
-                        System.err.println("TableFromTree: skipping " + child + " (neither file, directory nor symlink)");
+                        System.err.println("TableFromTree: skipping " + child
+                            + " (neither file, directory nor symlink)");
                     }
                 }
             }

@@ -58,7 +58,8 @@ final class FetchDispatcher {
         byte[] shutdown = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_SHUTDOWN,
                 world.rank(), 0, 0, 0, 0, 0));
         try {
-            Request sent = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, world.rank(), MpiTags.FETCH_REQUEST);
+            Request sent = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, world.rank(),
+                    MpiTags.FETCH_REQUEST);
             BoundedWait.until(sent, deadline);
             dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
         } catch (Exception | LinkageError e) {
@@ -98,7 +99,8 @@ final class FetchDispatcher {
     private void serve(FetchProtocol.Request r) {
         try {
             boolean whole = r.kind() == FetchProtocol.KIND_FETCH_WHOLE;
-            if ((r.kind() != FetchProtocol.KIND_FETCH && !whole) || r.chunkBytes() < 1 || r.chunkBytes() > FetchProtocol.MAX_CHUNK_BYTES
+            if ((r.kind() != FetchProtocol.KIND_FETCH && !whole)
+                    || r.chunkBytes() < 1 || r.chunkBytes() > FetchProtocol.MAX_CHUNK_BYTES
                     || r.position() < 0 || r.length() < 0) {
                 refuse(r, RemoteFetchException.Reason.BAD_REQUEST, -1);
                 return;
@@ -158,7 +160,8 @@ final class FetchDispatcher {
         }
     }
 
-    private void refuse(FetchProtocol.Request r, RemoteFetchException.Reason reason, long objectLength) throws Exception {
+    private void refuse(FetchProtocol.Request r, RemoteFetchException.Reason reason, long objectLength)
+            throws Exception {
         byte[] header = new byte[FetchProtocol.REPLY_HEADER_BYTES];
         FetchProtocol.putHeader(header, FetchProtocol.statusOf(reason), objectLength, 0);
         send(r, header, header.length);

@@ -68,7 +68,8 @@ final class FetchProtocol {
     static Request decode(byte[] bytes) {
         ByteBuffer b = ByteBuffer.wrap(bytes);
         return new Request(b.getInt(KIND_OFFSET), b.getInt(REQUESTER_OFFSET), b.getInt(REPLY_TAG_OFFSET),
-                b.getInt(CHUNK_BYTES_OFFSET), b.getLong(ID_OFFSET), b.getLong(POSITION_OFFSET), b.getLong(LENGTH_OFFSET));
+                b.getInt(CHUNK_BYTES_OFFSET), b.getLong(ID_OFFSET), b.getLong(POSITION_OFFSET),
+                b.getLong(LENGTH_OFFSET));
     }
 
     static void putHeader(byte[] message, int status, long objectLength, long replyLength) {

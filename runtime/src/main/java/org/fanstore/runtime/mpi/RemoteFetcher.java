@@ -52,7 +52,8 @@ public final class RemoteFetcher implements AutoCloseable {
      */
     public static RemoteFetcher start(MpiWorld world, FetchSource source, int workers, int chunkBytes) {
         if (chunkBytes < 1 || chunkBytes > FetchProtocol.MAX_CHUNK_BYTES) {
-            throw new IllegalArgumentException("chunkBytes must be 1.." + FetchProtocol.MAX_CHUNK_BYTES + ", got " + chunkBytes);
+            throw new IllegalArgumentException("chunkBytes must be 1.." + FetchProtocol.MAX_CHUNK_BYTES
+                    + ", got " + chunkBytes);
         }
         FetchDispatcher dispatcher = new FetchDispatcher(world, source, workers);
         dispatcher.start();

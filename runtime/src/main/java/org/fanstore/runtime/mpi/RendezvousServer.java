@@ -178,7 +178,8 @@ public final class RendezvousServer implements AutoCloseable {
                 // fall through to the report below
             } catch (InterruptedIOException | java.net.SocketException closed) {
                 if (listener.isClosed()) {
-                    throw new IOException("rendezvous at " + host() + ":" + port() + " was closed before all ranks joined");
+                    throw new IOException("rendezvous at " + host() + ":" + port()
+                            + " was closed before all ranks joined");
                 }
                 throw closed;
             }

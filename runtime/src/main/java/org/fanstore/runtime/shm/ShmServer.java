@@ -42,7 +42,10 @@ public final class ShmServer implements AutoCloseable {
         this.dispatcherThread.setDaemon(true);
     }
 
-    /** Creates {@code ctlFile} (mode 0600; replaces only a stale file of ours) and starts serving. Keeps the file on close. */
+    /**
+     * Creates {@code ctlFile} (mode 0600; replaces only a stale file of ours) and starts serving. Keeps the file
+     * on close.
+     */
     public static ShmServer create(final Path ctlFile, final int slotCount, final int slotSize, final int ringCapacity,
         final RequestHandler handler) throws IOException {
         return create(ctlFile, slotCount, slotSize, ringCapacity, handler, false);

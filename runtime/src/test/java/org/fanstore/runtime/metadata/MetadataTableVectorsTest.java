@@ -38,7 +38,8 @@ class MetadataTableVectorsTest {
         }
         for (final String name : MetadataVectors.writeAll(temp)) {
             final Path committed = vectorDir().resolve(name);
-            assertTrue(Files.exists(committed), committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
+            assertTrue(Files.exists(committed),
+                committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
             assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
                 name + " differs from what the writer now produces: format drift?");
         }
@@ -111,7 +112,8 @@ class MetadataTableVectorsTest {
         for (final String line : Files.readAllLines(vectorDir().resolve("malformed.expect"), US_ASCII)) {
             if (line.startsWith("reject ")) {
                 final Path bad = vectorDir().resolve(line.substring("reject ".length()).trim());
-                final IOException ex = assertThrows(IOException.class, () -> MetadataTable.open(bad).close(), bad.toString());
+                final IOException ex =
+                    assertThrows(IOException.class, () -> MetadataTable.open(bad).close(), bad.toString());
                 assertTrue(ex.getMessage().contains(bad.toString()), "message names the file: " + ex.getMessage());
                 refused++;
             }

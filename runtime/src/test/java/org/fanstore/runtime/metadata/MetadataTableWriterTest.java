@@ -98,7 +98,8 @@ class MetadataTableWriterTest {
                 assertTrue(i > 0, KeyText.of(e.key()));
                 assertArrayEquals(e.key(), t.key(i));
                 assertEquals(e.mode(), t.mode(i));
-                final long size = isDirectory(e.mode()) ? DIRECTORY_SIZE : isSymlink(e.mode()) ? e.linkTarget().length : e.size();
+                final long size = isDirectory(e.mode()) ? DIRECTORY_SIZE
+                    : isSymlink(e.mode()) ? e.linkTarget().length : e.size();
                 assertEquals(size, t.size(i));
                 assertEquals(e.mtimeSec(), t.mtimeSec(i));
                 assertEquals(e.mtimeNsec(), t.mtimeNsec(i));
@@ -116,7 +117,8 @@ class MetadataTableWriterTest {
                     final int c = t.child(i, k);
                     assertEquals(i, t.parent(c));
                     final byte[] name = NamespaceModel.name(t.key(c));
-                    assertTrue(previous == null || java.util.Arrays.compareUnsigned(previous, name) < 0, "children in name order");
+                    assertTrue(previous == null || java.util.Arrays.compareUnsigned(previous, name) < 0,
+                        "children in name order");
                     previous = name;
                     linked++;
                 }
@@ -187,8 +189,9 @@ class MetadataTableWriterTest {
 
     @Test
     void aFileUsedAsADirectoryIsRefused() {
-        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, () -> write(dir.resolve("f.tbl"),
-            List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 0), NamespaceEntry.file(b("a/b"), 0644, 1, 0, 0, 0, 0))));
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class,
+            () -> write(dir.resolve("f.tbl"), List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 0),
+                NamespaceEntry.file(b("a/b"), 0644, 1, 0, 0, 0, 0))));
         assertTrue(ex.getMessage().contains("not a directory"), ex.getMessage());
     }
 

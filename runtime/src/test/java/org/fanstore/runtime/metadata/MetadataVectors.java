@@ -66,21 +66,24 @@ final class MetadataVectors {
     static List<NamespaceEntry> basicNamespace(final Path scratch) throws IOException {
         final List<NamespaceEntry> fixed = new ArrayList<>();
         fixed.add(new NamespaceEntry(bytes("dataset"), S_IFDIR | 0750, 0, 1_700_000_000L, 500, 1000, 100, 0, 0, null));
-        fixed.add(new NamespaceEntry(bytes("dataset/empty"), S_IFDIR | 0755, 0, 1_700_000_001L, 0, 1000, 100, 0, 0, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/empty"), S_IFDIR | 0755, 0, 1_700_000_001L, 0, 1000, 100, 0, 0,
+            null));
         fixed.add(new NamespaceEntry(bytes("dataset/train/n01/a.jpg"), S_IFREG | 0644, 0, 1_700_000_002L, 7, 1000, 100,
             FLAG_LOCAL_RAW | FLAG_LOCAL, 1, null));
-        fixed.add(new NamespaceEntry(bytes("dataset/train/n01/b.jpg"), S_IFREG | 0644, 1234, 1_700_000_003L, 999_999_999,
-            1000, 100, FLAG_COMPRESSED, 0, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/train/n01/b.jpg"), S_IFREG | 0644, 1234, 1_700_000_003L,
+            999_999_999, 1000, 100, FLAG_COMPRESSED, 0, null));
         fixed.add(new NamespaceEntry(bytes("dataset/train/n02/c.bin"), S_IFREG | 0600, 5_000_000_000L, -5L, 0, 0, 0,
             FLAG_LOCAL, 1, null));
         fixed.add(new NamespaceEntry(bytes("dataset/link"), S_IFLNK | 0777, 0, 1_700_000_004L, 0, 1000, 100, 0, 0,
             bytes("train/n01/b.jpg")));
         fixed.add(new NamespaceEntry(new byte[]{'d', 'a', 't', 'a', 's', 'e', 't', '/', (byte)0xff, (byte)0xfe, 'x',
-            (byte)0x80, '.', 'b', 'i', 'n'}, S_IFREG | 0644, 17, 1_600_000_000L, 0, 1000, 100, FLAG_LOCAL_RAW | FLAG_LOCAL,
-            1, null));
+            (byte)0x80, '.', 'b', 'i', 'n'}, S_IFREG | 0644, 17, 1_600_000_000L, 0, 1000, 100,
+            FLAG_LOCAL_RAW | FLAG_LOCAL, 1, null));
         // '-' sorts before '/', so "a-b" lies between "a" and "a/x" in key order.
-        fixed.add(new NamespaceEntry(bytes("dataset/a-b"), S_IFREG | 0644, 3, 1_700_000_005L, 0, 1000, 100, 0, 0, null));
-        fixed.add(new NamespaceEntry(bytes("dataset/a/x"), S_IFREG | 0644, 4, 1_700_000_006L, 0, 1000, 100, 0, 1, null));
+        fixed.add(new NamespaceEntry(bytes("dataset/a-b"), S_IFREG | 0644, 3, 1_700_000_005L, 0, 1000, 100, 0, 0,
+            null));
+        fixed.add(new NamespaceEntry(bytes("dataset/a/x"), S_IFREG | 0644, 4, 1_700_000_006L, 0, 1000, 100, 0, 1,
+            null));
         fixed.add(new NamespaceEntry(bytes("dataset/long/" + "d".repeat(120) + "/" + "e".repeat(120) + "/" +
             "f".repeat(80) + ".dat"), S_IFREG | 0644, 99, 1_700_000_007L, 0, 1000, 100, 0, 0, null));
         fixed.add(new NamespaceEntry(bytes("other/readme.txt"), S_IFREG | 0444, 42, 1_700_000_008L, 0, 0, 0,
@@ -95,7 +98,8 @@ final class MetadataVectors {
             withPlaceholders.add(collideEntry(bytes("dataset/collide/p" + i)));
         }
         MetadataTableWriter.write(probe, withPlaceholders, LOCAL_ROOT, RANK, WORLD_SIZE, ST_DEV, GENERATION);
-        final long mask = ByteBuffer.wrap(Files.readAllBytes(probe)).order(LITTLE_ENDIAN).getLong(BUCKET_COUNT_OFFSET) - 1;
+        final long mask =
+            ByteBuffer.wrap(Files.readAllBytes(probe)).order(LITTLE_ENDIAN).getLong(BUCKET_COUNT_OFFSET) - 1;
         Files.delete(probe);
         final List<NamespaceEntry> all = new ArrayList<>(fixed);
         for (final byte[] key : keysInOneBucket("dataset/collide/k", COLLIDING, mask, -1)) {
@@ -189,7 +193,8 @@ final class MetadataVectors {
         bad.put("children-range-past-end.tbl", patch32(good, entryField(entriesOffset, 0, ENTRY_FIRST_CHILD_OFFSET),
             (int)h.getLong(CHILDREN_COUNT_OFFSET)));
         bad.put("child-index-out-of-range.tbl", patch32(good, (int)childrenOffset, (int)entries));
-        bad.put("root-not-directory.tbl", patch32(good, entryField(entriesOffset, 0, ENTRY_MODE_OFFSET), S_IFREG | 0644));
+        bad.put("root-not-directory.tbl",
+            patch32(good, entryField(entriesOffset, 0, ENTRY_MODE_OFFSET), S_IFREG | 0644));
         bad.put("owner-outside-world.tbl", patch32(good, entryField(entriesOffset, 1, ENTRY_OWNER_RANK_OFFSET), 7));
         bad.put("bucket-index-out-of-range.tbl", patch32(good, firstUsedBucket(h, bucketsOffset, bucketCount),
             (int)entries + 5));

@@ -47,7 +47,8 @@ final class NamespaceModel {
             Row newest = null;
             for (final int c : children(i)) {
                 final Row child = rows.get(c);
-                if (newest == null || child.sec() > newest.sec() || (child.sec() == newest.sec() && child.nsec() >= newest.nsec())) {
+                if (newest == null || child.sec() > newest.sec()
+                    || (child.sec() == newest.sec() && child.nsec() >= newest.nsec())) {
                     newest = child;
                 }
             }

@@ -62,7 +62,8 @@ public final class RankMain {
     private static MpiWorld join(int rank, int size, String endpoint) throws Exception {
         if (!endpoint.startsWith("file:")) {
             int colon = endpoint.lastIndexOf(':');
-            return MpiWorld.init(rank, size, endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)), TIMEOUT);
+            return MpiWorld.init(rank, size, endpoint.substring(0, colon),
+                    Integer.parseInt(endpoint.substring(colon + 1)), TIMEOUT);
         }
         String[] parts = endpoint.split(":");
         Path dir = Path.of(parts[1]);
@@ -113,7 +114,8 @@ public final class RankMain {
             f.get(60, TimeUnit.SECONDS);
         }
         pool.shutdown();
-        System.out.println("CONCURRENT_OK " + threads + " ms " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        System.out.println("CONCURRENT_OK " + threads + " ms "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         world.barrier(TIMEOUT); // nobody fetches from a rank that stopped serving
     }
 
@@ -208,7 +210,8 @@ public final class RankMain {
         }
         Duration wait = Duration.ofSeconds(5);
         boolean fetchNamed = reportFailure("FETCH", victim, () -> fetcher.fetch(victim,
-                PatternObjects.id(victim, 3), PatternObjects.SIZES[3], new PatternObjects.CheckingSink(PatternObjects.id(victim, 3), 0), wait));
+                PatternObjects.id(victim, 3), PatternObjects.SIZES[3],
+                new PatternObjects.CheckingSink(PatternObjects.id(victim, 3), 0), wait));
         boolean gatherNamed = reportFailure("ALLGATHER", victim, () -> world.allGather(new byte[10], wait));
         return fetchNamed && gatherNamed ? 0 : 1;
     }
@@ -221,7 +224,8 @@ public final class RankMain {
             return false;
         } catch (RankFailedException e) {
             long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            System.out.println(what + "_FAILED ranks=" + Arrays.toString(e.ranks()) + " ms=" + ms + " msg=" + e.getMessage());
+            System.out.println(what + "_FAILED ranks=" + Arrays.toString(e.ranks()) + " ms=" + ms
+                    + " msg=" + e.getMessage());
             return Arrays.equals(e.ranks(), new int[] {victim}) && ms < 10_000;
         } catch (Exception e) {
             System.out.println(what + "_WRONG_EXCEPTION " + e);

@@ -42,12 +42,14 @@ class RemoteFetcherProcessTest {
     @Test
     @Timeout(120)
     void fourRanksGatherAndFetchFromEachOtherWithEightThreadsEach() throws Exception {
-        try (RendezvousServer server = RendezvousServer.start(InetAddress.getLoopbackAddress(), 4, Duration.ofSeconds(30));
+        try (RendezvousServer server =
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 4, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
             for (int r = 0; r < 4; r++) {
-                ps.add(ranks.start(r, RankMain.class, "exercise", "" + r, "4", endpoint, "" + RemoteFetcher.DEFAULT_CHUNK_BYTES, "8"));
+                ps.add(ranks.start(r, RankMain.class, "exercise", "" + r, "4", endpoint,
+                        "" + RemoteFetcher.DEFAULT_CHUNK_BYTES, "8"));
             }
             server.awaitCompletion();
             assertAllExitCleanly(ranks, ps);
@@ -58,13 +60,14 @@ class RemoteFetcherProcessTest {
     @Timeout(120)
     void killedRankIsNamedBySurvivorsFetchAndAllGatherWithinTenSeconds() throws Exception {
         int victim = 2;
-        try (RendezvousServer server = RendezvousServer.start(InetAddress.getLoopbackAddress(), 3, Duration.ofSeconds(30));
+        try (RendezvousServer server =
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 3, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
             for (int r = 0; r < 3; r++) {
-                ps.add(ranks.start(r, RankMain.class, "survive", "" + r, "3", endpoint, "" + RemoteFetcher.DEFAULT_CHUNK_BYTES,
-                        "1", "" + victim));
+                ps.add(ranks.start(r, RankMain.class, "survive", "" + r, "3", endpoint,
+                        "" + RemoteFetcher.DEFAULT_CHUNK_BYTES, "1", "" + victim));
             }
             server.awaitCompletion();
             for (int r = 0; r < 3; r++) {

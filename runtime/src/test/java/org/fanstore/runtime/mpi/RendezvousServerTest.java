@@ -41,13 +41,15 @@ class RendezvousServerTest {
     @Test
     @Timeout(20)
     void repliesToEveryRankWithThePeerTableInRankOrderReadPortFirst() throws Exception {
-        try (RendezvousServer server = RendezvousServer.start(InetAddress.getLoopbackAddress(), 3, Duration.ofSeconds(10))) {
+        try (RendezvousServer server =
+                RendezvousServer.start(InetAddress.getLoopbackAddress(), 3, Duration.ofSeconds(10))) {
             // ranks connect out of order; the table must still be in rank order
             var r2 = fakeRank(server.host(), server.port(), 2, 30002, 31002);
             var r0 = fakeRank(server.host(), server.port(), 0, 30000, 31000);
             var r1 = fakeRank(server.host(), server.port(), 1, 30001, 31001);
             server.awaitCompletion();
-            String expected = "#Peer Information;127.0.0.1@31000@30000@0@0;127.0.0.1@31001@30001@1@0;127.0.0.1@31002@30002@2@0";
+            String expected = "#Peer Information;127.0.0.1@31000@30000@0@0;127.0.0.1@31001@30001@1@0;"
+                    + "127.0.0.1@31002@30002@2@0";
             assertEquals(expected, r0.get());
             assertEquals(expected, r1.get());
             assertEquals(expected, r2.get());
@@ -57,7 +59,8 @@ class RendezvousServerTest {
     @Test
     @Timeout(20)
     void aMissingRankFailsWithinTheDeadlineNamingIt() throws Exception {
-        try (RendezvousServer server = RendezvousServer.start(InetAddress.getLoopbackAddress(), 3, Duration.ofSeconds(2))) {
+        try (RendezvousServer server =
+                RendezvousServer.start(InetAddress.getLoopbackAddress(), 3, Duration.ofSeconds(2))) {
             fakeRank(server.host(), server.port(), 0, 30000, 31000);
             fakeRank(server.host(), server.port(), 2, 30002, 31002);
             long start = System.nanoTime();
@@ -72,7 +75,8 @@ class RendezvousServerTest {
     @Test
     @Timeout(20)
     void aRankNumberClaimedTwiceIsRejectedNamingBoth() throws Exception {
-        try (RendezvousServer server = RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(5))) {
+        try (RendezvousServer server =
+                RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(5))) {
             fakeRank(server.host(), server.port(), 1, 30000, 31000);
             fakeRank(server.host(), server.port(), 1, 30001, 31001);
             var e = assertThrows(java.io.IOException.class, server::awaitCompletion);
@@ -105,7 +109,8 @@ class RendezvousServerTest {
         assertEquals(new RendezvousFile.Endpoint("10.1.2.3", 4567), waiting.get());
 
         long start = System.nanoTime();
-        var e = assertThrows(java.io.IOException.class, () -> RendezvousFile.await(dir, "job-8", Duration.ofMillis(300)));
+        var e = assertThrows(java.io.IOException.class,
+                () -> RendezvousFile.await(dir, "job-8", Duration.ofMillis(300)));
         assertTrue(e.getMessage().contains("fanstore-rendezvous-job-8"), e.getMessage());
         assertTrue(Duration.ofNanos(System.nanoTime() - start).toMillis() < 2_000);
     }

@@ -51,7 +51,8 @@ final class RawControlView implements AutoCloseable {
     boolean claim(final int slot, final int pid) {
         final int word = slotOffset(slot) + SLOT_CLAIM_WORD_OFFSET;
         final long seen = buffer.getLongVolatile(word);
-        return (int)seen == SLOT_FREE && buffer.compareAndSetLong(word, seen, ((long)pid << Integer.SIZE) | SLOT_CLAIMED);
+        return (int)seen == SLOT_FREE
+            && buffer.compareAndSetLong(word, seen, ((long)pid << Integer.SIZE) | SLOT_CLAIMED);
     }
 
     /** Fills a claimed slot, submits it and posts the ring record; returns the sequence used. */
