@@ -11,7 +11,8 @@ import java.util.Optional;
  * <p>Read from the scheduler's environment, SLURM first (it states node ids directly), then Open MPI and PMI
  * (node id derived from the block distribution both use by default: rank / local size).
  */
-public record JobEnvironment(Scheduler scheduler, String jobId, int nodeId, int nodeCount, int localId, int localCount) {
+public record JobEnvironment(Scheduler scheduler, String jobId, int nodeId, int nodeCount, int localId,
+                             int localCount) {
 
     /** True when this task starts and owns the node's runtime. */
     public boolean ownsRuntime() {
@@ -36,7 +37,8 @@ public record JobEnvironment(Scheduler scheduler, String jobId, int nodeId, int 
                     env.getOrDefault("OMPI_MCA_orte_ess_jobid", env.getOrDefault("PMIX_NAMESPACE", ""))));
         }
         if (env.containsKey("PMI_RANK")) {
-            return Optional.of(fromRanks(Scheduler.PMI, env, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS",
+            return Optional.of(fromRanks(Scheduler.PMI, env, "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID",
+                    "MPI_LOCALNRANKS",
                     env.getOrDefault("PMI_JOBID", env.getOrDefault("PMIX_NAMESPACE", ""))));
         }
         return Optional.empty();

@@ -68,7 +68,8 @@ public final class JobLayout {
 
     /**
      * Waits until the other {@code localCount - 1} tasks sharing this node's runtime are done: each writes
-     * {@code tasks/<local id>.running} in the rank's directory (its pid) before reading and renames it to {@code .done} after, so the
+     * {@code tasks/<local id>.running} in the rank's directory (its pid) before reading and renames it to
+     * {@code .done} after, so the
      * runtime outlives every reader. A task whose process is gone counts as done; one that never registers is
      * given up on after {@code registerTimeoutMillis} (it probably failed before reaching fanstore).
      */

@@ -12,7 +12,8 @@ import org.fanstore.runtime.placement.IndexRecord;
  * The bytes one rank contributes to the metadata all-gather (Java on both ends, so it is specified here only).
  * Little-endian: {@code u32 count}, then per record {@code u32 keyLen, key, u8 type, u8 codec, u32 mode,
  * u32 uid, u32 gid, i64 mtimeSec, u32 mtimeNsec, i64 rawLength, i64 storedLength, i64 bodyOffset, u32 crc32c,
- * i32 partition, u32 linkLen, link}: the fields of {@link PartitionEntry}, key as its path, in its order. A rank that receives a malformed contribution names the sending rank.
+ * i32 partition, u32 linkLen, link}: the fields of {@link PartitionEntry}, key as its path, in its order. A rank
+ * that receives a malformed contribution names the sending rank.
  */
 public final class IndexCodec {
     private static final int FIXED_BYTES = 4 + 1 + 1 + 4 + 4 + 4 + 8 + 4 + 8 + 8 + 8 + 4 + 4 + 4;

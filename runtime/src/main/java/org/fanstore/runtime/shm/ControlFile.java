@@ -109,7 +109,8 @@ final class ControlFile {
             final int version = header.getIntVolatile(VERSION_OFFSET);
             if (version != VERSION) {
                 throw new IOException(path + ": control file layout " + describeVersion(version)
-                    + ", but this build uses " + describeVersion(VERSION) + ": runtime and shim from different builds?");
+                    + ", but this build uses " + describeVersion(VERSION)
+                    + ": runtime and shim from different builds?");
             }
             final int slotCount = header.getInt(SLOT_COUNT_OFFSET);
             final int slotSize = header.getInt(SLOT_SIZE_OFFSET);

@@ -76,7 +76,8 @@ final class ControlFileVectors {
         final int flags, final int entry, final byte[] key) {
         final UnsafeBuffer b = file.buffer;
         final int base = file.slotOffset(slot);
-        if (!b.compareAndSetLong(base + SLOT_CLAIM_WORD_OFFSET, SLOT_FREE, ((long)pid << Integer.SIZE) | SLOT_CLAIMED)) {
+        final long claimed = ((long)pid << Integer.SIZE) | SLOT_CLAIMED;
+        if (!b.compareAndSetLong(base + SLOT_CLAIM_WORD_OFFSET, SLOT_FREE, claimed)) {
             throw new IllegalStateException("slot " + slot + " not free");
         }
         b.putInt(base + SLOT_SEQUENCE_OFFSET, sequence);

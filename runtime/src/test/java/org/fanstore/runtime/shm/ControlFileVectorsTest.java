@@ -40,7 +40,8 @@ class ControlFileVectorsTest {
         }
         for (final String name : names) {
             final Path committed = vectorDir().resolve(name);
-            assertTrue(Files.exists(committed), committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
+            assertTrue(Files.exists(committed), committed
+                    + " missing: regenerate with -Dfanstore.regenerateVectors=true");
             assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
                 name + " differs from what ControlFile now writes: layout drift?");
         }

@@ -43,7 +43,8 @@ class PartitionVectorsTest {
         }
         for (final String name : PartitionVectors.writeAll(temp)) {
             final Path committed = vectorDir().resolve(name);
-            assertTrue(Files.exists(committed), committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
+            assertTrue(Files.exists(committed), committed
+                    + " missing: regenerate with -Dfanstore.regenerateVectors=true");
             assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
                 name + " differs from what the writer now produces: format drift?");
         }
