@@ -9,8 +9,8 @@ cd "$repo"
 mvn -B -o -q -pl bench -am compile
 agrona="$(ls "${M2_REPO:-$HOME/.m2/repository}"/org/agrona/agrona/2.6.0/agrona-2.6.0.jar)"
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC'), nproc $(nproc), $(free -g | awk '/Mem:/ {print $2 " GiB RAM"}'), $(uname -r)"
-java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED -Xmx1g \
-    -cp "bench/target/classes:runtime/target/classes:$agrona" org.fanstore.bench.MetadataTableBench "$table"
+java $(scripts/jvm-flags runtime) -Xmx1g \
+    -cp "bench/target/classes:runtime/target/classes:prep/format/target/classes:$agrona" org.fanstore.bench.MetadataTableBench "$table"
 make -s -C interpose-native build/bench_meta_table >/dev/null
 scratch="$(mktemp -d /tmp/fanstore-stat-bench.XXXXXX)"
 trap 'rm -rf "$scratch" "$table"' EXIT

@@ -10,7 +10,8 @@ CP="bench/target/classes:runtime/target/classes:prep/format/target/classes:prep/
 export MPJ_HOME=${MPJ_HOME:-/usr/share/mpj}
 DIR=$(mktemp -d)
 JOB="bench-$$"
-JAVA=(java -Xmx512m -XX:+UseSerialGC -cp "$CP" org.fanstore.bench.RemoteFetchBench)
+# shellcheck disable=SC2207
+JAVA=(java $(scripts/jvm-flags runtime) -Xmx512m -cp "$CP" org.fanstore.bench.RemoteFetchBench)
 timeout 300 "${JAVA[@]}" 1 "$DIR" "$JOB" "$PSL" "$CHUNK" &
 OWNER=$!
 trap 'kill -9 $OWNER 2>/dev/null || true; rm -rf "$DIR"' EXIT

@@ -18,7 +18,7 @@ for d in $(seq 0 9); do
     mkdir -p "$src/d$d"
     for f in $(seq 0 99); do head -c 4096 /dev/zero > "$src/d$d/f$f.bin"; done
 done
-java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
+java $("$repo/scripts/jvm-flags" runtime) \
     -cp "$repo/runtime/target/classes:$repo/prep/format/target/classes:$agrona" \
     org.fanstore.runtime.metadata.TableFromTree "$src" bench "$work/shm/meta.tbl" >/dev/null
 

@@ -80,7 +80,7 @@ if [ "$mode" = run ]; then
         env FANSTORE_E2E_INNER=1 FANSTORE_E2E_WORK="$work" bash "$0" "$@"
     exit $?
 fi
-java --add-exports=java.base/jdk.internal.misc=ALL-UNNAMED \
+java $("$repo/scripts/jvm-flags" runtime) \
     -cp "$repo/runtime/target/classes:$repo/prep/format/target/classes:$agrona" \
     org.fanstore.runtime.metadata.TableFromTree "$src" "$name" "$shm/meta.tbl" >/dev/null \
     || { echo "FAIL TableFromTree"; exit 1; }

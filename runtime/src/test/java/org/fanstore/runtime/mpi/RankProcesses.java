@@ -15,7 +15,7 @@ import java.util.concurrent.locks.LockSupport;
  * Child JVMs, one per rank, for the multi-process tests: small heaps and a cheap JIT (the machine is
  * shared), output to one log file per rank, and every process killed on {@link #close()}.
  */
-final class RankProcesses implements AutoCloseable {
+public final class RankProcesses implements AutoCloseable {
     private final Path logs;
     private final List<Process> processes = new ArrayList<>();
 
@@ -23,12 +23,21 @@ final class RankProcesses implements AutoCloseable {
         this.logs = logs;
     }
 
+    /** The runtime ranks' JVM flags, as the root pom sets them (Surefire passes them on). */
+    public static List<String> runtimeJvmFlags() {
+        String flags = System.getProperty("fanstore.jvm.runtime.flags");
+        if (flags == null || flags.isBlank()) {
+            throw new IllegalStateException("system property fanstore.jvm.runtime.flags is not set: run through Maven");
+        }
+        return List.of(flags.trim().split("\\s+"));
+    }
+
     Process start(int rank, Class<?> main, String... args) throws IOException {
         String classPath = System.getProperty("java.class.path") + File.pathSeparator + "/usr/share/java/mpj.jar";
         List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-                "-cp", classPath, main.getName()));
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+        command.addAll(runtimeJvmFlags());
+        command.addAll(List.of("-cp", classPath, main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true)

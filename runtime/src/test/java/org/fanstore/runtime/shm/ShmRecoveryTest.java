@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.fanstore.runtime.Await;
+import org.fanstore.runtime.mpi.RankProcesses;
 import org.fanstore.runtime.shm.ShmTestSupport.Finished;
 import org.junit.jupiter.api.Test;
 
@@ -102,9 +103,9 @@ class ShmRecoveryTest extends ShmServerFixture {
     @Test
     void aKilledServerTurnsAWaitingRequestIntoEioWithinFiveSeconds() throws Exception {
         final List<String> command = new ArrayList<>(List.of(
-            Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "--add-exports=java.base/jdk.internal.misc=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"),
+            Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(RankProcesses.runtimeJvmFlags());
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
             ShmEchoServerMain.class.getName(), ctl.toString(), "60"));
         final Process serverProcess = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
