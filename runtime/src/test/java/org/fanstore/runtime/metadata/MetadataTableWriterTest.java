@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
+import org.fanstore.runtime.layout.RankDirectory;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,7 +81,7 @@ class MetadataTableWriterTest {
     @Test
     void everyEntryReadsBackAsWritten() throws IOException {
         final List<NamespaceEntry> entries = randomNamespace(3000, 1);
-        final Path target = dir.resolve("meta.tbl");
+        final Path target = RankDirectory.META_TABLE.in(dir);
         final long bytes = write(target, entries);
         assertEquals(Files.size(target), bytes);
         assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(target));
@@ -214,7 +215,7 @@ class MetadataTableWriterTest {
 
     @Test
     void rewritingReplacesTheTableWhole() throws IOException {
-        final Path target = dir.resolve("meta.tbl");
+        final Path target = RankDirectory.META_TABLE.in(dir);
         write(target, List.of(NamespaceEntry.file(b("first"), 0644, 1, 0, 0, 0, 0)));
         write(target, List.of(NamespaceEntry.file(b("second"), 0644, 1, 0, 0, 0, 0)));
         try (MetadataTable t = MetadataTable.open(target)) {
