@@ -16,6 +16,7 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.cache.MaterializedCache;
+import org.fanstore.runtime.cache.ReferenceBits;
 import org.fanstore.runtime.index.IndexCodec;
 import org.fanstore.runtime.index.IndexRecord;
 import org.fanstore.runtime.index.NamespaceBuilder;
@@ -104,7 +105,9 @@ final class NodeRuntime implements AutoCloseable {
 
         RemoteFetcher fetcher = RemoteFetcher.start(world, local);
         toClose.add(0, fetcher);
-        MaterializedCache cache = new MaterializedCache(config.shmDir().resolve("cache"), config.cacheMb() << 20);
+        ReferenceBits refs = ReferenceBits.create(config.shmDir().resolve(ReferenceBits.FILE_NAME),
+                ns.table().entryCount());
+        MaterializedCache cache = new MaterializedCache(config.shmDir().resolve("cache"), config.cacheMb() << 20, refs);
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");
             t.setDaemon(true);
