@@ -10,7 +10,7 @@
  * "CACHE <bytes>" after each open: the bytes of files in <shm_dir>/cache at that moment, so a test can check the
  * bound from outside. With --hot KEY, KEY is opened again after every key and "HOT <direct|runtime> <inode>
  * <hash> <bytes>" printed (how it was opened, and the cache file's inode: the same inode means never evicted);
- * at the end "GONE <n>": how many of the keys read (not KEY, not LOCAL_RAW) are no longer in the cache. */
+ * at the end "GONE <n> <m>": n of the m keys read through the cache (not KEY, not LOCAL_RAW) are no longer in it. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -202,7 +202,7 @@ int main(int argc, char **argv)
                 stat(path, &st) != 0 && errno == ENOENT)
                 gone++;
         }
-        printf("GONE %d\n", gone);
+        printf("GONE %d %zu\n", gone, n_cached);
     }
     free(cached);
     fclose(keys);
