@@ -11,6 +11,10 @@
 #define FS_RANK_META_TABLE      "meta.tbl"
 #define FS_RANK_CONTROL_FILE    "ctl"
 #define FS_RANK_CACHE_DIR       "cache"
+/* Cache files are "e" then the entry index in decimal; the shim builds the name from the prefix. */
+#define FS_RANK_CACHE_FILE_PREFIX "e"
+#define FS_RANK_CACHE_FILE      FS_RANK_CACHE_FILE_PREFIX "<index>"
+#define FS_RANK_CACHE_REF       "cache.ref"
 #define FS_RANK_READY           "ready"
 #define FS_RANK_TASKS_DIR       "tasks"
 #define FS_RANK_TASK_TMP        "<local>.tmp"
@@ -30,6 +34,8 @@
     X(META_TABLE,     "shm",   FS_RANK_META_TABLE,     "file", 0600) \
     X(CONTROL_FILE,   "shm",   FS_RANK_CONTROL_FILE,   "file", 0600) \
     X(CACHE_DIR,      "shm",   FS_RANK_CACHE_DIR,      "dir",  -1)   \
+    X(CACHE_FILE,     "cache", FS_RANK_CACHE_FILE,     "file", -1)   \
+    X(CACHE_REF,      "shm",   FS_RANK_CACHE_REF,      "file", 0600) \
     X(READY,          "shm",   FS_RANK_READY,          "file", -1)   \
     X(TASKS_DIR,      "shm",   FS_RANK_TASKS_DIR,      "dir",  -1)   \
     X(TASK_TMP,       "tasks", FS_RANK_TASK_TMP,       "file", -1)   \

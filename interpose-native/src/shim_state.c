@@ -45,6 +45,11 @@ static _Atomic(const fs_table *) table_ready;
 static pthread_mutex_t wire_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(fs_wire *) wire;
 
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static fs_cache cache;
+static _Atomic int cache_tried;              /* 0: not yet; 1: tried, cache_ready says how it went */
+static _Atomic(const fs_cache *) cache_ready;
+
 static pthread_mutex_t void_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int void_fd = -1;
 static uint64_t void_dev, void_ino;
@@ -144,6 +149,7 @@ static void after_fork_child(void)
     atomic_store(&cached_pid, getpid());
     pthread_mutex_init(&table_lock, NULL);
     pthread_mutex_init(&wire_lock, NULL);
+    pthread_mutex_init(&cache_lock, NULL);
     pthread_mutex_init(&void_lock, NULL);
     pthread_mutex_init(&cwd_lock, NULL);
 }
@@ -253,6 +259,27 @@ fs_wire *fs_state_wire(int *err)
     }
     pthread_mutex_unlock(&wire_lock);
     return w;
+}
+
+const fs_cache *fs_state_cache(const fs_table *t)
+{
+    const fs_cache *c = atomic_load_explicit(&cache_ready, memory_order_acquire);
+    if (c != NULL || atomic_load_explicit(&cache_tried, memory_order_acquire))
+        return c;
+    if (fs_state_in_vfork_child())
+        return NULL;
+    pthread_mutex_lock(&cache_lock);
+    if (!atomic_load_explicit(&cache_tried, memory_order_relaxed)) {
+        inside_shim++;
+        int rc = fs_cache_attach(&cache, state.shm_dir, t->entry_count);
+        inside_shim--;
+        if (rc == 0)
+            atomic_store_explicit(&cache_ready, &cache, memory_order_release);
+        atomic_store_explicit(&cache_tried, 1, memory_order_release);
+    }
+    c = atomic_load_explicit(&cache_ready, memory_order_acquire);
+    pthread_mutex_unlock(&cache_lock);
+    return c;
 }
 
 int fs_state_in_vfork_child(void)

@@ -1,6 +1,6 @@
 /* shim_state: the per-process state of the shim and its lazy initialisation.
  * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR; FANSTORE_CWD/PWD across exec), the metadata
- * table, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
+ * table, the view of the runtime's cache, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
  * directory behind every virtual directory descriptor. Nothing here calls exit(); failures are errno. */
 #ifndef FANSTORE_SHIM_STATE_H
 #define FANSTORE_SHIM_STATE_H
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cache_view.h"
 #include "meta_table.h"
 #include "path_norm.h"
 #include "wire_client.h"
@@ -34,6 +35,11 @@ void fs_state_leave(void);
  * Chosen errno for the caller: EIO, not ENOENT: a missing table is a broken runtime, and ENOENT would let a
  * training script silently see an empty dataset. */
 const fs_table *fs_state_table(void);
+
+/* The view of the runtime's cache (table t gives its entry count), attached on first need and tried only once:
+ * the runtime creates cache.ref before it reports ready, so a missing or foreign one will not appear later.
+ * NULL when unusable: every file that is not local is then asked of the runtime, as without a view. */
+const fs_cache *fs_state_cache(const fs_table *t);
 
 /* The wire connection, attached on first need; NULL and *err = -EIO when the runtime cannot be reached. */
 fs_wire *fs_state_wire(int *err);

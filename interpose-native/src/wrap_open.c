@@ -1,7 +1,9 @@
 /* wrap_open: the open and fopen families. Fourteen doors into one room, open_key():
  *   - the key resolves to a file: LOCAL_RAW opens <local root>/<key> directly (asking the runtime only if it
- *     is not unpacked yet); otherwise the runtime is asked for a path (fs_wire_open) and that is opened. The caller always gets a real kernel descriptor,
- *     registered in fd_table with the real object's identity so fstat can answer from the table.
+ *     is not unpacked yet); any other file opens <rank dir>/cache/e<index> directly when the runtime already
+ *     materialised it (see cache_view.h); otherwise the runtime is asked for a path (fs_wire_open) and that is
+ *     opened. The caller always gets a real kernel descriptor, registered in fd_table with the real object's
+ *     identity so fstat can answer from the table.
  *   - a directory: a descriptor on the void directory, registered as FS_FD_DIR (see shim_state.h).
  * Errors chosen: any write access, O_TRUNC, O_TMPFILE or a creation -> EROFS (writes are a later issue);
  * O_CREAT|O_EXCL on an existing entry -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
@@ -39,6 +41,17 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
             return fd;
         /* Not unpacked yet (the runtime unpacks in the background after it reports ready): the runtime
          * unpacks this one now and answers with the same path. */
+    } else {
+        const fs_cache *c = fs_state_cache(t);
+        char path[PATH_MAX];
+        if (c != NULL && fs_cache_path(c, idx, path, sizeof path) == 0) {
+            int fd = open_real_file(path, flags);
+            if (fd >= 0)
+                fs_cache_touch(c, idx);   /* a hit the runtime does not see: tell its eviction */
+            if (fd != -ENOENT)
+                return fd;
+            /* Not materialised yet, or just evicted: the runtime (re)materialises it. */
+        }
     }
     int err = -EIO;
     fs_wire *w = fs_state_wire(&err);

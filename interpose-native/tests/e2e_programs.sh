@@ -365,7 +365,7 @@ fi
 # An entry that is not LOCAL_RAW must go through the runtime: with no runtime (no ctl file) that is EIO,
 # promptly, while stat (answered from the table) still works. The table copy has one entry's flag cleared.
 mkdir -p "$work/shm2" && chmod 700 "$work/shm2"
-/usr/bin/python3 - "$shm/meta.tbl" "$work/shm2/meta.tbl" "$name/val/labels.csv" <<'EOF2'
+read -r idx entries <<<"$(/usr/bin/python3 - "$shm/meta.tbl" "$work/shm2/meta.tbl" "$name/val/labels.csv" <<'EOF2'
 import struct, sys
 data = bytearray(open(sys.argv[1], "rb").read()); want = sys.argv[3].encode()
 count, = struct.unpack_from("<Q", data, 16); entries, = struct.unpack_from("<Q", data, 32)
@@ -375,14 +375,44 @@ for i in range(count):
     key_off, key_len = struct.unpack_from("<QI", data, e + 40)
     if data[strings + key_off:strings + key_off + key_len] == want:
         struct.pack_into("<I", data, e + 64, struct.unpack_from("<I", data, e + 64)[0] & ~1)
+        print(i, count)
 open(sys.argv[2], "wb").write(data)
 EOF2
+)"
 msg="$(env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$work/shm2" timeout 20 cat "$V/val/labels.csv" 2>&1)"; rc=$?
 size="$(env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$work/shm2" stat -c %s "$V/val/labels.csv" 2>&1)"
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [[ "$msg" == *"Input/output error"* ]] && [ "$size" = 12 ]; then
     pass "non-local entry without a runtime -> EIO (stat still answered from the table)"
 else
     fail "non-local entry without a runtime" "rc=$rc msg=$msg size=$size"
+fi
+
+# The same entry already materialised in the cache (cache/e<index>, as the runtime leaves it): the shim opens it
+# directly, with no runtime to ask, and sets the entry's byte in cache.ref. A cache.ref of another length (or
+# none, above) is not used: the open goes to the (absent) runtime, EIO, and nothing crashes.
+mkdir -p "$work/shm2/cache" && cp "$src/val/labels.csv" "$work/shm2/cache/e$idx"
+head -c "$((entries + 1))" /dev/zero > "$work/shm2/cache.ref"
+msg="$(env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$work/shm2" timeout 20 cat "$V/val/labels.csv" 2>&1)"; rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [[ "$msg" == *"Input/output error"* ]]; then
+    pass "cache.ref of another length is ignored (no direct cache open)"
+else
+    fail "cache.ref of another length" "rc=$rc msg=$msg"
+fi
+head -c "$entries" /dev/zero > "$work/shm2/cache.ref" && chmod 600 "$work/shm2/cache.ref"
+got="$(env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$work/shm2" timeout 20 cat "$V/val/labels.csv" 2>&1)"; rc=$?
+bit="$(od -An -tu1 -j "$idx" -N1 "$work/shm2/cache.ref" | tr -d ' ')"
+set_bits="$(tr -d '\0' < "$work/shm2/cache.ref" | wc -c)"
+if [ "$rc" -eq 0 ] && [ "$got" = "$(cat "$src/val/labels.csv")" ] && [ "$bit" = 1 ] && [ "$set_bits" = 1 ]; then
+    pass "materialised file opens straight from the cache and sets its reference bit"
+else
+    fail "direct cache open" "rc=$rc got=$got bit=$bit set_bits=$set_bits"
+fi
+rm "$work/shm2/cache/e$idx"
+msg="$(env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$work/shm2" timeout 20 cat "$V/val/labels.csv" 2>&1)"; rc=$?
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [[ "$msg" == *"Input/output error"* ]]; then
+    pass "evicted from the cache -> asks the runtime (here none: EIO)"
+else
+    fail "cache miss falls back to the runtime" "rc=$rc msg=$msg"
 fi
 
 echo "$passed passed, $failed failed"

@@ -16,6 +16,7 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.cache.MaterializedCache;
+import org.fanstore.runtime.cache.ReferenceBits;
 import org.fanstore.runtime.index.IndexCodec;
 import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.layout.RankDirectory;
@@ -103,8 +104,10 @@ final class NodeRuntime implements AutoCloseable {
 
         RemoteFetcher fetcher = RemoteFetcher.start(world, local);
         toClose.add(0, fetcher);
+        ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
+                ns.table().entryCount());
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
-        MaterializedCache cache = new MaterializedCache(cacheDir, config.cacheMb() << 20);
+        MaterializedCache cache = new MaterializedCache(cacheDir, config.cacheMb() << 20, refs);
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");
             t.setDaemon(true);

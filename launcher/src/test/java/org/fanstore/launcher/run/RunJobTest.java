@@ -93,7 +93,8 @@ class RunJobTest {
         for (String line : stdout.split("\n")) {
             if (line.startsWith("ERR ")) {
                 got.put(line.substring(line.indexOf(' ', 4) + 1), line);
-            } else if (!line.isBlank() && !line.startsWith("CACHE ")) {
+            } else if (!line.isBlank() && !line.startsWith("CACHE ") && !line.startsWith("HOT ")
+                    && !line.startsWith("GONE ")) {
                 String[] f = line.split(" ", 3);
                 got.put(f[2], f[0] + " " + f[1]);
             }
@@ -128,6 +129,42 @@ class RunJobTest {
                 .max().orElseThrow();
         assertTrue(max <= 5L << 20, "cache held " + max + " bytes, bound is 5 MiB");
         assertTrue(max > 2L << 20, "the cache was used at all: " + max);
+    }
+
+    /**
+     * A file reopened straight from the cache (no request: the runtime never sees those hits) keeps its place
+     * through eviction rounds on its reference bit alone, while files read once are evicted.
+     */
+    @Test
+    void aFileReopenedBehindTheRuntimesBackSurvivesEvictionOnItsReferenceBit() throws Exception {
+        String hot = "ds/d3/sub1/f1.bin";  // text (odd i), so LZ4-compressed: served from the cache, never local raw
+        assertTrue(expected.get(hot).endsWith(" 300000"), "a small file next to the 2 and 3 MiB ones");
+        String job = "thot" + System.nanoTime();
+        FanstoreProcess.Result r = ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 240, "run",
+                "--ranks", "2", "--data", lz4.toString(), "--only-rank", "0", "--cache-mb", "5",
+                "--local-dir", work.toString(), "--", "sh", "-c",
+                client() + " \"$FANSTORE_SHM_DIR\" " + work.resolve("keys.txt") + " --cache-usage --hot " + hot));
+        assertEquals(expected, readBack(r.stdout()), r.stderr());
+        List<String[]> hits = r.stdout().lines().filter(l -> l.startsWith("HOT ")).map(l -> l.split(" "))
+                .toList();
+        assertEquals(expected.size(), hits.size());
+        for (int i = 0; i < hits.size(); i++) {
+            String[] h = hits.get(i);
+            assertEquals(expected.get(hot), h[3] + " " + h[4], "every byte of the hot file, open " + i);
+            assertEquals(hits.get(0)[2], h[2], "same cache file (never evicted and remade), open " + i);
+            if (i > 0) {
+                assertEquals("direct", h[1], "open " + i + " of the hot file needed no request");
+            }
+        }
+        long max = r.stdout().lines().filter(l -> l.startsWith("CACHE ")).mapToLong(l -> Long.parseLong(l.substring(6)))
+                .max().orElseThrow();
+        assertTrue(max <= 5L << 20, "cache held " + max + " bytes, bound is 5 MiB");
+        String[] gone = r.stdout().lines().filter(l -> l.startsWith("GONE ")).findFirst().orElseThrow().split(" ");
+        int evicted = Integer.parseInt(gone[1]);
+        int viaCache = Integer.parseInt(gone[2]);
+        assertTrue(viaCache >= 8 && evicted >= viaCache / 2,
+                "files read once were evicted: " + evicted + " of " + viaCache);
+        assertNothingLeft(job);
     }
 
     @Test

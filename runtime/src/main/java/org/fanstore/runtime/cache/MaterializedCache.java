@@ -7,22 +7,28 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.fanstore.runtime.layout.RankDirectory;
 
 /**
- * Files materialised on tmpfs (decompressed or fetched bodies), bounded by bytes, least recently used first out.
+ * Files materialised on tmpfs (decompressed or fetched bodies), bounded by bytes, evicted by CLOCK (second chance).
  *
  * <p>Invariants: the bytes of files present plus bytes reserved for files being written never exceed the
- * capacity; a file appears under its final name only when complete (written under a temporary name, then
- * renamed), so a reader never opens a partial file; two requests for the same id materialise it once.
+ * capacity; a file appears under its final name only when complete and checked (written under a temporary
+ * name, then renamed), so a reader never opens a partial file; two requests for the same id materialise it once.
  * Eviction unlinks: a reader that already opened the file keeps its data until it closes (tmpfs then still
  * holds those pages, outside this bound; that is the price of handing out real descriptors).
+ *
+ * <p>Why CLOCK: the shim opens a present file straight from this directory without asking, so most hits never
+ * reach this class; they only set the file's {@link ReferenceBits reference bit}. The hand is the head of the
+ * present files in arrival order: a set bit is cleared and the file goes to the back (its second chance), a
+ * clear bit is evicted. A file arrives with its bit clear: the open that produced it does not count, so a
+ * file read once per epoch goes before one read again since the hand last passed.
  */
 public final class MaterializedCache {
 
@@ -35,17 +41,35 @@ public final class MaterializedCache {
     private final Path dir;
     private final long capacity;
     private final Object lock = new Object();
-    private final LinkedHashMap<Integer, Long> present = new LinkedHashMap<>(1024, 0.75f, true);
+    private final ReferenceBits refs;
+    /** In hand order: the head is the next file the hand looks at. */
+    private final LinkedHashMap<Integer, Long> present = new LinkedHashMap<>(1024);
     private final Map<Integer, CompletableFuture<Path>> inFlight = new HashMap<>();
     private long usedBytes;
     private long reservedBytes;
 
-    public MaterializedCache(Path dir, long capacityBytes) throws IOException {
+    /** A cache in {@code dir} whose entry ids index {@code refs}. */
+    public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs) throws IOException {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("cache capacity must be positive, got " + capacityBytes);
         }
         this.dir = Files.createDirectories(dir);
         this.capacity = capacityBytes;
+        this.refs = refs;
+    }
+
+    /**
+     * The path of file {@code id} when it is present (counted as a use), null otherwise. Never waits beyond
+     * the lock's short critical sections: the dispatcher thread answers hits with it.
+     */
+    public Path lookup(int id) {
+        synchronized (lock) {
+            if (present.get(id) == null) {
+                return null;
+            }
+        }
+        refs.set(id);
+        return pathOf(id);
     }
 
     /**
@@ -60,6 +84,7 @@ public final class MaterializedCache {
         CompletableFuture<Path> mine = null;
         synchronized (lock) {
             if (present.get(id) != null) {
+                refs.set(id);
                 return pathOf(id);
             }
             running = inFlight.get(id);
@@ -74,7 +99,7 @@ public final class MaterializedCache {
     }
 
     private Path produce(int id, long size, Materializer producer, CompletableFuture<Path> mine) throws IOException {
-        Path tmp = dir.resolve("e" + id + ".tmp");
+        Path tmp = dir.resolve(RankDirectory.CACHE_FILE.fileName(id) + ".tmp");
         Path target = pathOf(id);
         boolean done = false;
         try {
@@ -86,6 +111,7 @@ public final class MaterializedCache {
                             + size);
                 }
             }
+            refs.clear(id);  // before the name appears: a direct open after it may set the bit and must keep it
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             done = true;
         } finally {
@@ -131,16 +157,26 @@ public final class MaterializedCache {
         reservedBytes += size;
     }
 
+    /**
+     * Moves the hand until it evicts one file; false when nothing is present. Each file gets at most one second
+     * chance per call, so a reader re-setting bits faster than the hand clears them cannot keep it turning.
+     */
     private boolean evictOne() throws IOException {
-        Iterator<Map.Entry<Integer, Long>> eldest = present.entrySet().iterator();
-        if (!eldest.hasNext()) {
-            return false;
+        int chances = present.size();
+        while (!present.isEmpty()) {
+            Map.Entry<Integer, Long> head = present.entrySet().iterator().next();
+            int id = head.getKey();
+            long size = head.getValue();
+            present.remove(id);
+            if (chances-- > 0 && refs.testAndClear(id)) {
+                present.put(id, size);
+                continue;
+            }
+            usedBytes -= size;
+            Files.deleteIfExists(pathOf(id));
+            return true;
         }
-        Map.Entry<Integer, Long> victim = eldest.next();
-        eldest.remove();
-        usedBytes -= victim.getValue();
-        Files.deleteIfExists(pathOf(victim.getKey()));
-        return true;
+        return false;
     }
 
     private static Path await(CompletableFuture<Path> running, int id, long deadline) throws IOException {
@@ -157,7 +193,7 @@ public final class MaterializedCache {
     }
 
     public Path pathOf(int id) {
-        return dir.resolve("e" + id);
+        return RankDirectory.CACHE_FILE.in(dir, id);
     }
 
     /** Bytes of the files present (not counting those being written). */

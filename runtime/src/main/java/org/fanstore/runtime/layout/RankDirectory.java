@@ -24,6 +24,10 @@ public enum RankDirectory {
     CONTROL_FILE(Place.SHM, "ctl", Kind.FILE, 0600),
     /** Remote and decompressed files materialised for opens, bounded by --cache-mb. */
     CACHE_DIR(Place.SHM, "cache", Kind.DIR, -1),
+    /** One materialised file, named by its metadata-table entry index (the shim opens it directly). */
+    CACHE_FILE(Place.CACHE, "e<index>", Kind.FILE, -1),
+    /** The cache's reference bits, one byte per table entry (format: runtime/shm/README.md). */
+    CACHE_REF(Place.SHM, "cache.ref", Kind.FILE, 0600),
     /** Empty; exists once the rank serves (after the world barrier): sharing tasks wait for it. */
     READY(Place.SHM, "ready", Kind.FILE, -1),
     /** Where the tasks sharing this node's runtime register. */
@@ -53,6 +57,8 @@ public enum RankDirectory {
         SHM,
         /** A rank's node-local directory. */
         LOCAL,
+        /** {@link #CACHE_DIR}. */
+        CACHE,
         /** {@link #TASKS_DIR}. */
         TASKS,
         /** {@link #PARTS_DIR}. */

@@ -28,9 +28,11 @@ import org.fanstore.runtime.shm.Responder;
 
 /**
  * Answers the shim's OPEN: the path of a file the reader can open read-only. A local uncompressed file the
- * shim asks about is not unpacked yet: it is unpacked now (see {@link Unpacker}); anything else is
- * materialised into the tmpfs cache on a worker thread, decompressed from the local partition copy or fetched
- * from a rank that holds it (owner first, then its replicas), and CRC-checked before it becomes visible.
+ * shim asks about is not unpacked yet: it is unpacked now (see {@link Unpacker}); a file already in the tmpfs
+ * cache is answered at once on the dispatcher thread; anything else is materialised into the cache on a worker
+ * thread, decompressed from the local partition copy or fetched from a rank that holds it (owner first, then
+ * its replicas), and CRC-checked before it becomes visible. Most cache hits never get here: the shim opens
+ * present files itself (see {@link MaterializedCache}).
  *
  * <p>Errno choices: ENOENT for an unknown key, EROFS for any write access to an input file, EISDIR for a
  * directory, EIO for a corrupt body, an unreachable holder, or a cache too small for the file (the runtime's
@@ -95,6 +97,12 @@ public final class OpenService implements RequestHandler {
             return;
         }
         boolean raw = (table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0;
+        Path present = raw ? null : cache.lookup(index);
+        if (present != null) {
+            // Already materialised: answered here, on the dispatcher thread; a hand-off would cost more than this.
+            responder.ok(present.toString().getBytes(StandardCharsets.UTF_8));
+            return;
+        }
         try {
             workers.execute(() -> {
                 if (raw) {

@@ -1,0 +1,43 @@
+/* cache_view: the shim's view of the runtime's tmpfs cache, so that a file already materialised (decompressed or
+ * fetched) opens with one open(2) and no request, as fast as a local unpacked file.
+ * Owns: the cache directory's path and the mapping of the reference bits, cache.ref: one byte per metadata-table
+ * entry (byte i for entry i), file length = the table's entry count (spec: runtime/src/main/java/org/fanstore/
+ * runtime/shm/README.md, "cache.ref"). The shim stores 1 into byte i when it opens e<i> itself; the runtime's
+ * CLOCK eviction reads and clears the bytes, so it learns about hits it never saw.
+ * Invariants the shim relies on (the runtime's MaterializedCache keeps them): cache/e<index> exists only complete
+ * and CRC-checked (written under a temporary name, then renamed), and eviction unlinks it, so an open of that name
+ * gives either the whole, right file (kept alive by the descriptor) or ENOENT, a miss the runtime then serves.
+ * A view whose ref file is missing, not ours or of another length is not usable: the caller asks the runtime for
+ * every file, as before (slower, never wrong). No function here allocates or calls exit(). */
+#ifndef FANSTORE_CACHE_VIEW_H
+#define FANSTORE_CACHE_VIEW_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fs_cache {
+    _Atomic unsigned char *ref;   /* entries bytes, shared with the runtime; NULL when the view is unusable */
+    uint64_t entries;
+    size_t   dir_len;
+    char     dir[PATH_MAX];       /* <rank dir>/cache */
+} fs_cache;
+
+/* Maps <rank_dir>/cache.ref, which must be a regular file of ours exactly entry_count bytes long. Returns 0, or
+ * -errno (-EACCES: not ours or not regular; -EPROTO: other length; -ENAMETOOLONG) with c left unusable. */
+int fs_cache_attach(fs_cache *c, const char *rank_dir, uint64_t entry_count);
+void fs_cache_detach(fs_cache *c);
+
+/* Writes <dir>/e<idx> into buf. Returns 0, or -ENAMETOOLONG; -ERANGE for an index outside the table. */
+int fs_cache_path(const fs_cache *c, uint32_t idx, char *buf, size_t cap);
+
+/* Records a use of entry idx the runtime will not see. A relaxed load, and a relaxed store only when the bit is
+ * clear, so the many readers of a hot file do not keep pulling its cache line away from each other. */
+static inline void fs_cache_touch(const fs_cache *c, uint32_t idx)
+{
+    if (idx < c->entries && atomic_load_explicit(&c->ref[idx], memory_order_relaxed) == 0)
+        atomic_store_explicit(&c->ref[idx], 1, memory_order_relaxed);
+}
+
+#endif
