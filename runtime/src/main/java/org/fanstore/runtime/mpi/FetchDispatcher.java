@@ -21,7 +21,11 @@ import mpi.Request;
  * eight runs, with ranks waiting on replies that never came: taken out until that is understood.)
  *
  * <p>The dispatcher's receive is the one unbounded wait in this package, on purpose: it is idle waiting,
- * and it ends either by a shutdown request this rank sends itself or with the process (daemon thread).
+ * and it ends with the first shutdown request from a peer (every rank sends one to each peer when it stops,
+ * after the job's final barrier) or with the process (daemon thread). A rank cannot wake itself: in niodev
+ * 0.44 a message a rank sends itself never matches a receive it posted earlier (measured: the Isend completes,
+ * the Recv stays blocked), which cost ~5 s at every job end while stop waited out its join. A world of one
+ * rank has nobody to serve, so it starts no dispatcher.
  */
 final class FetchDispatcher {
     /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
@@ -49,21 +53,27 @@ final class FetchDispatcher {
     }
 
     void start() {
-        dispatcher.start();
+        if (world.size() > 1) {
+            dispatcher.start();
+        }
     }
 
-    /** Stops receiving (bounded by {@code timeout}) and lets queued replies finish for the rest of it. */
+    /**
+     * Stops receiving (bounded by {@code timeout}) and lets queued replies finish for the rest of it. Every
+     * rank must call it after a barrier that ends all fetching: the shutdown it sends each peer stops that
+     * peer's dispatcher, and any one peer's stops this rank's.
+     */
     boolean stop(Duration timeout) {
         long deadline = BoundedWait.deadlineAfter(timeout);
-        byte[] shutdown = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_SHUTDOWN,
-                world.rank(), 0, 0, 0, 0, 0));
-        try {
-            Request sent = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, world.rank(),
-                    MpiTags.FETCH_REQUEST);
-            BoundedWait.until(sent, deadline);
-            dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-        } catch (Exception | LinkageError e) {
-            // the device is gone (a peer died): the daemon dispatcher stays parked until the process exits
+        if (world.size() > 1) {
+            try {
+                wakePeers(deadline); // even when a peer's shutdown already ended ours: that peer waits for ours
+                dispatcher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception | LinkageError e) {
+                // the device is gone (a peer died): the daemon dispatcher stays parked until the process exits
+            }
         }
         workers.shutdown();
         try {
@@ -73,6 +83,21 @@ final class FetchDispatcher {
         }
         workers.shutdownNow();
         return !dispatcher.isAlive();
+    }
+
+    /** Sends every peer a shutdown request and waits (until deadline) for them to leave. */
+    private void wakePeers(long deadline) throws Exception {
+        byte[] shutdown = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_SHUTDOWN,
+                world.rank(), 0, 0, 0, 0, 0));
+        Request[] sent = new Request[world.size()];
+        for (int peer : PeerLiveness.othersThan(world.rank(), world.size())) {
+            sent[peer] = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, peer, MpiTags.FETCH_REQUEST);
+        }
+        for (Request r : sent) {
+            if (r != null) {
+                BoundedWait.until(r, deadline);
+            }
+        }
     }
 
     /** Why the dispatcher stopped on its own, or null. */
@@ -86,7 +111,7 @@ final class FetchDispatcher {
                 byte[] raw = new byte[FetchProtocol.REQUEST_BYTES];
                 world.comm().Recv(raw, 0, raw.length, MPI.BYTE, MPI.ANY_SOURCE, MpiTags.FETCH_REQUEST);
                 FetchProtocol.Request request = FetchProtocol.decode(raw);
-                if (request.kind() == FetchProtocol.KIND_SHUTDOWN && request.requester() == world.rank()) {
+                if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
                     return;
                 }
                 workers.execute(() -> serve(request));

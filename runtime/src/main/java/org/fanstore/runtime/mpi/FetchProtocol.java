@@ -34,7 +34,7 @@ final class FetchProtocol {
     /** Like {@link #KIND_FETCH}, but the owner refuses with BAD_RANGE unless the range ends exactly at the
      * object's end: a whole-object fetch with a stale length fails before any byte reaches the sink. */
     static final int KIND_FETCH_WHOLE = 3;
-    /** Sent by a rank to itself to stop its own dispatcher. */
+    /** Sent by a stopping rank to each peer: ends the peer's dispatcher (see FetchDispatcher#stop). */
     static final int KIND_SHUTDOWN = 2;
 
     /** Reply header: {@link #STATUS_OK} or a {@link RemoteFetchException.Reason} ordinal + 1. */

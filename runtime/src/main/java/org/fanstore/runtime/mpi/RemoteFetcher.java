@@ -193,8 +193,8 @@ public final class RemoteFetcher implements AutoCloseable {
     }
 
     /**
-     * Stops serving. Call it after a barrier, when no peer fetches from this rank any more; a request that
-     * still arrives goes unanswered and its requester times out.
+     * Stops serving. Every rank calls it after a barrier, when no rank fetches any more: each rank's stop
+     * also ends its peers' serving. A request that still arrives goes unanswered and its requester times out.
      *
      * @return whether the dispatcher stopped within the time allowed
      */

@@ -109,9 +109,7 @@ public final class Unpacker implements AutoCloseable {
 
     private void write(int index, Path target) throws IOException {
         Path dir = target.getParent();
-        if (madeDirs.add(dir)) {
-            Files.createDirectories(dir);
-        }
+        makeDir(dir);
         Path tmp = dir.resolve(".fanstore-unpack-" + index);
         FileChannel in = local.channel(bodies.partition(index));
         long offset = bodies.bodyOffset(index);
@@ -129,6 +127,19 @@ public final class Unpacker implements AutoCloseable {
             }
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /**
+     * Creates dir (and its parents) unless it is known to exist. A directory enters {@link #madeDirs} only
+     * after it exists: marking it first let a second unpack in the same directory (the background thread and
+     * an open, or two opens) skip the creation and write its temporary file into a directory not made yet.
+     * Concurrent creations of the same directory are harmless: createDirectories accepts one that exists.
+     */
+    private void makeDir(Path dir) throws IOException {
+        if (!madeDirs.contains(dir)) {
+            Files.createDirectories(dir);
+            madeDirs.add(dir);
+        }
     }
 
     /** The key as a local relative path, or null when a local file system cannot hold it byte-exact. */
