@@ -219,7 +219,9 @@ class RunJobTest {
         String job = "tstatus" + System.nanoTime();
         FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run", "--ranks",
                 "2", "--data", plain.toString(), "--local-dir", work.toString(), "--", "sh", "-c",
-                "exit $((FANSTORE_RANK + 6))");
+                // Rank 1 fails 3 s after rank 0 on purpose: "first" is in time, and both exiting at once made the
+                // order a coin toss on a loaded machine.
+                "[ $FANSTORE_RANK = 0 ] || sleep 3; exit $((FANSTORE_RANK + 6))");
         assertEquals(6, r.status(), "the first failing command's status (rank 0 exits 6, rank 1 exits 7):\n"
                 + r.stderr());
         assertNothingLeft(job);
