@@ -20,14 +20,16 @@ import os, random, sys
 d, count, size, kind = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 os.makedirs(d, exist_ok=True)
 rnd = random.Random(7)
-words = [("w%d" % i).encode() for i in range(400)]
+cats = [b"train", b"val", b"test", b"aux"]
+names = [("n%08d" % rnd.randrange(10**8)).encode() for _ in range(100)]
 for i in range(count):
     if kind == "random":
         body = os.urandom(size)
-    else:  # CSV-like text, LZ4 ratio about 2.5
+    else:  # CSV-like rows: LZ4 ratio about 2.4
         out = bytearray()
         while len(out) < size:
-            out += b",".join(rnd.choice(words) + str(rnd.randrange(10**6)).encode() for _ in range(8)) + b"\n"
+            out += b"2026-11-%02d,%s,%s,%d,%d.%02d\n" % (rnd.randrange(1, 31), rnd.choice(names), rnd.choice(cats),
+                                                       rnd.randrange(100), rnd.randrange(100), rnd.randrange(100))
         body = bytes(out[:size])
     with open(os.path.join(d, "f%06d.bin" % i), "wb") as f:
         f.write(body)
