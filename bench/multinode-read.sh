@@ -37,8 +37,8 @@ PY
 }
 for s in "${sizes[@]}"; do
   b=$(bytes_of "$s"); n=$(( mib * 1048576 / b ))
-  [ -f "$work/src/.done-$s-$mib" ] || { rm -rf "$work/src/rnd/$s" "$work/src/txt/$s"
-    gen "$work/src/rnd/$s" "$n" "$b" random; gen "$work/src/txt/$s" "$n" "$b" text; touch "$work/src/.done-$s-$mib"; }
+  [ -f "$work/src/.done-v2-$s-$mib" ] || { rm -rf "$work/src/rnd/$s" "$work/src/txt/$s"
+    gen "$work/src/rnd/$s" "$n" "$b" random; gen "$work/src/txt/$s" "$n" "$b" text; touch "$work/src/.done-v2-$s-$mib"; }
 done
 rm -rf "$work/rnd.fs" "$work/txt.fs"
 "$repo/fanstore" prep --input "$work/src/rnd" --output "$work/rnd.fs" --name rnd --partitions 8 >/dev/null
