@@ -9,7 +9,8 @@ import java.util.Map;
  * the launcher, so this stays a flat, strict parser: an unknown or missing key is a launcher bug and says so.
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
-                            Path shmDir, long cacheMb, int replicas, String jobId, String unpack, boolean progress) {
+                            Path shmDir, long cacheMb, int replicas, String jobId, String unpack, boolean progress,
+                            String localCapacity, boolean prefetch) {
 
     /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
     public static final java.util.List<String> UNPACK_MODES = java.util.List.of("eager", "background", "lazy");
@@ -37,12 +38,17 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 rv.substring(0, colon), Integer.parseInt(rv.substring(colon + 1)), Path.of(need(kv, "data")),
                 Path.of(need(kv, "local-dir")), Path.of(need(kv, "shm-dir")), Long.parseLong(need(kv, "cache-mb")),
                 Integer.parseInt(kv.getOrDefault("replicas", "0")), need(kv, "job-id"),
-                kv.getOrDefault("unpack", "background"), progress);
+                kv.getOrDefault("unpack", "background"), progress, kv.getOrDefault("local-capacity", "auto"),
+                !"off".equals(kv.getOrDefault("prefetch", "on")));
+        org.fanstore.runtime.placement.LocalCapacity.parse(c.localCapacity());
+        if (!java.util.List.of("on", "off").contains(kv.getOrDefault("prefetch", "on"))) {
+            throw new IllegalArgumentException("--prefetch must be on or off, got " + kv.get("prefetch"));
+        }
         if (!UNPACK_MODES.contains(c.unpack())) {
             throw new IllegalArgumentException("--unpack must be one of " + UNPACK_MODES + ", got " + c.unpack());
         }
         kv.keySet().removeAll(java.util.List.of("rank", "size", "rendezvous", "data", "local-dir", "shm-dir",
-                "cache-mb", "replicas", "job-id", "unpack"));
+                "cache-mb", "replicas", "job-id", "unpack", "local-capacity", "prefetch"));
         if (!kv.isEmpty()) {
             throw new IllegalArgumentException("unknown runtime arguments " + kv.keySet());
         }

@@ -59,6 +59,16 @@ public final class RunCommand implements Callable<Integer> {
                     "not yet unpacked cost a round trip), lazy (only when first opened: jobs reading a small part)"})
     String unpack;
 
+    @Option(names = "--prefetch", paramLabel = "on|off", defaultValue = "on",
+            description = {"after ready, copy the partitions other ranks hold to local storage in the background",
+                    "(large transfers, yielding to readers' fetches), so later epochs read everything locally"})
+    String prefetch;
+
+    @Option(names = "--local-capacity", paramLabel = "SIZE", defaultValue = "auto",
+            description = {"most bytes prefetched partitions may take per node: 500M, 20G, 50% (of the local file",
+                    "system) or auto (default: its free space minus max(10%, 1 GiB), checked before each partition)"})
+    String localCapacity;
+
     @Option(names = "--keep-local", description = "keep node-local copies and shared memory after the job")
     boolean keepLocal;
 
@@ -177,6 +187,14 @@ public final class RunCommand implements Callable<Integer> {
         if (!org.fanstore.runtime.RuntimeConfig.UNPACK_MODES.contains(unpack)) {
             return "--unpack must be one of " + org.fanstore.runtime.RuntimeConfig.UNPACK_MODES + ", got " + unpack;
         }
+        if (!prefetch.equals("on") && !prefetch.equals("off")) {
+            return "--prefetch must be on or off, got '" + prefetch + "'";
+        }
+        try {
+            org.fanstore.runtime.placement.LocalCapacity.parse(localCapacity);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
         if (cacheMb != null && cacheMb < 1) {
             return "--cache-mb must be >= 1";
         }
@@ -213,6 +231,8 @@ public final class RunCommand implements Callable<Integer> {
         cmd.add("--replicas=" + replicas);
         cmd.add("--job-id=" + job.jobId());
         cmd.add("--unpack=" + unpack);
+        cmd.add("--prefetch=" + prefetch);
+        cmd.add("--local-capacity=" + localCapacity);
         if (rank == 0 && System.console() != null) {
             cmd.add("--progress");
         }
