@@ -26,11 +26,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 
 /**
  * Makes remote files local: after ready, copies the regular partitions this node does not hold from their
- * holders (owner first, then replicas) into the local partition directory, in {@link #CHUNK_BYTES} ranges
+ * holders (owner first, then replicas) into the local partition directory, in ranges of {@link #CHUNK_BYTES}
  * with up to {@link #IN_FLIGHT} in flight, so later opens of their files are decoded here instead of fetched
  * one by one (a cold remote open costs a round trip per file; a partition moves at the link's speed).
  *
@@ -48,8 +49,14 @@ import org.fanstore.runtime.mpi.RemoteFetcher;
  * partition is worth the same, so filling the budget matters more than which ones fill it.
  */
 public final class PartitionPuller implements AutoCloseable {
-    /** 8 MiB ranges: two 4 MiB fetch messages each, large enough that per-request costs vanish. */
-    static final int CHUNK_BYTES = 8 << 20;
+    /**
+     * Ranges just under MPJ's protocol switch limit, so every reply goes eagerly: with multi-MiB ranges
+     * (rendezvous sends) two ranks pulling from each other deadlocked niodev within a few runs (threads parked
+     * for good in NIODevice.isend's semaphore on both sides); with 508 KiB ranges, none in 15 runs, at the same
+     * speed (2 ranks on 2 cores: ~450 MB/s each way, vs ~100 MB/s for 8 MiB ranges when they did not stall).
+     */
+    static final int CHUNK_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
+    /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
     private static final int CHECK_BUFFER = 1 << 20;
     private static final String MARKER = "prefetched";
@@ -267,18 +274,18 @@ public final class PartitionPuller implements AutoCloseable {
     private void report(int kept, long bytes, double seconds) {
         double mib = bytes / (double) (1 << 20);
         double mbps = seconds > 0 ? bytes / 1e6 / seconds : 0;
-        allLocal = kept == order.size();
-        if (allLocal) {
+        if (kept == order.size()) {
             remoteBeforeAllLocal = demand.remoteFetches();
             localBeforeAllLocal = demand.localDecodes();
+            allLocal = true;
         }
         if (verbose) {
-            System.err.println(allLocal
+            System.err.print((allLocal
                     ? String.format("fanstore rank %d: all partitions local after %.1f s (%.0f MiB, %.0f MB/s)",
                             rank, seconds, mib, mbps)
                     : String.format("fanstore rank %d: prefetch kept %d of %d remote partitions in %.1f s (%.0f MiB,"
-                            + " %.0f MB/s) within --local-capacity; the rest are fetched on demand",
-                            rank, kept, order.size(), seconds, mib, mbps));
+                            + " %.0f MB/s); the rest are fetched on demand",
+                            rank, kept, order.size(), seconds, mib, mbps)) + System.lineSeparator());
         }
         try {
             Path tmp = shmDir.resolve(MARKER + ".tmp");
@@ -304,9 +311,9 @@ public final class PartitionPuller implements AutoCloseable {
         thread.join(timeout.toMillis() + 1_000);
         chunks.shutdownNow();
         if (verbose && allLocal) {
-            System.err.printf("fanstore rank %d: after all partitions were local: %d opens decoded locally,"
-                            + " %d fetched remotely%n", rank, demand.localDecodes() - localBeforeAllLocal,
-                    demand.remoteFetches() - remoteBeforeAllLocal);
+            System.err.print(String.format("fanstore rank %d: after all partitions were local: %d opens decoded"
+                            + " locally, %d fetched remotely%n", rank, demand.localDecodes() - localBeforeAllLocal,
+                    demand.remoteFetches() - remoteBeforeAllLocal));
         }
     }
 
