@@ -24,9 +24,12 @@ import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.open.OpenService;
 import org.fanstore.runtime.placement.IndexRecord;
+import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.PartitionLoader;
+import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.placement.ReaderDemand;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.ShmServer;
 
@@ -49,6 +52,7 @@ final class NodeRuntime implements AutoCloseable {
     private final RuntimeConfig config;
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private MpiWorld world;
+    private PartitionPuller puller;
     private String readyFields = "";
 
     private NodeRuntime(RuntimeConfig config) {
@@ -116,8 +120,9 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(0, workers::shutdownNow);
         Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local);
         toClose.add(0, unpacker);
+        ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
-                config.rank(), workers, FETCH_TIMEOUT, cacheDir);
+                config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 open, true));
         if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
@@ -129,6 +134,13 @@ final class NodeRuntime implements AutoCloseable {
 
         if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
             unpacker.startBackground(config.rank(), config.verbose());
+        }
+        if (config.prefetch()) {
+            puller = new PartitionPuller(manifest, placement, config.rank(), local, fetcher, loader.partsDir(),
+                    LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
+                    config.verbose());
+            toClose.add(0, puller);
+            puller.start();
         }
 
         long now = System.nanoTime();
@@ -158,6 +170,10 @@ final class NodeRuntime implements AutoCloseable {
     void finish() {
         if (world != null && toClose.size() > 0) {
             try {
+                if (puller != null) {
+                    // before the barrier: its chunks in flight need the peers still serving
+                    puller.close();
+                }
                 world.barrier(FINISH_TIMEOUT);
             } catch (IOException e) {
                 System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "

@@ -18,7 +18,7 @@ import java.util.function.Function;
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
                             Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean progress,
-                            boolean verbose) {
+                            boolean verbose, String localCapacity, boolean prefetch) {
 
     /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
     public enum Unpack {
@@ -59,7 +59,9 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         JOB_ID("job-id", RuntimeConfig::jobId),
         UNPACK("unpack", c -> c.unpack().argument()),
         PROGRESS("progress", c -> c.progress() ? "" : null, true),
-        VERBOSE("verbose", c -> c.verbose() ? "" : null, true);
+        VERBOSE("verbose", c -> c.verbose() ? "" : null, true),
+        LOCAL_CAPACITY("local-capacity", RuntimeConfig::localCapacity),
+        PREFETCH("prefetch", c -> c.prefetch() ? "on" : "off");
 
         final String option;
         /** The value to write for a config; for a flag "" when set, null when not. */
@@ -124,12 +126,19 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         if (colon < 0) {
             throw new IllegalArgumentException(Key.RENDEZVOUS.option + " must be HOST:PORT, got " + rv);
         }
+        String localCapacity = need(kv, Key.LOCAL_CAPACITY);
+        org.fanstore.runtime.placement.LocalCapacity.parse(localCapacity);
+        String prefetch = need(kv, Key.PREFETCH);
+        if (!prefetch.equals("on") && !prefetch.equals("off")) {
+            throw new IllegalArgumentException(Key.PREFETCH.option + " must be on or off, got " + prefetch);
+        }
         return new RuntimeConfig(intOf(Key.RANK, need(kv, Key.RANK)), intOf(Key.SIZE, need(kv, Key.SIZE)),
                 rv.substring(0, colon), intOf(Key.RENDEZVOUS, rv.substring(colon + 1)), Path.of(need(kv, Key.DATA)),
                 Path.of(need(kv, Key.LOCAL_DIR)), Path.of(need(kv, Key.SHM_DIR)),
                 longOf(Key.CACHE_MB, need(kv, Key.CACHE_MB)), intOf(Key.REPLICAS, need(kv, Key.REPLICAS)),
                 need(kv, Key.JOB_ID),
-                Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE));
+                Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE),
+                localCapacity, prefetch.equals("on"));
     }
 
     private static String need(Map<Key, String> kv, Key key) {

@@ -15,7 +15,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RuntimeConfigTest {
     static RuntimeConfig sample(RuntimeConfig.Unpack unpack, boolean progress, boolean verbose) {
         return new RuntimeConfig(3, 8, "fe80::1%eth0", 45123, Path.of("/data/in=1.fs"), Path.of("/tmp/f/rank-3"),
-                Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, progress, verbose);
+                Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, progress, verbose,
+                progress ? "auto" : "50%", !verbose);
     }
 
     @ParameterizedTest
@@ -31,7 +32,8 @@ class RuntimeConfigTest {
     void argumentsAreKeyValuePairsAndBareFlags() {
         assertEquals(List.of("--rank=3", "--size=8", "--rendezvous=fe80::1%eth0:45123", "--data=/data/in=1.fs",
                         "--local-dir=/tmp/f/rank-3", "--shm-dir=/dev/shm/f/rank-3", "--cache-mb=8589934592",
-                        "--replicas=2", "--job-id=991.0", "--unpack=lazy", "--verbose"),
+                        "--replicas=2", "--job-id=991.0", "--unpack=lazy", "--verbose", "--local-capacity=50%",
+                        "--prefetch=off"),
                 sample(RuntimeConfig.Unpack.LAZY, false, true).toArgs());
     }
 
@@ -69,6 +71,9 @@ class RuntimeConfigTest {
         bad = new ArrayList<>(base);
         bad.replaceAll(a -> a.startsWith("--unpack=") ? "--unpack=sometimes" : a);
         assertEquals("--unpack must be one of [eager, background, lazy], got sometimes", refusal(bad));
+        bad = new ArrayList<>(base);
+        bad.replaceAll(a -> a.startsWith("--prefetch=") ? "--prefetch=maybe" : a);
+        assertEquals("--prefetch must be on or off, got maybe", refusal(bad));
         bad = new ArrayList<>(base);
         bad.replaceAll(a -> a.startsWith("--cache-mb=") ? "--cache-mb=lots" : a);
         assertEquals("--cache-mb must be a number, got 'lots'", refusal(bad));

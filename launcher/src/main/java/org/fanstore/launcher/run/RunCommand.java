@@ -61,6 +61,16 @@ public final class RunCommand implements Callable<Integer> {
                     "not yet unpacked cost a round trip), lazy (only when first opened: jobs reading a small part)"})
     String unpack;
 
+    @Option(names = "--prefetch", paramLabel = "on|off", defaultValue = "on",
+            description = {"after ready, copy the partitions other ranks hold to local storage in the background",
+                    "(large transfers, yielding to readers' fetches), so later epochs read everything locally"})
+    String prefetch;
+
+    @Option(names = "--local-capacity", paramLabel = "SIZE", defaultValue = "auto",
+            description = {"most bytes prefetched partitions may take per node: 500M, 20G, 50% (of the local file",
+                    "system) or auto (default: its free space minus max(10%, 1 GiB), checked before each partition)"})
+    String localCapacity;
+
     @Option(names = "--keep-local", description = "keep node-local copies and shared memory after the job")
     boolean keepLocal;
 
@@ -182,6 +192,14 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return e.getMessage();
         }
+        if (!prefetch.equals("on") && !prefetch.equals("off")) {
+            return "--prefetch must be on or off, got '" + prefetch + "'";
+        }
+        try {
+            org.fanstore.runtime.placement.LocalCapacity.parse(localCapacity);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
         if (cacheMb != null && cacheMb < 1) {
             return "--cache-mb must be >= 1";
         }
@@ -203,7 +221,7 @@ public final class RunCommand implements Callable<Integer> {
                 layout.localDir(rank), layout.shmDir(rank),
                 cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
                 RuntimeConfig.Unpack.of(unpack), rank == 0 && System.console() != null,
-                RuntimeConfig.verboseFrom(System.getenv())).toArgs());
+                RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch)).toArgs());
         return cmd;
     }
 

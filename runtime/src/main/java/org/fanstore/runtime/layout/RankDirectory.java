@@ -30,6 +30,8 @@ public enum RankDirectory {
     CACHE_REF(Place.SHM, "cache.ref", Kind.FILE, 0600),
     /** Empty; exists once the rank serves (after the world barrier): sharing tasks wait for it. */
     READY(Place.SHM, "ready", Kind.FILE, -1),
+    /** Empty; appears (atomic rename) when this rank's background pull of other ranks' partitions has ended. */
+    PREFETCHED(Place.SHM, "prefetched", Kind.FILE, -1),
     /** Where the tasks sharing this node's runtime register. */
     TASKS_DIR(Place.SHM, "tasks", Kind.DIR, -1),
     /** A sharing task's pid being written, before its atomic rename to {@link #TASK_RUNNING}. */

@@ -20,6 +20,7 @@ import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.placement.ReaderDemand;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.Errno;
 import org.fanstore.runtime.shm.Request;
@@ -57,11 +58,12 @@ public final class OpenService implements RequestHandler {
     private final ExecutorService workers;
     private final Duration fetchTimeout;
     private final Path scratch;
+    private final ReaderDemand demand;
 
     public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
                        MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
                        ExecutorService workers,
-                       Duration fetchTimeout, Path scratch) {
+                       Duration fetchTimeout, Path scratch, ReaderDemand demand) {
         this.table = table;
         this.bodies = bodies;
         this.local = local;
@@ -73,6 +75,7 @@ public final class OpenService implements RequestHandler {
         this.workers = workers;
         this.fetchTimeout = fetchTimeout;
         this.scratch = scratch;
+        this.demand = demand;
     }
 
     @Override
@@ -150,24 +153,30 @@ public final class OpenService implements RequestHandler {
     private void writeBody(int index, FileChannel out) throws IOException {
         int partition = bodies.partition(index);
         if (local.holds(partition)) {
+            demand.decodedLocally();
             decode(local.channel(partition), bodies.bodyOffset(index), index, out);
             return;
         }
-        IOException last = null;
-        for (int holder : placement.holders(partition)) {
-            if (holder == myRank) {
-                continue;
+        demand.fetchStarted(partition);
+        try {
+            IOException last = null;
+            for (int holder : placement.holders(partition)) {
+                if (holder == myRank) {
+                    continue;
+                }
+                try {
+                    fetchFrom(holder, index, out);
+                    return;
+                } catch (IOException e) {
+                    last = e;
+                    out.truncate(0);
+                    out.position(0);
+                }
             }
-            try {
-                fetchFrom(holder, index, out);
-                return;
-            } catch (IOException e) {
-                last = e;
-                out.truncate(0);
-                out.position(0);
-            }
+            throw last != null ? last : new IOException("no rank holds partition " + partition);
+        } finally {
+            demand.fetchEnded();
         }
-        throw last != null ? last : new IOException("no rank holds partition " + partition);
     }
 
     private void fetchFrom(int holder, int index, FileChannel out) throws IOException {

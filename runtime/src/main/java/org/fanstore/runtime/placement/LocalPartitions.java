@@ -6,23 +6,36 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.fanstore.runtime.mpi.FetchSource;
 
 /**
  * The partition copies on this node's disk, by partition id, and the bodies they hold as a {@link FetchSource}
  * for other ranks (object id = metadata-table entry index, which is the same on every rank because every rank
  * sorts the same namespace). Positional reads only, so any number of threads may read at once.
+ *
+ * <p>Whole partition files are objects too, at {@link #partitionObject} ids (far above any entry index), so
+ * a rank can copy a partition it does not hold in large ranges ({@link PartitionPuller}). Partitions are added
+ * at load and later by the puller while readers and fetch workers use the others: an added partition is
+ * visible as held only once its channel is open.
  */
 public final class LocalPartitions implements FetchSource, AutoCloseable {
-    private final Map<Integer, FileChannel> channels = new HashMap<>();
-    private final Map<Integer, Path> files = new HashMap<>();
+    /** First object id of whole partition files: entry indices are ints, so these never collide. */
+    private static final long PARTITION_OBJECTS = 1L << 40;
+
+    private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
+    private final Map<Integer, Path> files = new ConcurrentHashMap<>();
     private volatile BodyIndex bodies;
 
+    /** The object id under which regular partition p's whole file is served. */
+    public static long partitionObject(int partition) {
+        return PARTITION_OBJECTS + partition;
+    }
+
     public void add(int partitionId, Path file) throws IOException {
-        channels.put(partitionId, FileChannel.open(file, StandardOpenOption.READ));
         files.put(partitionId, file);
+        channels.put(partitionId, FileChannel.open(file, StandardOpenOption.READ));
     }
 
     /** Called once the namespace is known; until then every id is reported as not held. */
@@ -43,7 +56,12 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
     }
 
     @Override
-    public long length(long id) {
+    public long length(long id) throws IOException {
+        if (id >= PARTITION_OBJECTS) {
+            long partition = id - PARTITION_OBJECTS;
+            FileChannel ch = partition <= Integer.MAX_VALUE ? channels.get((int) partition) : null;
+            return ch == null ? NOT_HELD : ch.size();
+        }
         BodyIndex b = bodies;
         if (b == null || id < 0 || id >= b.entries() || !holds(b.partition((int) id))) {
             return NOT_HELD;
@@ -53,14 +71,21 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
 
     @Override
     public void read(long id, long position, ByteBuffer dst) throws IOException {
-        BodyIndex b = bodies;
-        int entry = (int) id;
-        FileChannel ch = channels.get(b.partition(entry));
-        long at = b.bodyOffset(entry) + position;
+        int partition;
+        long at;
+        if (id >= PARTITION_OBJECTS) {
+            partition = (int) (id - PARTITION_OBJECTS);
+            at = position;
+        } else {
+            BodyIndex b = bodies;
+            partition = b.partition((int) id);
+            at = b.bodyOffset((int) id) + position;
+        }
+        FileChannel ch = channels.get(partition);
         while (dst.hasRemaining()) {
             int n = ch.read(dst, at);
             if (n < 0) {
-                throw new EOFException("partition " + files.get(b.partition(entry)) + " ends inside entry " + id);
+                throw new EOFException("partition " + files.get(partition) + " ends inside object " + id);
             }
             at += n;
         }

@@ -37,6 +37,11 @@ public final class PartitionLoader {
         this.filesDir = Files.createDirectories(RankDirectory.FILES_DIR.in(localDir));
     }
 
+    /** Where partition copies lie: the ones copied at load and the ones pulled later. */
+    public Path partsDir() {
+        return partsDir;
+    }
+
     /** Where LOCAL_RAW files lie: {@code <filesDir>/<key>}. */
     public Path filesDir() {
         return filesDir;

@@ -1,0 +1,215 @@
+package org.fanstore.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Prefetch (remote partitions pulled to local storage after ready) end to end: 2 real rank JVMs, real MPJ, and
+ * an unmodified {@code sha256sum} reading every file through the shim on rank 0, once at once (while the pull
+ * runs) and once after the rank reports the pull finished ({@code $FANSTORE_SHM_DIR/prefetched}). The dataset
+ * is LZ4-compressed so nothing is unpacked to the local directory: its partitions are all it holds.
+ */
+class PrefetchJobTest {
+    @TempDir
+    static Path work;
+
+    /** "/fanstore/ds/..." -> SHA-256 of the source bytes. */
+    static final Map<String, String> expected = new TreeMap<>();
+    static Path data;
+    static Path paths;
+    /** Stored bytes of part-0000i.fsp. */
+    static final long[] partBytes = new long[4];
+
+    @BeforeAll
+    static void prepare() throws Exception {
+        Path src = work.resolve("src/ds");
+        Random rnd = new Random(11);
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        for (int i = 0; i < 64; i++) {
+            // half random, half text in every 4 KiB: compressible enough that LZ4 is kept (~2x)
+            byte[] body = new byte[(96 << 10) + (i * 7919) % (64 << 10)];
+            for (int k = 0; k < body.length; k++) {
+                body[k] = (k & 4095) < 2048 ? (byte) rnd.nextInt() : (byte) "label,0.5,class\n".charAt(k % 16);
+            }
+            Path f = src.resolve("d" + i % 4 + "/f" + i + ".bin");
+            Files.createDirectories(f.getParent());
+            Files.write(f, body);
+            expected.put("/fanstore/ds/d" + i % 4 + "/f" + i + ".bin", HexFormat.of().formatHex(sha.digest(body)));
+        }
+        data = work.resolve("ds.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                data.toString(), "--partitions", "4", "--compress", "lz4"));
+        paths = work.resolve("paths.txt");
+        Files.write(paths, expected.keySet(), StandardCharsets.UTF_8);
+        for (int p = 0; p < 4; p++) {
+            partBytes[p] = Files.size(data.resolve(String.format("part-%05d.fsp", p)));
+        }
+    }
+
+    /** Reads everything through the shim, waits for this rank's pull to finish, reads everything again. */
+    private static String twoPasses() {
+        return "xargs sha256sum < " + paths + " | sed 's/^/PASS1 /';"
+                + " while [ ! -e \"$FANSTORE_SHM_DIR/prefetched\" ]; do sleep 0.1; done;"
+                + " xargs sha256sum < " + paths + " | sed 's/^/PASS2 /'";
+    }
+
+    private static Map<String, String> pass(String stdout, String name) {
+        Map<String, String> got = new TreeMap<>();
+        for (String line : stdout.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                String[] f = line.substring(name.length() + 1).split(" +", 2);
+                got.put(f[1], f[0]);
+            }
+        }
+        return got;
+    }
+
+    private static FanstoreProcess.Result run(String job, Path localDir, String... options) throws Exception {
+        List<String> args = new ArrayList<>(List.of("run", "--ranks", "2", "--data", data.toString(),
+                "--only-rank", "0", "--local-dir", localDir.toString()));
+        args.addAll(List.of(options));
+        return FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job, "FANSTORE_VERBOSE", "1"), 240,
+                args.toArray(String[]::new));
+    }
+
+    @Test
+    void onlyWhatFitsTheBudgetIsPulledAndEveryFileStillReadsBack() throws Exception {
+        long min = Math.min(Math.min(partBytes[0], partBytes[1]), Math.min(partBytes[2], partBytes[3]));
+        long max = Math.max(Math.max(partBytes[0], partBytes[1]), Math.max(partBytes[2], partBytes[3]));
+        long budget = max + min / 2;
+        assertTrue(2 * min > budget, "partitions too uneven for this test: " + java.util.Arrays.toString(partBytes));
+        String job = "tpbudget" + System.nanoTime();
+        try {
+            FanstoreProcess.Result r = RunJobTest.ok(run(job, work, "--local-capacity", Long.toString(budget),
+                    "--keep-local", "--", "sh", "-c", twoPasses()));
+            assertEquals(expected, pass(r.stdout(), "PASS1"), r.stderr());
+            assertEquals(expected, pass(r.stdout(), "PASS2"), r.stderr());
+            List<Path> parts = partsDirs(work, job);
+            assertEquals(2, parts.size(), "one parts directory per rank: " + parts);
+            for (Path dir : parts) {
+                List<String> names = names(dir);
+                assertEquals(3, names.size(), "2 held + 1 pulled partition in " + dir + ": " + names);
+                // rank 0 holds 0 and 2, rank 1 holds 1 and 3: the odd one out is the pulled one
+                int pulledParity = names.stream().filter(n -> partIndex(n) % 2 == 1).count() == 1 ? 1 : 0;
+                int pulled = names.stream().mapToInt(PrefetchJobTest::partIndex).filter(p -> p % 2 == pulledParity)
+                        .findFirst().orElseThrow();
+                assertTrue(partBytes[pulled] <= budget && partBytes[pulled] > 0, dir + ": " + names);
+            }
+            assertTrue(r.stderr().contains("fanstore rank 0: prefetch kept 1 of 2 remote partitions"), r.stderr());
+        } finally {
+            removeJob(work, job);
+        }
+    }
+
+    @Test
+    void aFullLocalDiskDuringPrefetchNeverFailsARead() throws Exception {
+        assumeTrue(JobLayout.currentUid() == 0, "mounting a small tmpfs needs root");
+        Path small = Files.createDirectories(work.resolve("small"));
+        // both ranks' partitions take ~6 MiB of the 8: the pulls (another 6) must run out of space
+        assertEquals(0, new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", small.toString())
+                .inheritIO().start().waitFor());
+        String job = "tpfull" + System.nanoTime();
+        try {
+            FanstoreProcess.Result r = RunJobTest.ok(run(job, small, "--local-capacity", "1G", "--keep-local",
+                    "--", "sh", "-c", twoPasses()));
+            assertEquals(expected, pass(r.stdout(), "PASS1"), r.stderr());
+            assertEquals(expected, pass(r.stdout(), "PASS2"), r.stderr());
+            assertTrue(r.stderr().contains("abandoned: No space left on device"), r.stderr());
+            for (Path dir : partsDirs(small, job)) {
+                try (Stream<Path> s = Files.list(dir)) {
+                    assertEquals(List.of(), s.filter(p -> p.getFileName().toString().startsWith(".pull-")).toList(),
+                            "temporary files left by an abandoned pull");
+                }
+            }
+        } finally {
+            removeJob(small, job);
+            new ProcessBuilder("umount", "-l", small.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    @Test
+    void afterThePullASecondPassFetchesNothingRemotely() throws Exception {
+        String job = "tplocal" + System.nanoTime();
+        // a 2 MiB cache cannot keep the first pass's files: the second pass materialises them again
+        FanstoreProcess.Result r = RunJobTest.ok(run(job, work, "--cache-mb", "2", "--", "sh", "-c", twoPasses()));
+        assertEquals(expected, pass(r.stdout(), "PASS1"), r.stderr());
+        assertEquals(expected, pass(r.stdout(), "PASS2"), r.stderr());
+        assertTrue(r.stderr().contains("fanstore rank 0: all partitions local after "), r.stderr());
+        Matcher m = Pattern.compile("fanstore rank 0: after all partitions were local: (\\d+) opens decoded locally,"
+                + " (\\d+) fetched remotely").matcher(r.stderr());
+        assertTrue(m.find(), r.stderr());
+        assertTrue(Long.parseLong(m.group(1)) >= expected.size() / 2, "second pass decoded locally: " + m.group());
+        assertEquals("0", m.group(2), m.group());
+    }
+
+    @Test
+    void prefetchOffKeepsTodaysBehaviour() throws Exception {
+        String job = "tpoff" + System.nanoTime();
+        try {
+            FanstoreProcess.Result r = RunJobTest.ok(run(job, work, "--prefetch", "off", "--keep-local", "--", "sh",
+                    "-c", "xargs sha256sum < " + paths + " | sed 's/^/PASS1 /'; sleep 2;"
+                            + " [ -e \"$FANSTORE_SHM_DIR/prefetched\" ] || echo NO-PULL"));
+            assertEquals(expected, pass(r.stdout(), "PASS1"), r.stderr());
+            assertTrue(r.stdout().contains("NO-PULL"), r.stdout());
+            assertFalse(r.stderr().contains("partitions local") || r.stderr().contains("prefetch"), r.stderr());
+            for (Path dir : partsDirs(work, job)) {
+                assertEquals(2, names(dir).size(), "only the held partitions in " + dir + ": " + names(dir));
+            }
+        } finally {
+            removeJob(work, job);
+        }
+    }
+
+    private static int partIndex(String name) {
+        return Integer.parseInt(name.substring(5, 10));
+    }
+
+    /** Every rank's partition directory of the job under localDir (found by content, not by rank-dir name). */
+    private static List<Path> partsDirs(Path localDir, String job) throws IOException {
+        Path root = localDir.resolve("fanstore-" + JobLayout.currentUid() + "-" + job);
+        try (Stream<Path> s = Files.walk(root)) {
+            return s.filter(p -> Files.isDirectory(p) && p.getFileName().toString().equals("parts")).toList();
+        }
+    }
+
+    private static List<String> names(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".fsp")).sorted().toList();
+        }
+    }
+
+    /** What --keep-local left: the job's local and shared-memory roots. */
+    private static void removeJob(Path localDir, String job) throws IOException {
+        String root = "fanstore-" + JobLayout.currentUid() + "-" + job;
+        for (Path p : List.of(localDir.resolve(root), Path.of("/dev/shm", root))) {
+            if (Files.exists(p)) {
+                try (Stream<Path> s = Files.walk(p)) {
+                    for (Path q : s.sorted(Comparator.reverseOrder()).toList()) {
+                        Files.delete(q);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package org.fanstore.runtime.placement;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * What readers ask of other ranks, as the open path reports it: on-demand fetches now running (the
+ * {@link PartitionPuller} makes room for them), the partitions they missed on (pulled next), and how many
+ * opens were fetched remotely or decoded from a local partition (logged to show when pulling made remote
+ * fetches stop). Lock-free: it is touched on every open that is not a cache hit.
+ */
+public final class ReaderDemand {
+    private final AtomicInteger running = new AtomicInteger();
+    private final ConcurrentLinkedQueue<Integer> missed = new ConcurrentLinkedQueue<>();
+    private final LongAdder remoteFetches = new LongAdder();
+    private final LongAdder localDecodes = new LongAdder();
+
+    /** A reader starts fetching an entry of a partition this node does not hold. */
+    public void fetchStarted(int partition) {
+        running.incrementAndGet();
+        remoteFetches.increment();
+        if (missed.size() < 1024) {
+            missed.add(partition);
+        }
+    }
+
+    public void fetchEnded() {
+        running.decrementAndGet();
+    }
+
+    /** A reader's file was decoded from a partition on this node. */
+    public void decodedLocally() {
+        localDecodes.increment();
+    }
+
+    /** On-demand fetches running now. */
+    public int running() {
+        return running.get();
+    }
+
+    /** The oldest partition a reader missed on and not handed out yet, or -1. */
+    public int nextMissed() {
+        Integer p = missed.poll();
+        return p == null ? -1 : p;
+    }
+
+    public long remoteFetches() {
+        return remoteFetches.sum();
+    }
+
+    public long localDecodes() {
+        return localDecodes.sum();
+    }
+}

@@ -1,0 +1,49 @@
+package org.fanstore.runtime.placement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** --local-capacity against the real file system of a temporary directory. */
+class LocalCapacityTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void sizesCountPulledBytesAgainstTheBudget() throws Exception {
+        FileStore store = Files.getFileStore(dir);
+        assertEquals(500L << 20, LocalCapacity.parse("500M").remaining(store, 0));
+        assertEquals((2L << 30) - 100, LocalCapacity.parse("2g").remaining(store, 100));
+        assertEquals(4096 - 1024, LocalCapacity.parse("4K").remaining(store, 1024));
+        assertEquals(12345, LocalCapacity.parse("12345").remaining(store, 0));
+    }
+
+    @Test
+    void aPercentageIsOfTheFileSystemsSize() throws Exception {
+        FileStore store = Files.getFileStore(dir);
+        assertEquals(store.getTotalSpace() / 100 * 50 - 7, LocalCapacity.parse("50%").remaining(store, 7));
+        assertEquals(0, LocalCapacity.parse("0%").remaining(store, 0));
+    }
+
+    @Test
+    void autoLeavesTheMarginFree() throws Exception {
+        FileStore store = Files.getFileStore(dir);
+        long margin = Math.max(store.getTotalSpace() / 10, 1L << 30);
+        long remaining = LocalCapacity.parse("auto").remaining(store, 0);
+        assertTrue(remaining <= store.getUsableSpace() - margin + (64L << 20), remaining + " with margin " + margin);
+    }
+
+    @Test
+    void nonsenseIsRefusedWithTheAcceptedForms() {
+        for (String bad : new String[] {"", "lots", "-1G", "101%", "5X", "1.5G"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LocalCapacity.parse(bad));
+            assertTrue(e.getMessage().contains("--local-capacity") && e.getMessage().contains("500M"), e.getMessage());
+        }
+    }
+}
