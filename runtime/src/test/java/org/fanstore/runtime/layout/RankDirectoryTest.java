@@ -1,7 +1,6 @@
 package org.fanstore.runtime.layout;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.io.IOException;
@@ -11,19 +10,14 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.fanstore.runtime.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** RankDirectory is the golden list in tests/vectors/layout/rank-dir.txt, which the C header is checked against too. */
 class RankDirectoryTest {
     static Path golden() {
-        String repo = System.getProperty("fanstore.repo");
-        Path dir = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors"))) {
-            dir = dir.getParent();
-        }
-        assertNotNull(dir, "no tests/vectors above " + Path.of("").toAbsolutePath());
-        return dir.resolve("tests/vectors/layout/rank-dir.txt");
+        return TestVectors.dir("layout/rank-dir.txt");
     }
 
     @Test

@@ -12,6 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
+import org.fanstore.runtime.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,27 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class MetadataTableVectorsTest {
     static Path vectorDir() {
-        final String repo = System.getProperty("fanstore.repo");
-        Path dir = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors"))) {
-            dir = dir.getParent();
-        }
-        assertNotNull(dir, "no tests/vectors above " + Path.of("").toAbsolutePath());
-        return dir.resolve("tests/vectors/metadata");
+        return TestVectors.dir("metadata");
     }
 
     @Test
     void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException {
-        if (Boolean.getBoolean("fanstore.regenerateVectors")) {
-            MetadataVectors.writeAll(vectorDir());
-        }
-        for (final String name : MetadataVectors.writeAll(temp)) {
-            final Path committed = vectorDir().resolve(name);
-            assertTrue(Files.exists(committed),
-                committed + " missing: regenerate with -Dfanstore.regenerateVectors=true");
-            assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
-                name + " differs from what the writer now produces: format drift?");
-        }
+        TestVectors.assertReproduced(vectorDir(), temp, MetadataVectors.writeAll(temp), "format drift");
     }
 
     @Test

@@ -9,13 +9,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
 import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.fanstore.runtime.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,24 +27,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ControlFileVectorsTest {
     static Path vectorDir() {
-        return ShmTestSupport.repoRoot().resolve("tests/vectors/ctl");
+        return TestVectors.dir("ctl");
     }
 
     @Test
     void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException {
-        final List<String> names = ControlFileVectors.writeAll(temp);
-        if (Boolean.getBoolean("fanstore.regenerateVectors")) {
-            for (final String name : names) {
-                Files.copy(temp.resolve(name), vectorDir().resolve(name), StandardCopyOption.REPLACE_EXISTING);
-            }
-        }
-        for (final String name : names) {
-            final Path committed = vectorDir().resolve(name);
-            assertTrue(Files.exists(committed), committed
-                    + " missing: regenerate with -Dfanstore.regenerateVectors=true");
-            assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
-                name + " differs from what ControlFile now writes: layout drift?");
-        }
+        TestVectors.assertReproduced(vectorDir(), temp, ControlFileVectors.writeAll(temp), "layout drift");
     }
 
     @Test
