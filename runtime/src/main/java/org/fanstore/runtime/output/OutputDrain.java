@@ -1,0 +1,14 @@
+package org.fanstore.runtime.output;
+
+import java.nio.file.Path;
+
+/**
+ * Copies this rank's committed outputs to the persistent output directory, mirroring renames and unlinks.
+ * Called on the holder rank for every applied record that concerns a file it holds ({@code file} is the
+ * staging file for FILE, null otherwise). Must not block the caller.
+ */
+public interface OutputDrain {
+    OutputDrain NONE = (r, file) -> { };
+
+    void applied(OutputRecord r, Path file);
+}
