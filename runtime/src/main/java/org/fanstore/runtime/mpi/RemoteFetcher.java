@@ -19,9 +19,13 @@ import mpi.Status;
  * {@link BoundedWait}, so an owner that dies turns into a {@link RankFailedException} naming it.
  */
 public final class RemoteFetcher implements AutoCloseable {
-    /** 4 MiB: big enough that per-message overhead vanishes, small enough that 8 fetching threads with
-     * two buffers each stay within a 256 MiB heap. */
-    public static final int DEFAULT_CHUNK_BYTES = 4 << 20;
+    /**
+     * Just under MPJ's protocol switch limit (header included), so every data message goes eagerly. With 4 MiB
+     * chunks (rendezvous sends) the 4-rank x 8-thread fetch test stalled for good in niodev (threads parked in
+     * NIODevice.isend on both sides) in 3 of 4 runs under full tiered JIT; the puller saw the same with
+     * multi-MiB ranges. Eager 508 KiB messages cost no throughput (see PartitionPuller).
+     */
+    public static final int DEFAULT_CHUNK_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
     public static final int DEFAULT_WORKERS = 4;
 
     private final MpiWorld world;
