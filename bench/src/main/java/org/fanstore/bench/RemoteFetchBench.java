@@ -19,7 +19,8 @@ import org.fanstore.runtime.mpi.RendezvousServer;
 /**
  * Remote-fetch throughput against raw MPJ request/response of the same sizes, in the same run, between two
  * ranks (started by bench/remote-fetch-bench.sh). Rank 0 measures; rank 1 owns the objects and answers
- * both kinds of request. "Raw" is the floor a fetch is built on: a blocking Send of an 8-byte request and a
+ * both kinds of request (-Dbench.host=ADDR: the rendezvous listens there, not on loopback). "Raw" is the
+ * floor a fetch is built on: a blocking Send of an 8-byte request and a
  * blocking Recv of the whole object into a preallocated array, no chunking, no deadline polling.
  *
  * <p>Usage: {@code RemoteFetchBench <rank> <rendezvous-dir> <jobid> <protocolSwitchLimit> <chunkBytes>}
@@ -127,7 +128,10 @@ public final class RemoteFetchBench {
     }
 
     private static MpiWorld serveAndJoin(Path dir, String job, int psl) throws Exception {
-        try (RendezvousServer server = RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, TIMEOUT)) {
+        // -Dbench.host=ADDR: listen there (e.g. a veth address when the ranks run in two network namespaces).
+        String host = System.getProperty("bench.host");
+        InetAddress bind = host != null ? InetAddress.getByName(host) : InetAddress.getLoopbackAddress();
+        try (RendezvousServer server = RendezvousServer.start(bind, 2, TIMEOUT)) {
             RendezvousFile.publish(dir, job, server.host(), server.port());
             MpiWorld world = MpiWorld.init(0, 2, server.host(), server.port(), TIMEOUT, psl);
             server.awaitCompletion();
