@@ -3,7 +3,7 @@
 # namespaces (Figures 5-6), LZ4 (Figures 10-11), a torchvision input pipeline, JMH and the shim's per-call cost;
 # then the scaling model, the plots and a section appended to bench/RESULTS.md.
 #   bench/run-paper.sh [--quick] [--work DIR] [--keep-data]
-# --quick: small data (32 MiB per file size, a 50,000-file tree in the same 2,002 directories, 2,000 JPEGs),
+# --quick: small data (64 MiB per file size, a 50,000-file tree in the same 2,002 directories, 2,000 JPEGs),
 # under 10 minutes on 2 cores. Full: 512 MiB per size, 1.3M-file tree, 10,000 JPEGs; as long as it takes.
 # Raw CSV: bench/results/<stamp>/; plots: bench/plots/. Needs root for drop_caches and netns (else says so).
 # Everything this run creates (mounts, namespaces, /dev/shm, data) is removed on exit, also on Ctrl-C.
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ $quick = 1 ]; then
-  mib=32; tree_train=40; tree_val=10; jpeg_classes=10; jpeg_per=200; jpeg_side=128; mn_sizes=(128K 2M)
+  mib=64; tree_train=40; tree_val=10; jpeg_classes=10; jpeg_per=200; jpeg_side=128; mn_sizes=(128K 2M)
   mn_mib=32; passes=3; jmh=(-f 1 -wi 1 -i 2 -w 1s -r 1s); shim_calls=1000000; mpj_mib=32; mode=quick
 else
   mib=512; tree_train=1250; tree_val=50; jpeg_classes=20; jpeg_per=500; jpeg_side=256; mn_sizes=(128K 512K 2M 8M)
@@ -175,12 +175,21 @@ else
   netns=0; say "ip netns is not permitted here: ranks talk over loopback (FALLBACK, the rows say so)"
 fi
 emit meta - - - - - netns $netns
+# Data of its own: 32 groups, each with 1/32 of every size's files, so prep's contiguous, byte-balanced partitions
+# hold every size in the same proportion and a rank's local share is the same for every size.
+for s in "${mn_sizes[@]}"; do
+  b=$(bytes_of "$s"); n=$(( mn_mib * 1048576 / b / 32 )); [ $n -gt 0 ] || n=1
+  for grp in $(seq -w 0 31); do "$py" "$repo/bench/paper/gen_files.py" "$src/mn/g$grp/$s" "$n" "$b" random; done
+  emit data mn "$s" - - - files $(( n * 32 ))
+  find "$src/mn" -path "*/$s/*" -type f | sort | sed "s|^$src/mn|/fanstore/mn|" > "$work/fs-mn-$s.list"
+done
+"$fs" prep --input "$src/mn" --output "$work/mn.fs" --name mn --partitions 8 --force >/dev/null
 in_ns() { local r=$1; shift; if [ $netns = 1 ]; then ip netns exec "$p-r$r" "$@"; else "$@"; fi; }
 cat > "$work/mn.sh" <<EOF
 #!/bin/sh
 for s in ${mn_sizes[*]}; do
-  echo "rank\$FANSTORE_RANK \$s 2 first \$($reader read 1 $work/fs-rnd-\$s.list 2)"
-  echo "rank\$FANSTORE_RANK \$s 2 warm \$($reader read $passes $work/fs-rnd-\$s.list 2)"
+  echo "rank\$FANSTORE_RANK \$s 2 first \$($reader read 1 $work/fs-mn-\$s.list 2)"
+  echo "rank\$FANSTORE_RANK \$s 2 warm \$($reader read $passes $work/fs-mn-\$s.list 2)"
 done
 EOF
 chmod +x "$work/mn.sh"
@@ -188,7 +197,7 @@ for n in 1 2 4; do
   rm -rf "$work/rdv"; mkdir -p "$work/rdv"; jp=()
   for r in $(seq 0 $((n - 1))); do
     in_ns "$r" env PMI_RANK="$r" PMI_SIZE="$n" PMI_JOBID="$tag-mn$n" FANSTORE_VERBOSE=1 \
-      "$fs" run --data "$work/rnd.fs" --local-dir "$work/node$r" --rendezvous-dir "$work/rdv" --unpack eager \
+      "$fs" run --data "$work/mn.fs" --local-dir "$work/node$r" --rendezvous-dir "$work/rdv" --unpack eager \
       --prefetch off --cache-mb $(( mib * 8 )) -- "$work/mn.sh" > "$work/mn$n-$r.out" 2> "$work/mn$n-$r.err" &
     jp+=($!); pids+=($!)
   done
@@ -200,9 +209,9 @@ for n in 1 2 4; do
     sed -n 's/^fanstore rank [0-9]*: files=.* entries=\([0-9]*\) meta_bytes=\([0-9]*\) load_ms=\([0-9]*\) copy_ms=\([0-9]*\) gather_ms=\([0-9]*\) table_ms=\([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' \
       "$work/mn$n-$r.err" | while read -r e mb l c g tb; do
         for kv in entries:$e meta_bytes:$mb load_ms:$l copy_ms:$c gather_ms:$g table_ms:$tb; do
-          emit load rnd - "$n" - "rank$r" "${kv%%:*}" "${kv#*:}"; done; done
+          emit load mn - "$n" - "rank$r" "${kv%%:*}" "${kv#*:}"; done; done
     # local share: files in the partitions this rank holds (p % n == r) over all files, from the manifest
-    emit multinode fanstore all "$n" 2 "rank$r" local_share "$(awk -v n="$n" -v r="$r" '$1=="partition"{t+=$5; if ($2 % n == r) l+=$5} END{printf "%.4f", l/t}' "$work/rnd.fs/manifest.txt")"
+    emit multinode fanstore all "$n" 2 "rank$r" local_share "$(awk -v n="$n" -v r="$r" '$1=="partition"{t+=$5; if ($2 % n == r) l+=$5} END{printf "%.4f", l/t}' "$work/mn.fs/manifest.txt")"
   done
 done
 emit multinode fanstore all - - - netns $netns

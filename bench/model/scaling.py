@@ -86,9 +86,9 @@ class Inputs:
         self.table_s_per_entry = max(tb) / 1000 / e[0]
         # copy of a rank's partitions to local disk: bytes per second, from the 1-rank multi-node job
         self.copy_bw = None
-        c = get(rows, "load", "rnd", "-", "1", "-", "rank0", "copy_ms")
+        c = get(rows, "load", "mn", "-", "1", "-", "rank0", "copy_ms")
         if c:
-            total = sum(b * get(rows, "data", "count", n, "-", "-", "-", "files", default=0) for n, b in SIZES.items())
+            total = sum(b * get(rows, "data", "mn", n, "-", "-", "-", "files", default=0) for n, b in SIZES.items())
             if total:
                 self.copy_bw = total / (c / 1000)
 
