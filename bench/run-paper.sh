@@ -211,7 +211,7 @@ for n in 1 2 4; do
         for kv in entries:$e meta_bytes:$mb load_ms:$l copy_ms:$c gather_ms:$g table_ms:$tb; do
           emit load mn - "$n" - "rank$r" "${kv%%:*}" "${kv#*:}"; done; done
     # local share: files in the partitions this rank holds (p % n == r) over all files, from the manifest
-    emit multinode fanstore all "$n" 2 "rank$r" local_share "$(awk -v n="$n" -v r="$r" '$1=="partition"{t+=$5; if ($2 % n == r) l+=$5} END{printf "%.4f", l/t}' "$work/mn.fs/manifest.txt")"
+    emit multinode fanstore all "$n" 2 "rank$r" local_share "$(awk -v n="$n" -v r="$r" '$1=="partition"{t+=$6; if ($2 % n == r) l+=$6} END{printf "%.4f", l/t}' "$work/mn.fs/manifest.txt")"
   done
 done
 emit multinode fanstore all - - - netns $netns
