@@ -22,6 +22,8 @@ final class OutputHandles {
 
     private final Map<Integer, Handle> handles = new HashMap<>();
     private final Map<Integer, Set<Integer>> holders = new HashMap<>();
+    /** Pids that released a handle: a fork child may release before its parent's HOLD for it arrives. */
+    private final Map<Integer, Set<Integer>> released = new HashMap<>();
     private int nextId = 1;
 
     synchronized Handle open(final byte[] key, final int mode, final boolean exclusive, final int pid) {
@@ -34,7 +36,13 @@ final class OutputHandles {
     /** A process holds the handle too; false when the handle is unknown (already ended). */
     synchronized boolean hold(final int id, final int pid) {
         final Set<Integer> set = holders.get(id);
-        return set != null && set.add(pid) | true;
+        if (set == null) {
+            return false;
+        }
+        if (!released.getOrDefault(id, Set.of()).contains(pid)) {
+            set.add(pid);
+        }
+        return true;
     }
 
     /** pid releases the handle: the handle when that was the last holder (the caller commits it), else null. */
@@ -44,10 +52,12 @@ final class OutputHandles {
             return null;
         }
         set.remove(pid);
+        released.computeIfAbsent(id, i -> new HashSet<>()).add(pid);
         if (!set.isEmpty()) {
             return null;
         }
         holders.remove(id);
+        released.remove(id);
         return handles.remove(id);
     }
 
@@ -59,6 +69,7 @@ final class OutputHandles {
             e.getValue().removeIf(pid -> !alive.test(pid));
             if (e.getValue().isEmpty()) {
                 it.remove();
+                released.remove(e.getKey());
                 dead.add(handles.remove(e.getKey()));
             }
         }

@@ -36,6 +36,8 @@ public final class OutputService implements AutoCloseable {
     private static final int S_IFREG = 0100000;
     private static final int S_IFDIR = 0040000;
     private static final long SWEEP_MS = 500;
+    /** RELEASE flag: the shim could not open the file; drop it instead of committing. */
+    private static final int RELEASE_DISCARD = 1;
 
     private final LocalOutputNamespace namespace;
     private final OutputCommitter committer;
@@ -90,7 +92,7 @@ public final class OutputService implements AutoCloseable {
             case OP_OPEN -> openCommitted(r.source(), responder);
             case OP_CREATE -> create(r.source(), r.flags(), r.entryIndex(), pid, responder);
             case OP_HOLD -> answer(responder, handles.hold(r.entryIndex(), pid) ? 0 : Errnos.EBADF);
-            case OP_RELEASE -> release(r.entryIndex(), pid, responder);
+            case OP_RELEASE -> release(r.entryIndex(), pid, (r.flags() & RELEASE_DISCARD) != 0, responder);
             case OP_UNLINK -> answer(responder, commit(record(OutputRecord.Kind.UNLINK, r.source(), null, 0, false)));
             case OP_RMDIR -> answer(responder, commit(record(OutputRecord.Kind.RMDIR, r.source(), null, 0, false)));
             case OP_MKDIR -> answer(responder, commit(record(OutputRecord.Kind.DIR, r.source(), null,
@@ -178,7 +180,8 @@ public final class OutputService implements AutoCloseable {
         return e.getMessage() != null && e.getMessage().contains("No space left");
     }
 
-    private void release(final int id, final int pid, final Responder responder) throws IOException {
+    private void release(final int id, final int pid, final boolean discard, final Responder responder)
+        throws IOException {
         final OutputHandles.Handle h = handles.release(id, pid);
         if (h == null) {
             responder.ok(0, null);  // others still hold it (or it ended already)
@@ -186,7 +189,10 @@ public final class OutputService implements AutoCloseable {
         }
         final Path file = RankDirectory.STAGING_FILE.in(stagingDir, h.id());
         final int errno;
-        if (!Files.exists(file)) {
+        if (discard) {
+            errno = 0;
+            Files.deleteIfExists(file);
+        } else if (!Files.exists(file)) {
             errno = Errnos.EIO;
         } else {
             // Read-only before it is published: a reader's descriptor cannot be reopened for writing.
