@@ -57,8 +57,8 @@ static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
     if (fs_fd_get(dirfd, &info) != FS_FD_DIR)
         return FS_PATH_OUTSIDE;
     const fs_table *t = fs_state_table();
-    if (t == NULL || info.index >= t->entry_count)
-        return -EIO;
+    if (t == NULL || (fs_ns_is_output(t, info.index) && fs_ns_mode(t, info.index) == 0))
+        return t == NULL ? -EIO : -ENOENT;   /* an output directory removed since it was opened */
     ssize_t n = fs_ns_entry_path(s, t, info.index, base, sizeof base);
     if (n < 0)
         return (int)n;

@@ -22,7 +22,10 @@
 #include "wire_client.h"
 #include "wire_layout.h"
 
-enum refusal { CREATES, CHANGES, REMOVES };
+/* CHANGES of an output (chmod, chown, utime: tar and cp -p restore them) succeed without effect: an output's
+ * mode is set at creation and its time at commit. TRUNCATES of an output is refused like any change of a
+ * committed file by path (open it for writing and ftruncate instead). */
+enum refusal { CREATES, CHANGES, REMOVES, TRUNCATES };
 
 /* The errno for a refused change of inside key k; OUTSIDE (1) when a symlink led out (forward k.buf). */
 static int refuse(int c, fs_key *k, enum refusal what, int follow)
@@ -40,11 +43,13 @@ static int refuse(int c, fs_key *k, enum refusal what, int follow)
         *k = probe;
         return FS_RESOLVED_OUTSIDE;
     }
+    if (rc == 0 && what == CHANGES && fs_ns_is_output(t, idx))
+        return 0;
     if (rc == 0)
         return what == CREATES ? -EEXIST : -EROFS;
     if (rc != -ENOENT)
         return rc;
-    if (what == CHANGES)
+    if (what == CHANGES || what == TRUNCATES)
         return -ENOENT;
     int p = fs_ns_parent_exists(s, t, k);
     return p < 0 ? p : -EROFS;
@@ -66,7 +71,7 @@ static int fail_or(int rc)
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \
-        return fs_fail(rc); \
+        return rc == 0 ? 0 : fs_fail(rc); \
     }
 
 #define AT_DOOR(name, what, follow, params, args, args_out) \
@@ -79,7 +84,7 @@ static int fail_or(int rc)
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \
-        return fs_fail(rc); \
+        return rc == 0 ? 0 : fs_fail(rc); \
     }
 
 #define P(...) __VA_ARGS__
@@ -92,8 +97,8 @@ PATH_DOOR(lchown, CHANGES, 0, (const char *path, uid_t uid, gid_t gid), P(path, 
 AT_DOOR(fchownat, CHANGES, !(flags & AT_SYMLINK_NOFOLLOW),
         (int dirfd, const char *path, uid_t uid, gid_t gid, int flags),
         P(dirfd, path, uid, gid, flags), P(AT_FDCWD, k.buf, uid, gid, flags))
-PATH_DOOR(truncate, CHANGES, 1, (const char *path, off_t len), P(path, len), P(k.buf, len))
-PATH_DOOR(truncate64, CHANGES, 1, (const char *path, off64_t len), P(path, len), P(k.buf, len))
+PATH_DOOR(truncate, TRUNCATES, 1, (const char *path, off_t len), P(path, len), P(k.buf, len))
+PATH_DOOR(truncate64, TRUNCATES, 1, (const char *path, off64_t len), P(path, len), P(k.buf, len))
 PATH_DOOR(utime, CHANGES, 1, (const char *path, const struct utimbuf *times), P(path, times), P(k.buf, times))
 PATH_DOOR(utimes, CHANGES, 1, (const char *path, const struct timeval tv[2]), P(path, tv), P(k.buf, tv))
 PATH_DOOR(lutimes, CHANGES, 0, (const char *path, const struct timeval tv[2]), P(path, tv), P(k.buf, tv))
@@ -264,7 +269,7 @@ FS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times
     int rc = refuse(c, &k, CHANGES, !(flags & AT_SYMLINK_NOFOLLOW));
     if (rc == FS_RESOLVED_OUTSIDE)
         return CALL_REAL(-1, utimensat, AT_FDCWD, k.buf, times, flags);
-    return fs_fail(rc);
+    return rc == 0 ? 0 : fs_fail(rc);
 }
 
 /* Two paths: both outside -> libc; one inside -> EXDEV; both inside -> the source must exist, EROFS. */

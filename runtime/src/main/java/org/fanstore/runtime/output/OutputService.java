@@ -9,9 +9,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
@@ -156,7 +159,9 @@ public final class OutputService implements AutoCloseable {
         final OutputHandles.Handle h = handles.open(key, S_IFREG | (mode & 07777), exclusive, pid);
         final Path file = RankDirectory.STAGING_FILE.in(stagingDir, h.id());
         try {
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            // The caller's mode (plus owner rw, so the writer can write): fchmod on the descriptor (tar, cp -p)
+            // changes it before the commit, which takes the mode from the file.
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(permissions(h.mode() | 0600)));
             if (existing.isPresent() && (flags & O_TRUNC) == 0 && (flags & O_ACCMODE) != 0) {
                 copy(data.readable(existing.get(), timeout), file);
             }
@@ -167,6 +172,25 @@ public final class OutputService implements AutoCloseable {
             return;
         }
         responder.ok(h.id(), file.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static Set<PosixFilePermission> permissions(final int mode) {
+        final Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
+        final PosixFilePermission[] all = PosixFilePermission.values();  // OWNER_READ .. OTHERS_EXECUTE = 0400..0001
+        for (int i = 0; i < all.length; i++) {
+            if ((mode & (0400 >> i)) != 0) {
+                set.add(all[i]);
+            }
+        }
+        return set;
+    }
+
+    private static int bits(final Set<PosixFilePermission> set) {
+        int mode = 0;
+        for (final PosixFilePermission p : set) {
+            mode |= 0400 >> p.ordinal();
+        }
+        return mode;
     }
 
     private static void copy(final Path from, final Path to) throws IOException {
@@ -195,10 +219,11 @@ public final class OutputService implements AutoCloseable {
         } else if (!Files.exists(file)) {
             errno = Errnos.EIO;
         } else {
+            final int mode = S_IFREG | bits(Files.getPosixFilePermissions(file));
             // Read-only before it is published: a reader's descriptor cannot be reopened for writing.
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
             final long mtime = Files.getLastModifiedTime(file).toInstant().toEpochMilli() * 1_000_000L;
-            errno = commit(new OutputRecord(OutputRecord.Kind.FILE, h.key(), null, Files.size(file), h.mode(), mtime,
+            errno = commit(new OutputRecord(OutputRecord.Kind.FILE, h.key(), null, Files.size(file), mode, mtime,
                     rank, h.id(), h.exclusive()));
         }
         if (errno != 0) {
