@@ -76,7 +76,9 @@ void fs_fd_clear(int fd)
         atomic_store_explicit(&s->tag, 0, memory_order_release);
 }
 
-void fs_fd_clear_range(unsigned first, unsigned last)
+static uint32_t get_raw(int fd, fs_fd_info *out);
+
+void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(uint32_t id))
 {
     if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
         return;
@@ -89,11 +91,25 @@ void fs_fd_clear_range(unsigned first, unsigned last)
             fd += FS_FD_CHUNK - 1;
             continue;
         }
+        fs_fd_info info;
+        if (on_output != NULL && get_raw((int)fd, &info) == FS_FD_OUTPUT)
+            on_output(info.index);
         fs_fd_clear((int)fd);
     }
 }
 
 uint32_t fs_fd_get(int fd, fs_fd_info *out)
+{
+    uint32_t kind = get_raw(fd, out);
+    return kind == FS_FD_OUTPUT ? FS_FD_NONE : kind;
+}
+
+uint32_t fs_fd_get_output(int fd, fs_fd_info *out)
+{
+    return get_raw(fd, out) == FS_FD_OUTPUT ? FS_FD_OUTPUT : FS_FD_NONE;
+}
+
+static uint32_t get_raw(int fd, fs_fd_info *out)
 {
     if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
         return FS_FD_NONE;
@@ -113,7 +129,7 @@ uint32_t fs_fd_get(int fd, fs_fd_info *out)
 void fs_fd_copy(int fd, int newfd)
 {
     fs_fd_info info;
-    if (fs_fd_get(fd, &info) != FS_FD_NONE)
+    if (get_raw(fd, &info) != FS_FD_NONE)
         fs_fd_set(newfd, info.kind, info.index, info.dev, info.ino);
     else
         fs_fd_clear(newfd);

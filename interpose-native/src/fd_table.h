@@ -14,6 +14,9 @@
 #define FS_FD_NONE 0u
 #define FS_FD_FILE 1u
 #define FS_FD_DIR  2u
+/* A descriptor on an output file being written: index is the runtime's handle id, not a table entry. Such slots
+ * are invisible to fs_fd_get (the descriptor is a plain local file to every other wrapper); see output_handles.h. */
+#define FS_FD_OUTPUT 3u
 
 /* Highest descriptor number tracked + 1; a shim descriptor above it is closed again and fails with EMFILE. */
 #define FS_FD_MAX (1u << 20)
@@ -29,9 +32,11 @@ typedef struct fs_fd_info {
 int fs_fd_set(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino);
 /* Forgets fd (no-op when not tracked). */
 void fs_fd_clear(int fd);
-/* Forgets every fd in [first, last]. */
-void fs_fd_clear_range(unsigned first, unsigned last);
-/* Copies fd's slot to newfd, or clears newfd when fd is not ours. */
+/* Forgets every fd in [first, last]; on_output (may be NULL) hears of each output slot it clears. */
+void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(uint32_t id));
+/* FS_FD_OUTPUT and *out when fd is an output descriptor, FS_FD_NONE otherwise. */
+uint32_t fs_fd_get_output(int fd, fs_fd_info *out);
+/* Copies fd's slot (any kind) to newfd, or clears newfd when fd is not ours. */
 void fs_fd_copy(int fd, int newfd);
 /* Returns the kind and fills *out when fd is ours (FS_FD_NONE otherwise). Cheap: one load when no
  * descriptor was ever registered, otherwise two. */

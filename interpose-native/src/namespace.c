@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "namespace.h"
+#include "output_view.h"
 #include "real_libc.h"
 
 #define MAX_LINKS 40
@@ -56,8 +57,8 @@ static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
     if (fs_fd_get(dirfd, &info) != FS_FD_DIR)
         return FS_PATH_OUTSIDE;
     const fs_table *t = fs_state_table();
-    if (t == NULL || info.index >= t->entry_count)
-        return -EIO;
+    if (t == NULL || (fs_ns_is_output(t, info.index) && fs_ns_mode(t, info.index) == 0))
+        return t == NULL ? -EIO : -ENOENT;   /* an output directory removed since it was opened */
     ssize_t n = fs_ns_entry_path(s, t, info.index, base, sizeof base);
     if (n < 0)
         return (int)n;
@@ -67,17 +68,44 @@ static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
     return fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
 }
 
+uint32_t fs_ns_mode(const fs_table *t, uint32_t idx)
+{
+    if (!fs_ns_is_output(t, idx))
+        return fs_table_entry(t, idx)->mode;
+    const fs_ov_state *st = fs_ov_state_of(idx - (uint32_t)t->entry_count);
+    return st != NULL ? st->mode : 0;
+}
+
+const char *fs_ns_key(const fs_table *t, uint32_t idx, size_t *len)
+{
+    if (fs_ns_is_output(t, idx))
+        return fs_ov_key(idx - (uint32_t)t->entry_count, len);
+    const fs_entry *e = fs_table_entry(t, idx);
+    *len = e->key_len;
+    return fs_entry_key(t, e);
+}
+
+int64_t fs_ns_find(const fs_state *s, const fs_table *t, const char *key, size_t len)
+{
+    int64_t idx = fs_table_lookup(t, key, len);
+    if (idx >= 0)
+        return idx;
+    int64_t slot = fs_ov_lookup(s, key, len, NULL);
+    return slot < 0 ? -1 : (int64_t)t->entry_count + slot;
+}
+
 ssize_t fs_ns_entry_path(const fs_state *s, const fs_table *t, uint32_t idx, char *buf, size_t cap)
 {
-    const fs_entry *e = fs_table_entry(t, idx);
+    size_t key_len;
+    const char *key = fs_ns_key(t, idx, &key_len);
     size_t n = s->mount_len;
-    if (n + 1 + e->key_len + 1 > cap)
+    if (n + 1 + key_len + 1 > cap)
         return -ENAMETOOLONG;
     memcpy(buf, s->mount, n);
-    if (e->key_len > 0) {
+    if (key_len > 0) {
         buf[n++] = '/';
-        memcpy(buf + n, fs_entry_key(t, e), e->key_len);
-        n += e->key_len;
+        memcpy(buf + n, key, key_len);
+        n += key_len;
     }
     buf[n] = '\0';
     return (ssize_t)n;
@@ -131,6 +159,13 @@ int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_la
         follow_last = 1;           /* "link/" names the link's target, as in the kernel */
     for (int links = 0; links <= MAX_LINKS; links++) {
         int64_t idx = fs_table_lookup(t, k->buf, k->len);
+        if (idx < 0 && (idx = fs_ns_find(s, t, k->buf, k->len)) >= 0) {
+            /* a committed output: never a symlink */
+            if (k->want_dir && !S_ISDIR(fs_ns_mode(t, (uint32_t)idx)))
+                return -ENOTDIR;
+            *index = (uint32_t)idx;
+            return FS_RESOLVED_INSIDE;
+        }
         if (idx >= 0) {
             const fs_entry *e = fs_table_entry(t, (uint32_t)idx);
             if (!(S_ISLNK(e->mode) && follow_last)) {
@@ -150,8 +185,14 @@ int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_la
             if (k->buf[i] != '/')
                 continue;
             int64_t p = fs_table_lookup(t, k->buf, i);
-            if (p < 0)
-                return -ENOENT;
+            if (p < 0) {
+                p = fs_ns_find(s, t, k->buf, i);
+                if (p < 0)
+                    return -ENOENT;
+                if (!S_ISDIR(fs_ns_mode(t, (uint32_t)p)))
+                    return -ENOTDIR;
+                continue;
+            }
             const fs_entry *e = fs_table_entry(t, (uint32_t)p);
             if (S_ISLNK(e->mode)) {
                 int rc = substitute(s, t, k, i, e);
@@ -187,7 +228,7 @@ int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k)
         return 0;
     if (rc < 0)
         return rc;
-    return S_ISDIR(fs_table_entry(t, idx)->mode) ? 0 : -ENOTDIR;
+    return S_ISDIR(fs_ns_mode(t, idx)) ? 0 : -ENOTDIR;
 }
 
 static uint64_t blocks_of(const fs_entry *e)
@@ -210,8 +251,34 @@ static uint32_t nlink_of(const fs_table *t, const fs_entry *e)
     return n;
 }
 
+/* The stat picture of a committed output: owned by the job's user, mtime as committed. */
+static void output_stat(const fs_table *t, uint32_t idx, struct stat *st)
+{
+    const fs_ov_state *o = fs_ov_state_of(idx - (uint32_t)t->entry_count);
+    memset(st, 0, sizeof *st);
+    st->st_dev = t->st_dev;
+    st->st_ino = (ino_t)idx + 1;
+    if (o == NULL)
+        return;
+    st->st_mode = o->mode;
+    st->st_nlink = S_ISDIR(o->mode) ? 2 : 1;
+    st->st_uid = getuid();
+    st->st_gid = getgid();
+    st->st_size = S_ISDIR(o->mode) ? 4096 : (off_t)o->size;
+    st->st_blksize = 4096;
+    st->st_blocks = (blkcnt_t)((st->st_size + 4095) / 4096 * 8);
+    st->st_mtim.tv_sec = o->mtime_ns / 1000000000;
+    st->st_mtim.tv_nsec = o->mtime_ns % 1000000000;
+    st->st_atim = st->st_mtim;
+    st->st_ctim = st->st_mtim;
+}
+
 void fs_ns_stat(const fs_table *t, uint32_t idx, struct stat *st)
 {
+    if (fs_ns_is_output(t, idx)) {
+        output_stat(t, idx, st);
+        return;
+    }
     const fs_entry *e = fs_table_entry(t, idx);
     memset(st, 0, sizeof *st);
     st->st_dev = t->st_dev;
@@ -231,6 +298,27 @@ void fs_ns_stat(const fs_table *t, uint32_t idx, struct stat *st)
 
 void fs_ns_statx(const fs_table *t, uint32_t idx, struct statx *stx)
 {
+    if (fs_ns_is_output(t, idx)) {
+        struct stat st;
+        output_stat(t, idx, &st);
+        memset(stx, 0, sizeof *stx);
+        stx->stx_mask = STATX_BASIC_STATS;
+        stx->stx_blksize = 4096;
+        stx->stx_nlink = (uint32_t)st.st_nlink;
+        stx->stx_uid = st.st_uid;
+        stx->stx_gid = st.st_gid;
+        stx->stx_mode = (uint16_t)st.st_mode;
+        stx->stx_ino = st.st_ino;
+        stx->stx_size = (uint64_t)st.st_size;
+        stx->stx_blocks = (uint64_t)st.st_blocks;
+        stx->stx_mtime.tv_sec = st.st_mtim.tv_sec;
+        stx->stx_mtime.tv_nsec = (uint32_t)st.st_mtim.tv_nsec;
+        stx->stx_atime = stx->stx_mtime;
+        stx->stx_ctime = stx->stx_mtime;
+        stx->stx_dev_major = major(t->st_dev);
+        stx->stx_dev_minor = minor(t->st_dev);
+        return;
+    }
     const fs_entry *e = fs_table_entry(t, idx);
     memset(stx, 0, sizeof *stx);
     stx->stx_mask = STATX_BASIC_STATS;   /* everything but btime/mnt_id; the table has no birth time */
@@ -269,7 +357,7 @@ void fs_ns_statfs(const fs_table *t, struct statfs *sf)
     sf->f_files = t->entry_count;
     sf->f_namelen = 255;
     memcpy(&sf->f_fsid, &t->st_dev, sizeof t->st_dev);
-    sf->f_flags = ST_RDONLY | ST_NOSUID | ST_NODEV;
+    sf->f_flags = ST_NOSUID | ST_NODEV;   /* writable: the job creates outputs here */
 }
 
 void fs_ns_statvfs(const fs_table *t, struct statvfs *sv)
@@ -280,7 +368,7 @@ void fs_ns_statvfs(const fs_table *t, struct statvfs *sv)
     sv->f_blocks = total_blocks(t);
     sv->f_files = t->entry_count;
     sv->f_fsid = t->st_dev;
-    sv->f_flag = ST_RDONLY | ST_NOSUID | ST_NODEV;
+    sv->f_flag = ST_NOSUID | ST_NODEV;
     sv->f_namemax = 255;
 }
 
@@ -303,6 +391,8 @@ uint32_t fs_ns_fd(int fd, fs_fd_info *info, struct stat *real)
 
 int fs_ns_access(const fs_table *t, uint32_t idx, int mode, int effective)
 {
+    if (fs_ns_is_output(t, idx))
+        return 0;   /* the job's own files: it may read them and write them anew */
     const fs_entry *e = fs_table_entry(t, idx);
     if (mode == F_OK)
         return 0;

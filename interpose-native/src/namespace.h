@@ -38,6 +38,16 @@ int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_la
 /* Resolves the parent directory of k (for "create here" questions). 0 when it exists as a directory. */
 int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k);
 
+/* Entries and outputs share one index space: idx < t->entry_count is a table entry; above it, the committed
+ * output in output_view slot idx - entry_count (stable for the process's life, so it may stand in fd_table). */
+static inline int fs_ns_is_output(const fs_table *t, uint32_t idx) { return idx >= t->entry_count; }
+/* st_mode of idx (0 when an output has since been removed). */
+uint32_t fs_ns_mode(const fs_table *t, uint32_t idx);
+/* Key of idx and its length. */
+const char *fs_ns_key(const fs_table *t, uint32_t idx, size_t *len);
+/* The index of an existing key (table first, then committed outputs), or -1. */
+int64_t fs_ns_find(const fs_state *s, const fs_table *t, const char *key, size_t len);
+
 /* Absolute path of entry idx (mount + "/" + key) into buf; returns the length or -ENAMETOOLONG. */
 ssize_t fs_ns_entry_path(const fs_state *s, const fs_table *t, uint32_t idx, char *buf, size_t cap);
 
@@ -46,7 +56,7 @@ ssize_t fs_ns_entry_path(const fs_state *s, const fs_table *t, uint32_t idx, cha
  * 4 KiB blocks like a disk file system (0 for a symlink, as ext4's inline links). */
 void fs_ns_stat(const fs_table *t, uint32_t idx, struct stat *st);
 void fs_ns_statx(const fs_table *t, uint32_t idx, struct statx *stx);
-/* The read-only file system picture for statfs/statvfs (f_type FS_NS_MAGIC, ST_RDONLY). */
+/* The file system picture for statfs/statvfs (f_type FS_NS_MAGIC; not ST_RDONLY: outputs are created here). */
 #define FS_NS_MAGIC 0x46414e53u   /* "FANS" */
 void fs_ns_statfs(const fs_table *t, struct statfs *sf);
 void fs_ns_statvfs(const fs_table *t, struct statvfs *sv);

@@ -27,6 +27,11 @@
 #define FS_RANK_PARTS_DIR       "parts"
 #define FS_RANK_PARTITION_COPY  "<partition>"
 #define FS_RANK_FILES_DIR       "files"
+#define FS_RANK_STAGING_DIR     "staging"
+/* Output files are "h" then the handle id in decimal; the shim opens committed ones by that name. */
+#define FS_RANK_STAGING_FILE_PREFIX "h"
+#define FS_RANK_STAGING_FILE    FS_RANK_STAGING_FILE_PREFIX "<id>"
+#define FS_RANK_OUTPUT_JOURNAL  "outputs"
 
 /* The whole list, in the golden file's order: X(id, place, name, kind, mode); mode -1: the umask decides. */
 #define FS_RANK_DIR_LIST(X)                                         \
@@ -46,6 +51,9 @@
     X(VOID_DIR,       "shm",   FS_RANK_VOID_DIR,       "dir",  0700) \
     X(PARTS_DIR,      "local", FS_RANK_PARTS_DIR,      "dir",  -1)   \
     X(PARTITION_COPY, "parts", FS_RANK_PARTITION_COPY, "file", -1)   \
-    X(FILES_DIR,      "local", FS_RANK_FILES_DIR,      "dir",  -1)
+    X(FILES_DIR,      "local", FS_RANK_FILES_DIR,      "dir",  -1)   \
+    X(STAGING_DIR,    "local", FS_RANK_STAGING_DIR,    "dir",  0700) \
+    X(STAGING_FILE,   "staging", FS_RANK_STAGING_FILE, "file", 0600) \
+    X(OUTPUT_JOURNAL, "shm",   FS_RANK_OUTPUT_JOURNAL, "file", 0600)
 
 #endif

@@ -110,6 +110,9 @@
     X(int, fcntl, (int, int, ...)) \
     X(int, fcntl64, (int, int, ...)) \
     X(int, close_range, (unsigned, unsigned, int)) \
+    X(int, fclose, (FILE *)) \
+    X(pid_t, fork, (void)) \
+    X(void, _exit, (int)) \
     X(int, mkdir, (const char *, mode_t)) \
     X(int, mkdirat, (int, const char *, mode_t)) \
     X(int, rmdir, (const char *)) \

@@ -157,7 +157,7 @@ static void after_fork_child(void)
 /* The pid is cached when the library is loaded, not at the lazy initialisation: a process whose first
  * wrapped call happens in a vfork child would otherwise cache the child's pid in the parent's memory and
  * take itself for a vfork child ever after. Nothing else is done this early. */
-__attribute__((constructor)) static void remember_pid(void)
+__attribute__((constructor(101))) static void remember_pid(void)
 {
     atomic_store(&cached_pid, getpid());
     pthread_atfork(NULL, NULL, after_fork_child);

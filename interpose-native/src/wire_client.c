@@ -254,19 +254,32 @@ static int take_answer(const fs_wire *w, const fs_slot_header *slot, char *out, 
     const uint32_t len = slot->response_length;
     if (len >= w->slot_size - w->response_off)
         return -EPROTO;
+    if (out == NULL || cap == 0)
+        return result;
     if ((size_t)len + 1 > cap)
         return -ENAMETOOLONG;
     memcpy(out, (const uint8_t *)slot + w->response_off, len);
     out[len] = '\0';
-    return 0;
+    return result;
 }
 
 int fs_wire_open(fs_wire *w, const char *key, size_t key_len, uint32_t entry_index, uint64_t generation,
                  int open_flags, char *out, size_t cap)
 {
-    if (w == NULL || key == NULL || out == NULL || cap == 0)
+    if (out == NULL || cap == 0)
         return -EINVAL;
-    if (key_len + 1 > w->response_off - sizeof(fs_slot_header))
+    const fs_wire_request r = { .op = FS_OP_OPEN, .key = key, .key_len = key_len, .entry = entry_index,
+                                .argument = generation, .flags = open_flags };
+    int rc = fs_wire_call(w, &r, out, cap);
+    return rc > 0 ? 0 : rc;
+}
+
+int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap)
+{
+    if (w == NULL || r == NULL || r->key == NULL)
+        return -EINVAL;
+    const size_t payload = r->key_len + 1 + (r->target != NULL ? r->target_len + 1 : 0);
+    if (payload > w->response_off - sizeof(fs_slot_header))
         return -ENAMETOOLONG;
     const int64_t start = now_ns();
     if (!server_alive(w, start))
@@ -280,16 +293,20 @@ int fs_wire_open(fs_wire *w, const char *key, size_t key_len, uint32_t entry_ind
     fs_slot_header *slot = slot_at(w, index);
     const uint32_t sequence = slot->sequence + 1;
     slot->sequence = sequence;
-    slot->op = FS_OP_OPEN;
-    slot->flags = open_flags;
+    slot->op = r->op;
+    slot->flags = r->flags;
     slot->result = 0;
-    slot->request_length = (uint32_t)key_len + 1;
+    slot->request_length = (uint32_t)payload;
     slot->response_length = 0;
-    slot->entry_index = entry_index;
-    slot->generation = generation;
-    char *payload = (char *)(slot + 1);
-    memcpy(payload, key, key_len);
-    payload[key_len] = '\0';
+    slot->entry_index = r->entry;
+    slot->generation = r->argument;
+    char *p = (char *)(slot + 1);
+    memcpy(p, r->key, r->key_len);
+    p[r->key_len] = '\0';
+    if (r->target != NULL) {
+        memcpy(p + r->key_len + 1, r->target, r->target_len);
+        p[r->key_len + 1 + r->target_len] = '\0';
+    }
 
     _Atomic uint32_t *state = &slot->state;
     atomic_store_explicit(state, FS_SLOT_SUBMITTED, memory_order_release);  /* publishes the request fields */

@@ -19,4 +19,19 @@ void fs_wire_detach(fs_wire *w);
 int fs_wire_open(fs_wire *w, const char *key, size_t key_len, uint32_t entry_index, uint64_t generation,
                  int open_flags, char *out, size_t cap);
 
+/* Any operation (FS_OP_* in wire_layout.h; per-op fields: runtime/.../shm/README.md). The payload is key, NUL and,
+ * when target is not NULL, target, NUL. The response path (if any) goes to out (NULL: ignored). Returns the
+ * runtime's result (>= 0: CREATE's handle id, else 0) or a negative errno. */
+typedef struct fs_wire_request {
+    uint32_t    op;
+    const char *key;
+    size_t      key_len;
+    const char *target;       /* RENAME only */
+    size_t      target_len;
+    uint32_t    entry;        /* OPEN: table entry; CREATE/MKDIR: mode; HOLD/RELEASE: handle id */
+    uint64_t    argument;     /* OPEN: table generation; output ops: the pid */
+    int         flags;        /* OPEN/CREATE: open(2) flags; RELEASE: FS_RELEASE_DISCARD or 0 */
+} fs_wire_request;
+int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap);
+
 #endif

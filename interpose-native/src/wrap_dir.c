@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "namespace.h"
+#include "output_view.h"
 #include "real_libc.h"
 
 #define FS_DIR_MAX 4096
@@ -104,7 +105,7 @@ static DIR *dir_open_key(int c, fs_key *k)
         return CALL_REAL(NULL, opendir, k->buf);
     if (rc < 0)
         return (fs_fail(rc), NULL);
-    if (!S_ISDIR(fs_table_entry(t, idx)->mode))
+    if (!S_ISDIR(fs_ns_mode(t, idx)))
         return (fs_fail(-ENOTDIR), NULL);
     int fd = fs_state_void_dup(1);
     if (fd < 0)
@@ -124,13 +125,30 @@ static DIR *dir_open_key(int c, fs_key *k)
     return d;
 }
 
-/* Next entry of a virtual stream, or NULL at the end (errno untouched, as readdir requires). */
+/* Is key (klen bytes) a direct child of directory key dir (dlen bytes; "" is the root)? */
+static int child_of(const char *key, size_t klen, const char *dir, size_t dlen)
+{
+    size_t start = dlen == 0 ? 0 : dlen + 1;
+    if (klen <= start || (dlen > 0 && (memcmp(key, dir, dlen) != 0 || key[dlen] != '/')))
+        return 0;
+    return memchr(key + start, '/', klen - start) == NULL;
+}
+
+/* Next entry of a virtual stream, or NULL at the end (errno untouched, as readdir requires). Positions: ".",
+ * "..", the table's children (input directories), then committed outputs by view slot (a slot's number never
+ * changes, so a stream keeps its place while outputs appear). */
 static struct dirent64 *dir_next(fs_dir *d)
 {
     const fs_table *t = fs_state_table();
     if (t == NULL)
         return (fs_fail(-EIO), NULL);
-    const fs_entry *dir = fs_table_entry(t, d->index);
+    int out_dir = fs_ns_is_output(t, d->index);
+    const fs_entry *dir = out_dir ? NULL : fs_table_entry(t, d->index);
+    uint32_t table_children = out_dir ? 0 : dir->child_count;
+    size_t dlen;
+    const char *dkey = fs_ns_key(t, d->index, &dlen);
+    if (d->pos == 0)
+        fs_ov_refresh(fs_state_get());
     for (;;) {
         uint32_t pos = d->pos;
         const char *name;
@@ -139,22 +157,39 @@ static struct dirent64 *dir_next(fs_dir *d)
         if (pos == 0) {
             name = ".", len = 1, idx = d->index;
         } else if (pos == 1) {
-            name = "..", len = 2, idx = dir->parent;
-        } else {
+            name = "..", len = 2;
+            if (!out_dir) {
+                idx = dir->parent;
+            } else {
+                const char *slash = memrchr(dkey, '/', dlen);
+                int64_t p = fs_ns_find(fs_state_get(), t, dkey, slash ? (size_t)(slash - dkey) : 0);
+                idx = p < 0 ? 0 : (uint32_t)p;
+            }
+        } else if (pos - 2 < table_children) {
             uint64_t c = (uint64_t)dir->first_child + (pos - 2);
-            if (pos - 2 >= dir->child_count || c >= t->children_count)
+            if (c >= t->children_count)
                 return NULL;
             idx = t->children[c];
             name = fs_entry_name(t, fs_table_entry(t, idx), &len);
+        } else {
+            uint32_t slot = pos - 2 - table_children;
+            if (slot >= fs_ov_count())
+                return NULL;
+            d->pos = pos + 1;
+            size_t klen;
+            const char *key = fs_ov_key(slot, &klen);
+            if (fs_ov_state_of(slot) == NULL || !child_of(key, klen, dkey, dlen))
+                continue;
+            size_t start = dlen == 0 ? 0 : dlen + 1;
+            name = key + start, len = klen - start, idx = (uint32_t)t->entry_count + slot;
         }
         d->pos = pos + 1;
         if (len >= sizeof d->ent.d_name)
             continue;      /* cannot be represented in a dirent: skipped, as no real name is this long */
-        const fs_entry *e = fs_table_entry(t, idx);
         d->ent.d_ino = (ino64_t)idx + 1;
         d->ent.d_off = (off64_t)d->pos;
         d->ent.d_reclen = sizeof d->ent;
-        d->ent.d_type = (unsigned char)IFTODT(e->mode);
+        d->ent.d_type = (unsigned char)IFTODT(fs_ns_mode(t, idx));
         memcpy(d->ent.d_name, name, len);
         d->ent.d_name[len] = '\0';
         return &d->ent;

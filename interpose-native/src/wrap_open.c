@@ -5,8 +5,12 @@
  *     opened. The caller always gets a real kernel descriptor, registered in fd_table with the real object's
  *     identity so fstat can answer from the table.
  *   - a directory: a descriptor on the void directory, registered as FS_FD_DIR (see shim_state.h).
- * Errors chosen: any write access, O_TRUNC, O_TMPFILE or a creation -> EROFS (writes are a later issue);
- * O_CREAT|O_EXCL on an existing entry -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
+ *   - a new file (O_CREAT, absent key, parent directory present), or write access to a committed output: the
+ *     runtime makes a staging file (copying the committed bytes unless O_TRUNC) and the caller gets a
+ *     descriptor on it, counted in output_handles.c until its last close commits it.
+ *   - a committed output for reading: its staging file when this rank holds it, else the runtime's copy.
+ * Errors chosen: write access or O_TRUNC on an input, O_TMPFILE -> EROFS; O_CREAT|O_EXCL on an existing entry
+ * -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
  * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing -> EIO. */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rank_dir.h"
 #include "namespace.h"
+#include "output_handles.h"
+#include "output_view.h"
 #include "real_libc.h"
 #include "wire_client.h"
+#include "wire_layout.h"
 
 /* Flags carried from the caller to the real open of the backing file. */
 #define KEEP_FLAGS (O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOATIME | O_DIRECT | O_LARGEFILE | O_PATH | O_SYNC | O_DSYNC)
@@ -72,6 +80,34 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
     return fd;
 }
 
+/* A committed output opened for reading: read-only, from the holder's staging file (this rank) or the copy the
+ * runtime answers with (another rank holds it). */
+static int open_output(const fs_state *s, const fs_table *t, const fs_key *k, uint32_t idx, int flags)
+{
+    const fs_ov_state *st = fs_ov_state_of(idx - (uint32_t)t->entry_count);
+    const char *staging = fs_ov_staging();
+    if (st == NULL)
+        return -ENOENT;
+    if (st->holder == fs_ov_rank() && staging != NULL) {
+        char path[PATH_MAX];
+        int n = snprintf(path, sizeof path, "%s/" FS_RANK_STAGING_FILE_PREFIX "%llu", staging,
+                         (unsigned long long)st->object_id);
+        if (n < 0 || (size_t)n >= sizeof path)
+            return -ENAMETOOLONG;
+        return open_real_file(path, flags);
+    }
+    int err = -EIO;
+    fs_wire *w = fs_state_wire(&err);
+    if (w == NULL)
+        return err;
+    char path[PATH_MAX];
+    fs_state_enter();
+    int rc = fs_wire_open(w, k->buf, k->len, FS_ENTRY_NONE, t->generation, flags, path, sizeof path);
+    fs_state_leave();
+    (void)s;
+    return rc < 0 ? rc : open_real_file(path, flags);
+}
+
 /* Registers fd as ours; a descriptor that cannot be tracked is closed again (EMFILE/ENOMEM). */
 static int track(int fd, uint32_t kind, uint32_t idx)
 {
@@ -103,16 +139,20 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode)
     }
     if (rc == -ENOENT && (flags & O_CREAT)) {
         int p = fs_ns_parent_exists(s, t, k);
-        return p < 0 ? p : -EROFS;
+        if (p < 0)
+            return p;
+        if (k->want_dir || k->len == 0)
+            return -EISDIR;
+        return fs_state_in_vfork_child() ? -ENOSYS : fs_oh_create(s, k->buf, k->len, flags, mode);
     }
     if (rc < 0)
         return rc;
-    const fs_entry *e = fs_table_entry(t, idx);
+    uint32_t emode = fs_ns_mode(t, idx);
     if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
         return -EEXIST;
-    if (S_ISLNK(e->mode))
+    if (S_ISLNK(emode))
         return -ELOOP;                   /* O_NOFOLLOW on a link */
-    if (S_ISDIR(e->mode)) {
+    if (S_ISDIR(emode)) {
         if (writes)
             return -EISDIR;
         int fd = fs_state_void_dup(flags & O_CLOEXEC);
@@ -120,6 +160,12 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode)
     }
     if (flags & O_DIRECTORY)
         return -ENOTDIR;
+    if (fs_ns_is_output(t, idx)) {
+        if (writes)   /* copy-on-write: a new staging file, committed over this one at its last close */
+            return fs_state_in_vfork_child() ? -ENOSYS : fs_oh_create(s, k->buf, k->len, flags, mode);
+        int fd = open_output(s, t, k, idx, flags);
+        return fd < 0 ? fd : track(fd, FS_FD_FILE, idx);
+    }
     if (writes)
         return -EROFS;
     int fd = open_backing(s, t, k, idx, flags);

@@ -91,9 +91,9 @@ static ssize_t readlink_key(int c, fs_key *k, char *buf, size_t size)
         return CALL_REAL(-1, readlink, k->buf, buf, size);
     if (rc < 0)
         return fs_fail(rc);
-    const fs_entry *e = fs_table_entry(t, idx);
-    if (!S_ISLNK(e->mode))
+    if (!S_ISLNK(fs_ns_mode(t, idx)))
         return fs_fail(-EINVAL);
+    const fs_entry *e = fs_table_entry(t, idx);
     size_t n = e->child_count < size ? e->child_count : size;
     memcpy(buf, fs_entry_link_target(t, e), n);
     return (ssize_t)n;
@@ -122,7 +122,7 @@ FS_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size
 /* Enters namespace directory idx: the real cwd becomes the void directory, the virtual cwd its path. */
 static int enter_dir(const fs_state *s, const fs_table *t, uint32_t idx, int fd)
 {
-    if (!S_ISDIR(fs_table_entry(t, idx)->mode))
+    if (!S_ISDIR(fs_ns_mode(t, idx)))
         return fs_fail(-ENOTDIR);
     int own = fd < 0;
     if (own && (fd = fs_state_void_dup(1)) < 0)
@@ -133,8 +133,9 @@ static int enter_dir(const fs_state *s, const fs_table *t, uint32_t idx, int fd)
         CALL_REAL(-1, close, fd);
     if (rc != 0)
         return (errno = saved, -1);
-    const fs_entry *e = fs_table_entry(t, idx);
-    fs_state_set_cwd(s, 1, fs_entry_key(t, e), e->key_len);
+    size_t key_len;
+    const char *key = fs_ns_key(t, idx, &key_len);
+    fs_state_set_cwd(s, 1, key, key_len);
     return 0;
 }
 

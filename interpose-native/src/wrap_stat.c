@@ -39,7 +39,7 @@ static int fstat_fd(int fd, struct stat *st)
     fs_fd_info info;
     const fs_table *t = fs_state_table();
     if (fs_fd_get(fd, &info) == FS_FD_NONE || (uint64_t)real.st_dev != info.dev ||
-        (uint64_t)real.st_ino != info.ino || t == NULL || info.index >= t->entry_count) {
+        (uint64_t)real.st_ino != info.ino || t == NULL || fs_ns_mode(t, info.index) == 0) {
         if (!fs_state_in_vfork_child())
             fs_fd_clear(fd);
         *st = real;
@@ -157,7 +157,7 @@ static int statx_fd(int fd, int flags, unsigned mask, struct statx *stx)
     struct stat st;
     fs_fd_info info;
     const fs_table *t = fs_state_table();
-    if (fs_ns_fd(fd, &info, &st) == FS_FD_NONE || t == NULL || info.index >= t->entry_count)
+    if (fs_ns_fd(fd, &info, &st) == FS_FD_NONE || t == NULL || fs_ns_mode(t, info.index) == 0)
         return CALL_REAL(-1, statx, fd, "", flags, mask, stx);
     fs_ns_statx(t, info.index, stx);
     return 0;

@@ -63,10 +63,10 @@ int main(void)
     /* Far descriptors (another chunk) and close_range. */
     CHECK(fs_fd_set(5000, FS_FD_FILE, 1, 1, 1) == 0, "set 5000");
     CHECK(fs_fd_set(70000, FS_FD_FILE, 2, 2, 2) == 0, "set 70000");
-    fs_fd_clear_range(6, ~0u);
+    fs_fd_clear_range(6, ~0u, NULL);
     CHECK(fs_fd_get(5000, &info) == FS_FD_NONE && fs_fd_get(70000, &info) == FS_FD_NONE, "range cleared");
     CHECK(fs_fd_get(5, &info) == FS_FD_DIR, "below the range kept");
-    fs_fd_clear_range(0, 5);
+    fs_fd_clear_range(0, 5, NULL);
     CHECK(fs_fd_get(5, &info) == FS_FD_NONE, "range 0..5 cleared");
 
     CHECK(fs_fd_set((int)FS_FD_MAX, FS_FD_FILE, 1, 1, 1) == -EMFILE, "beyond FS_FD_MAX is EMFILE");

@@ -22,7 +22,16 @@ import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
+import org.fanstore.runtime.output.LocalCommitter;
+import org.fanstore.runtime.output.LocalOutputData;
+import org.fanstore.runtime.output.LocalOutputNamespace;
+import org.fanstore.runtime.output.OutputCommitter;
+import org.fanstore.runtime.output.OutputData;
+import org.fanstore.runtime.output.OutputDrain;
+import org.fanstore.runtime.output.OutputJournal;
+import org.fanstore.runtime.output.OutputService;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
@@ -48,6 +57,8 @@ final class NodeRuntime implements AutoCloseable {
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
     private static final int OPEN_WORKERS = 4;
+    /** Output journal size: sparse in /dev/shm, ~64 bytes a record, so about a million commits. */
+    private static final int JOURNAL_BYTES = 64 << 20;
 
     private final RuntimeConfig config;
     private final List<AutoCloseable> toClose = new ArrayList<>();
@@ -123,8 +134,15 @@ final class NodeRuntime implements AutoCloseable {
         ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand);
+        OutputService outputs = startOutputs(ns.table(), workers);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
-                open, true));
+                (request, responder) -> {
+                    if (OutputService.serves(request)) {
+                        outputs.handle(request, responder);
+                    } else {
+                        open.handle(request, responder);
+                    }
+                }, true));
         if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
             unpacker.unpackAll();
         }
@@ -152,6 +170,29 @@ final class NodeRuntime implements AutoCloseable {
         if (config.verbose()) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
         }
+    }
+
+    /**
+     * The write path: the staging directory, the journal the shim reads, this rank's view of the output namespace
+     * and the service that answers the shim. The one place where the cluster side plugs in: with more than one
+     * rank, the committer (owner check, apply on every rank), the OutputData (fetch from the holder rank) and the
+     * drain (copy to --output-dir) replace the local ones below.
+     */
+    private OutputService startOutputs(MetadataTable table, ExecutorService workers) throws IOException {
+        Path staging = RankDirectory.STAGING_DIR.in(config.localDir());
+        Files.createDirectories(staging);
+        Files.setPosixFilePermissions(staging, RankDirectory.STAGING_DIR.permissions());
+        OutputJournal journal = OutputJournal.create(RankDirectory.OUTPUT_JOURNAL.in(config.shmDir()), config.rank(),
+                staging, JOURNAL_BYTES);
+        toClose.add(journal);
+        OutputDrain drain = OutputDrain.NONE;
+        LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), staging, drain);
+        OutputCommitter committer = new LocalCommitter(namespace);
+        OutputData data = new LocalOutputData(namespace, config.rank());
+        OutputService service = new OutputService(namespace, committer, data, staging, config.rank(), workers,
+                FETCH_TIMEOUT);
+        toClose.add(0, service);
+        return service;
     }
 
     private static long ms(long nanos) {

@@ -47,7 +47,13 @@ public enum RankDirectory {
     /** One copied partition, named as in the dataset's manifest. */
     PARTITION_COPY(Place.PARTS, "<partition>", Kind.FILE, -1),
     /** Uncompressed local files unpacked for direct opens: {@code files/<key>}. */
-    FILES_DIR(Place.LOCAL, "files", Kind.DIR, -1);
+    FILES_DIR(Place.LOCAL, "files", Kind.DIR, -1),
+    /** Output files being written and committed ones this rank holds (the shim opens them by name). */
+    STAGING_DIR(Place.LOCAL, "staging", Kind.DIR, 0700),
+    /** One output file, named by its handle id (the record's object id) in decimal. */
+    STAGING_FILE(Place.STAGING, "h<id>", Kind.FILE, 0600),
+    /** The output journal the shim reads: committed files and directories (format: runtime/output/README.md). */
+    OUTPUT_JOURNAL(Place.SHM, "outputs", Kind.FILE, 0600);
 
     /** The directory a name lives in. */
     public enum Place {
@@ -64,7 +70,9 @@ public enum RankDirectory {
         /** {@link #TASKS_DIR}. */
         TASKS,
         /** {@link #PARTS_DIR}. */
-        PARTS
+        PARTS,
+        /** {@link #STAGING_DIR}. */
+        STAGING
     }
 
     public enum Kind { FILE, DIR }

@@ -212,7 +212,7 @@ final class ControlFile {
         final byte[] key = new byte[keyLength];
         buffer.getBytes(base + SLOT_PAYLOAD_OFFSET, key);
         return new Request(buffer.getInt(base + SLOT_OP_OFFSET), buffer.getInt(base + SLOT_FLAGS_OFFSET),
-            buffer.getInt(base + SLOT_ENTRY_OFFSET), key);
+            buffer.getInt(base + SLOT_ENTRY_OFFSET), buffer.getLong(base + SLOT_GENERATION_OFFSET), key);
     }
 
     /**

@@ -114,8 +114,22 @@ public final class ControlFileDescriptor {
     /** Slot state: the client gave up; whoever sees it next (server answer, sweeper) frees it. */
     public static final int SLOT_ABANDONED = 4;
 
-    /** Operation: materialise an entry for opening. */
+    /** Operation: materialise an entry for opening (entry NONE: a committed output file). */
     public static final int OP_OPEN = 1;
+    /** Operation: make a staging file for an output (entry: mode; generation: pid); result: the handle id. */
+    public static final int OP_CREATE = 2;
+    /** Operation: a process holds an output handle no more (entry: handle; generation: pid); last one commits. */
+    public static final int OP_RELEASE = 3;
+    /** Operation: another process (a fork child) holds an output handle too (entry: handle; generation: pid). */
+    public static final int OP_HOLD = 4;
+    /** Operation: remove an output file. */
+    public static final int OP_UNLINK = 5;
+    /** Operation: rename an output (payload: key, NUL, target, NUL). */
+    public static final int OP_RENAME = 6;
+    /** Operation: make an output directory (entry: mode). */
+    public static final int OP_MKDIR = 7;
+    /** Operation: remove an empty output directory. */
+    public static final int OP_RMDIR = 8;
     /** Entry index meaning "the client resolved none". */
     public static final int ENTRY_NONE = 0xFFFFFFFF;
 

@@ -149,7 +149,7 @@ final class Dispatcher implements Runnable, MessageHandler {
         final SlotResponder responder = new SlotResponder(server, slot);
         final int op = file.slotOp(slot);
         final int keyLength = file.requestKeyLength(slot);
-        if (op != OP_OPEN) {
+        if (op < OP_OPEN || op > OP_RMDIR) {
             responder.error(Errno.ENOSYS);
             return;
         }

@@ -9,14 +9,14 @@ import java.nio.file.Path;
  * never touch its slot again, and its parent may be slow to reap it. (A recycled pid looks alive; the slot is
  * then reclaimed once that process exits too.)
  */
-final class OwnerLiveness {
+public final class OwnerLiveness {
     private static final char ZOMBIE = 'Z';
     private static final char DEAD = 'X';
 
     private OwnerLiveness() {
     }
 
-    static boolean isAlive(final int pid) {
+    public static boolean isAlive(final int pid) {
         if (pid <= 0) {
             return false;
         }

@@ -20,6 +20,15 @@ final class SlotResponder implements Responder {
     }
 
     @Override
+    public void ok(final int result, final byte[] path) {
+        if (result < 0) {
+            throw new IllegalArgumentException("a success result is >= 0: " + result);
+        }
+        claimAnswer();
+        server.answer(slot, result, path);
+    }
+
+    @Override
     public void error(final int errno) {
         if (errno <= 0) {
             throw new IllegalArgumentException("errno must be positive: " + errno);
