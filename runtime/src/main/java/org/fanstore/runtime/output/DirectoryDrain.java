@@ -32,7 +32,7 @@ import java.util.zip.CRC32C;
  * through the records in the order they were applied, so a rename or unlink always follows the copy it concerns.
  *
  * <p>A copy is never visible half-done: it is written to a hidden partial name beside the target
- * ({@code .NAME.fanstore-partial-RANK-N}), fsynced, re-read and compared (CRC32C and length) with the staging
+ * ({@code .NAME.fanstore-partial-PID-N}), fsynced, re-read and compared (CRC32C and length) with the staging
  * file, then renamed into place and the directory fsynced. A crash at any point leaves at most a partial name
  * behind, never a short file under the final name (the failure UnifyFS's stage-out once had).
  *
@@ -42,6 +42,8 @@ import java.util.zip.CRC32C;
  */
 public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private static final int BUFFER_BYTES = 1 << 20;
+    /** In partial names: unique across the ranks of a node and across a crashed run's leftovers. */
+    private static final long PID = ProcessHandle.current().pid();
 
     private final Path dir;
     private final int rank;
@@ -140,7 +142,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             Path parent = target.getParent();
             Files.createDirectories(parent);
             synchronized (this) {
-                partial = parent.resolve("." + target.getFileName() + ".fanstore-partial-" + rank + "-"
+                partial = parent.resolve("." + target.getFileName() + ".fanstore-partial-" + PID + "-"
                         + partialSequence++);
             }
             long sourceCrc = copyWithCrc(staging, partial);
@@ -164,7 +166,11 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                 copiedBytes += size;
             }
         } catch (IOException | RuntimeException e) {
-            fail(key, "copy to " + dir.resolve(key) + " failed: " + describe(e));
+            synchronized (this) {
+                if (takeover(key) == takeoverSeen) { // else a newer file of another rank replaced it: not lost
+                    fail(key, "copy to " + dir.resolve(key) + " failed: " + describe(e));
+                }
+            }
         } finally {
             deleteQuietly(partial);
             addBusy(started);
