@@ -3,10 +3,14 @@ package org.fanstore.runtime.mpi;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -63,6 +67,14 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     private final ExecutorService applies;
     private final Thread receiver;
     private final AtomicLong replySequence = new AtomicLong();
+    /** Runs each Isend call, so that the caller can give up on it (see {@link #isend}). */
+    private final ExecutorService senders = Executors.newCachedThreadPool(task -> {
+        Thread t = new Thread(task, "fanstore-commit-send");
+        t.setDaemon(true);
+        return t;
+    });
+    /** The first failure seen: the world is unusable after it, so later commits fail at once, naming it. */
+    private volatile RankFailedException broken;
 
     private ClusterCommitter(MpiWorld world, OutputApplier applier) {
         this.world = world;
@@ -95,6 +107,12 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     public int commit(OutputRecord r, Duration timeout) {
         if (!CommitProtocol.fits(r)) {
             return Errno.ENAMETOOLONG;
+        }
+        RankFailedException failed = broken;
+        if (failed != null) {
+            System.err.println("fanstore rank " + world.rank() + ": " + describe(r) + " not committed (EIO): "
+                    + failed.getMessage());
+            return Errno.EIO;
         }
         int owner = deciderOf(r, world.size());
         if (owner == world.rank()) {
@@ -137,18 +155,19 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
                 acked[peer] = world.comm().Irecv(acks[peer], 0, acks[peer].length, MPI.BYTE, peer, tag);
             }
             for (int peer : peers) {
-                sent[peer] = world.comm().Isend(message, 0, message.length, MPI.BYTE, peer, MpiTags.COMMIT_REQUEST);
+                sent[peer] = isend(message, peer, MpiTags.COMMIT_REQUEST, deadline);
             }
             for (int peer : peers) {
-                if (BoundedWait.until(sent[peer], deadline) == null
+                if (sent[peer] == null || BoundedWait.until(sent[peer], deadline) == null
                         || BoundedWait.until(acked[peer], deadline) == null) {
                     report(r, world.failure(new int[] {peer}, "sending " + describe(r) + " to every rank", null));
                     return new Outcome(Errno.EIO, peer);
                 }
             }
         } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
+            // no cause: its text is a chain of MPJ class names, and the log is read by users
             RankFailedException e = world.failure(peers, "sending " + describe(r) + " to every rank failed in MPJ",
-                    mpjFailure);
+                    null);
             report(r, e);
             return new Outcome(Errno.EIO, e.ranks()[0]);
         }
@@ -164,15 +183,16 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         byte[] reply = new byte[CommitProtocol.REPLY_BYTES];
         try {
             Request answered = world.comm().Irecv(reply, 0, reply.length, MPI.BYTE, owner, tag);
-            Request sent = world.comm().Isend(message, 0, message.length, MPI.BYTE, owner, MpiTags.COMMIT_REQUEST);
-            if (BoundedWait.until(sent, deadline) == null || BoundedWait.until(answered, deadline) == null) {
+            Request sent = isend(message, owner, MpiTags.COMMIT_REQUEST, deadline);
+            if (sent == null || BoundedWait.until(sent, deadline) == null
+                    || BoundedWait.until(answered, deadline) == null) {
                 report(r, world.failure(new int[] {owner}, "commit of " + describe(r) + " at its owner, rank " + owner
                         + ": no answer for " + timeout.toMillis() + " ms", null));
                 return Errno.EIO;
             }
-        } catch (RuntimeException mpjFailure) {
+        } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
             report(r, world.failure(new int[] {owner}, "commit of " + describe(r) + " at its owner, rank " + owner
-                    + " failed in MPJ", mpjFailure));
+                    + " failed in MPJ", null));
             return Errno.EIO;
         }
         int errno = CommitProtocol.replyErrno(reply);
@@ -225,14 +245,40 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
 
     private void answer(CommitProtocol.Message m, byte[] reply) {
         try {
-            Request r = world.comm().Isend(reply, 0, reply.length, MPI.BYTE, m.sender(), m.replyTag());
-            BoundedWait.until(r, BoundedWait.deadlineAfter(SEND_TIMEOUT));
+            long deadline = BoundedWait.deadlineAfter(SEND_TIMEOUT);
+            Request r = isend(reply, m.sender(), m.replyTag(), deadline);
+            if (r != null) {
+                BoundedWait.until(r, deadline);
+            }
         } catch (RuntimeException | LinkageError e) {
             // the asker is gone or the device closed: its own deadline reports the failure
         }
     }
 
+    /**
+     * Isend, given up on at the deadline (null). niodev's Isend itself can block forever: after a send to a
+     * dead peer failed, it keeps that peer's send semaphore, and every later Isend to the peer waits on it.
+     *
+     * @throws RuntimeException what MPJ threw (MPIException)
+     */
+    private Request isend(byte[] message, int peer, int tag, long deadline) {
+        Future<Request> f = senders.submit(() -> world.comm().Isend(message, 0, message.length, MPI.BYTE, peer, tag));
+        try {
+            return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            return null; // the sender thread stays parked in MPJ; the world is failing anyway
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
+        }
+    }
+
     private void report(OutputRecord r, RankFailedException e) {
+        if (broken == null) {
+            broken = e;
+        }
         System.err.println("fanstore rank " + world.rank() + ": " + describe(r) + " not committed (EIO): "
                 + e.getMessage());
     }
@@ -256,8 +302,7 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
                 byte[] shutdown = CommitProtocol.encode(CommitProtocol.OP_SHUTDOWN, world.rank(), 0, 0, null);
                 Request[] sent = new Request[world.size()];
                 for (int peer : PeerLiveness.othersThan(world.rank(), world.size())) {
-                    sent[peer] = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, peer,
-                            MpiTags.COMMIT_REQUEST);
+                    sent[peer] = isend(shutdown, peer, MpiTags.COMMIT_REQUEST, deadline);
                 }
                 for (Request s : sent) {
                     if (s != null) {
@@ -271,6 +316,7 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
                 // a peer died: the daemon receiver stays parked until the process exits
             }
         }
+        senders.shutdownNow();
         for (ExecutorService pool : new ExecutorService[] {deciders, applies}) {
             pool.shutdown();
             try {

@@ -89,6 +89,11 @@ public final class MapOutputNamespace implements OutputNamespace {
         return Optional.ofNullable(entries.get(text(key)));
     }
 
+    /** Every committed record, by key. */
+    public Map<String, OutputRecord> snapshot() {
+        return Map.copyOf(entries);
+    }
+
     private boolean parentIsDir(String key) {
         int slash = key.lastIndexOf('/');
         if (slash < 0) {
