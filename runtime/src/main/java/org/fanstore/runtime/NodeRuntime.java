@@ -23,6 +23,9 @@ import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.open.OpenService;
+import org.fanstore.runtime.output.DirectoryDrain;
+import org.fanstore.runtime.output.OutputDrain;
+import org.fanstore.runtime.output.OutputStaging;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
@@ -44,6 +47,9 @@ final class NodeRuntime implements AutoCloseable {
     private static final Duration COLLECTIVE_TIMEOUT = Duration.ofMinutes(10);
     private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration FINISH_TIMEOUT = Duration.ofHours(48);
+    /** How long a runtime keeps copying outputs to --output-dir after the job's last command ended; what is not
+     * copied by then is reported by name and the job fails. */
+    static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(30);
     private static final int SLOTS = 64;
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
@@ -54,6 +60,20 @@ final class NodeRuntime implements AutoCloseable {
     private MpiWorld world;
     private PartitionPuller puller;
     private String readyFields = "";
+    /** Null without --output-dir. */
+    private DirectoryDrain drain;
+    /** Replaced by the write path's staging files when it is wired in; until then nothing is staged. */
+    private OutputStaging staging = new OutputStaging() {
+        @Override
+        public Path file(long objectId) {
+            return null;
+        }
+
+        @Override
+        public List<String> uncommitted() {
+            return List.of();
+        }
+    };
 
     private NodeRuntime(RuntimeConfig config) {
         this.config = config;
@@ -73,6 +93,9 @@ final class NodeRuntime implements AutoCloseable {
     private void load() throws IOException {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
+        if (config.outputDir() != null) {
+            drain = new DirectoryDrain(config.outputDir(), config.rank());
+        }
         world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
                 INIT_TIMEOUT);
         Manifest manifest = Manifest.read(config.data());
@@ -160,6 +183,31 @@ final class NodeRuntime implements AutoCloseable {
 
     String readyFields() {
         return readyFields;
+    }
+
+    /** Where this rank's applied output records go: the output directory's drain, or nowhere. */
+    OutputDrain outputDrain() {
+        return drain != null ? drain : OutputDrain.NONE;
+    }
+
+    /**
+     * After {@link #finish}: completes the drain (at most {@link #DRAIN_TIMEOUT}) and returns the report lines
+     * for the launcher, one per output that is not safe on the output directory, then a summary.
+     */
+    List<String> finishOutputs() {
+        List<String> lines = new ArrayList<>();
+        for (String key : staging.uncommitted()) {
+            lines.add(RuntimeReport.OUTPUT_OPEN + RuntimeReport.printable(key));
+        }
+        if (drain != null) {
+            DirectoryDrain.Report report = drain.finish(DRAIN_TIMEOUT);
+            report.failed().forEach((key, why) -> lines.add(RuntimeReport.OUTPUT_FAILED
+                    + RuntimeReport.printable(key) + "\t" + RuntimeReport.printable(why)));
+            lines.add(RuntimeReport.OUTPUT_DRAINED + "files=" + report.copiedFiles() + " bytes="
+                    + report.copiedBytes() + " ms=" + ms(report.busyNanos()));
+            drain.close();
+        }
+        return lines;
     }
 
     /**
