@@ -28,7 +28,7 @@
 #define FS_RANK_PARTITION_COPY  "<partition>"
 #define FS_RANK_FILES_DIR       "files"
 #define FS_RANK_STAGING_DIR     "staging"
-/* Output files are "h" then the handle id in decimal; the shim opens committed ones by that name. */
+/* Output files are "h" then the object id (2^48 + handle id) in decimal; the shim opens committed ones so. */
 #define FS_RANK_STAGING_FILE_PREFIX "h"
 #define FS_RANK_STAGING_FILE    FS_RANK_STAGING_FILE_PREFIX "<id>"
 #define FS_RANK_OUTPUT_JOURNAL  "outputs"

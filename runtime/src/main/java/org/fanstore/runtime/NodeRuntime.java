@@ -20,18 +20,21 @@ import org.fanstore.runtime.cache.ReferenceBits;
 import org.fanstore.runtime.index.IndexCodec;
 import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.mpi.ClusterCommitter;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
-import org.fanstore.runtime.output.LocalCommitter;
-import org.fanstore.runtime.output.LocalOutputData;
+import org.fanstore.runtime.output.DirectoryDrain;
+import org.fanstore.runtime.output.FetchedOutputData;
 import org.fanstore.runtime.output.LocalOutputNamespace;
-import org.fanstore.runtime.output.OutputCommitter;
+import org.fanstore.runtime.output.OutputApplier;
 import org.fanstore.runtime.output.OutputData;
 import org.fanstore.runtime.output.OutputDrain;
+import org.fanstore.runtime.output.OutputFetchSource;
 import org.fanstore.runtime.output.OutputJournal;
 import org.fanstore.runtime.output.OutputService;
+import org.fanstore.runtime.output.OutputStaging;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
@@ -53,6 +56,9 @@ final class NodeRuntime implements AutoCloseable {
     private static final Duration COLLECTIVE_TIMEOUT = Duration.ofMinutes(10);
     private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(20);
     private static final Duration FINISH_TIMEOUT = Duration.ofHours(48);
+    /** How long a runtime keeps copying outputs to --output-dir after the job's last command ended; what is not
+     * copied by then is reported by name and the job fails. */
+    static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(30);
     private static final int SLOTS = 64;
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
@@ -65,6 +71,25 @@ final class NodeRuntime implements AutoCloseable {
     private MpiWorld world;
     private PartitionPuller puller;
     private String readyFields = "";
+    /** Null without --output-dir. */
+    private DirectoryDrain drain;
+    /** This rank's staging files, as the fetch service, the drain and the end-of-job report see them. */
+    private final OutputStaging staging = new OutputStaging() {
+        @Override
+        public Path file(long objectId) {
+            LocalOutputNamespace ns = outputNamespace;
+            Path f = ns == null ? null : ns.stagingFile(objectId);
+            return f != null && Files.isRegularFile(f) ? f : null;
+        }
+
+        @Override
+        public List<String> uncommitted() {
+            OutputService s = outputService;
+            return s == null ? List.of() : s.stillOpen();
+        }
+    };
+    private volatile LocalOutputNamespace outputNamespace;
+    private volatile OutputService outputService;
 
     private NodeRuntime(RuntimeConfig config) {
         this.config = config;
@@ -84,6 +109,9 @@ final class NodeRuntime implements AutoCloseable {
     private void load() throws IOException {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
+        if (config.outputDir() != null) {
+            drain = new DirectoryDrain(config.outputDir(), config.rank());
+        }
         world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
                 INIT_TIMEOUT);
         Manifest manifest = Manifest.read(config.data());
@@ -117,7 +145,8 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(ns.table());
         local.attach(ns.bodies());
 
-        RemoteFetcher fetcher = RemoteFetcher.start(world, local);
+        // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
+        RemoteFetcher fetcher = RemoteFetcher.start(world, new OutputFetchSource(staging, local));
         toClose.add(0, fetcher);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount());
@@ -134,7 +163,7 @@ final class NodeRuntime implements AutoCloseable {
         ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand);
-        OutputService outputs = startOutputs(ns.table(), workers);
+        OutputService outputs = startOutputs(ns.table(), workers, fetcher, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {
                     if (OutputService.serves(request)) {
@@ -174,23 +203,30 @@ final class NodeRuntime implements AutoCloseable {
 
     /**
      * The write path: the staging directory, the journal the shim reads, this rank's view of the output namespace
-     * and the service that answers the shim. The one place where the cluster side plugs in: with more than one
-     * rank, the committer (owner check, apply on every rank), the OutputData (fetch from the holder rank) and the
-     * drain (copy to --output-dir) replace the local ones below.
+     * and the service that answers the shim. Commits go through the path's owner rank (ClusterCommitter; a world
+     * of one decides in place without MPJ); the applier tells the drain about every record touching bytes held
+     * here (the namespace itself is given no drain, so nothing is told twice); readers of an output held by
+     * another rank get a fetched read-only copy.
      */
-    private OutputService startOutputs(MetadataTable table, ExecutorService workers) throws IOException {
-        Path staging = RankDirectory.STAGING_DIR.in(config.localDir());
-        Files.createDirectories(staging);
-        Files.setPosixFilePermissions(staging, RankDirectory.STAGING_DIR.permissions());
+    private OutputService startOutputs(MetadataTable table, ExecutorService workers, RemoteFetcher fetcher,
+                                       Path cacheDir) throws IOException {
+        Path stagingDir = RankDirectory.STAGING_DIR.in(config.localDir());
+        Files.createDirectories(stagingDir);
+        Files.setPosixFilePermissions(stagingDir, RankDirectory.STAGING_DIR.permissions());
         OutputJournal journal = OutputJournal.create(RankDirectory.OUTPUT_JOURNAL.in(config.shmDir()), config.rank(),
-                staging, JOURNAL_BYTES);
+                stagingDir, JOURNAL_BYTES);
         toClose.add(journal);
-        OutputDrain drain = OutputDrain.NONE;
-        LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), staging, drain);
-        OutputCommitter committer = new LocalCommitter(namespace);
-        OutputData data = new LocalOutputData(namespace, config.rank());
-        OutputService service = new OutputService(namespace, committer, data, staging, config.rank(), workers,
+        LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), stagingDir,
+                OutputDrain.NONE);
+        outputNamespace = namespace;
+        OutputApplier applier = new OutputApplier(namespace, staging, outputDrain(), config.rank());
+        ClusterCommitter committer = ClusterCommitter.start(world, applier);
+        // closed after the final barrier (finish), when no rank commits any more
+        toClose.add(0, committer);
+        OutputData data = new FetchedOutputData(config.rank(), staging, fetcher, cacheDir);
+        OutputService service = new OutputService(namespace, committer, data, stagingDir, config.rank(), workers,
                 FETCH_TIMEOUT);
+        outputService = service;
         toClose.add(0, service);
         return service;
     }
@@ -201,6 +237,31 @@ final class NodeRuntime implements AutoCloseable {
 
     String readyFields() {
         return readyFields;
+    }
+
+    /** Where this rank's applied output records go: the output directory's drain, or nowhere. */
+    OutputDrain outputDrain() {
+        return drain != null ? drain : OutputDrain.NONE;
+    }
+
+    /**
+     * After {@link #finish}: completes the drain (at most {@link #DRAIN_TIMEOUT}) and returns the report lines
+     * for the launcher, one per output that is not safe on the output directory, then a summary.
+     */
+    List<String> finishOutputs() {
+        List<String> lines = new ArrayList<>();
+        for (String key : staging.uncommitted()) {
+            lines.add(RuntimeReport.OUTPUT_OPEN + RuntimeReport.printable(key));
+        }
+        if (drain != null) {
+            DirectoryDrain.Report report = drain.finish(DRAIN_TIMEOUT);
+            report.failed().forEach((key, why) -> lines.add(RuntimeReport.OUTPUT_FAILED
+                    + RuntimeReport.printable(key) + "\t" + RuntimeReport.printable(why)));
+            lines.add(RuntimeReport.OUTPUT_DRAINED + "files=" + report.copiedFiles() + " bytes="
+                    + report.copiedBytes() + " ms=" + ms(report.busyNanos()));
+            drain.close();
+        }
+        return lines;
     }
 
     /**

@@ -18,7 +18,7 @@ import java.util.function.Function;
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
                             Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean progress,
-                            boolean verbose, String localCapacity, boolean prefetch) {
+                            boolean verbose, String localCapacity, boolean prefetch, Path outputDir) {
 
     /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
     public enum Unpack {
@@ -61,10 +61,13 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         PROGRESS("progress", c -> c.progress() ? "" : null, true),
         VERBOSE("verbose", c -> c.verbose() ? "" : null, true),
         LOCAL_CAPACITY("local-capacity", RuntimeConfig::localCapacity),
-        PREFETCH("prefetch", c -> c.prefetch() ? "on" : "off");
+        PREFETCH("prefetch", c -> c.prefetch() ? "on" : "off"),
+        /** Optional: absent when the job's outputs are discarded. */
+        OUTPUT_DIR("output-dir", c -> c.outputDir() == null ? null : c.outputDir().toString());
 
         final String option;
-        /** The value to write for a config; for a flag "" when set, null when not. */
+        /** The value to write for a config; for a flag "" when set, null when not; null for an optional key
+         * leaves it out. */
         final Function<RuntimeConfig, String> value;
         final boolean flag;
 
@@ -98,7 +101,7 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 if (v != null) {
                     args.add(k.option);
                 }
-            } else {
+            } else if (v != null) {
                 args.add(k.option + "=" + v);
             }
         }
@@ -138,7 +141,8 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 longOf(Key.CACHE_MB, need(kv, Key.CACHE_MB)), intOf(Key.REPLICAS, need(kv, Key.REPLICAS)),
                 need(kv, Key.JOB_ID),
                 Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE),
-                localCapacity, prefetch.equals("on"));
+                localCapacity, prefetch.equals("on"),
+                kv.containsKey(Key.OUTPUT_DIR) ? Path.of(kv.get(Key.OUTPUT_DIR)) : null);
     }
 
     private static String need(Map<Key, String> kv, Key key) {

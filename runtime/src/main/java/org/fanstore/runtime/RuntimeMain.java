@@ -5,7 +5,8 @@ import java.io.InputStream;
 
 /**
  * Entry point of one runtime rank (started by {@code fanstore run}, never by hand). Reports on stdout with
- * {@code FANSTORE-READY ...} / {@code FANSTORE-ERROR ...} lines, and shuts down when its stdin closes: the
+ * {@code FANSTORE-READY ...} / {@code FANSTORE-ERROR ...} lines (and, at the end, {@link RuntimeReport}'s
+ * output lines), and shuts down when its stdin closes: the
  * launcher closes it to stop the job, and the kernel closes it when the launcher dies.
  */
 public final class RuntimeMain {
@@ -22,6 +23,11 @@ public final class RuntimeMain {
             System.out.flush();
             awaitStdinClosed(System.in);
             runtime.finish();
+            // after the last command of every node ended, however it ended: nothing commits any more
+            for (String line : runtime.finishOutputs()) {
+                System.out.println(line);
+            }
+            System.out.flush();
             runtime = null;
         } catch (Throwable t) {
             String message = t.getMessage() != null ? t.getMessage() : t.toString();

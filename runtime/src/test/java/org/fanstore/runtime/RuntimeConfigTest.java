@@ -16,7 +16,7 @@ class RuntimeConfigTest {
     static RuntimeConfig sample(RuntimeConfig.Unpack unpack, boolean progress, boolean verbose) {
         return new RuntimeConfig(3, 8, "fe80::1%eth0", 45123, Path.of("/data/in=1.fs"), Path.of("/tmp/f/rank-3"),
                 Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, progress, verbose,
-                progress ? "auto" : "50%", !verbose);
+                progress ? "auto" : "50%", !verbose, progress ? Path.of("/lustre/out put") : null);
     }
 
     @ParameterizedTest
@@ -41,14 +41,22 @@ class RuntimeConfigTest {
     void everyMissingKeyIsRefusedByName() {
         List<String> all = sample(RuntimeConfig.Unpack.EAGER, true, true).toArgs();
         for (String arg : all) {
-            if (!arg.contains("=")) {
-                continue;
+            if (!arg.contains("=") || arg.startsWith("--output-dir=")) {
+                continue; // flags and the optional output directory may be absent
             }
             List<String> args = new ArrayList<>(all);
             args.remove(arg);
             String key = arg.substring(0, arg.indexOf('='));
             assertEquals("runtime argument " + key + " is missing", refusal(args));
         }
+    }
+
+    @Test
+    void withoutAnOutputDirectoryTheArgumentIsLeftOutAndReadsBackAsNone() {
+        RuntimeConfig none = sample(RuntimeConfig.Unpack.LAZY, false, false);
+        assertEquals(null, RuntimeConfig.parse(none.toArgs().toArray(String[]::new)).outputDir());
+        assertEquals(Path.of("/lustre/out put"), RuntimeConfig.parse(sample(RuntimeConfig.Unpack.LAZY, true, false)
+                .toArgs().toArray(String[]::new)).outputDir());
     }
 
     @Test

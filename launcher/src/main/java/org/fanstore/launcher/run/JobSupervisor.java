@@ -20,6 +20,8 @@ import java.util.function.IntFunction;
 final class JobSupervisor {
     /** Exit status when a runtime rank failed (the user's command's own status wins when it failed first). */
     static final int EXIT_RANK_FAILED = 3;
+    /** Exit status when the command succeeded but a committed output could not be saved to --output-dir. */
+    static final int EXIT_OUTPUT_LOST = 4;
 
     private sealed interface Event permits RankDied, CommandExited {}
 
@@ -162,6 +164,17 @@ final class JobSupervisor {
                 Thread.sleep(50);
             }
         }
+    }
+
+    /** After {@link #finish}: how many committed outputs the runtimes reported as not saved. */
+    int outputsLost() {
+        return runtimes.stream().mapToInt(RuntimeProcess::outputsLost).sum();
+    }
+
+    /** After {@link #finish}: each rank's drain summary, for FANSTORE_VERBOSE. */
+    List<String> drainSummaries() {
+        return runtimes.stream().filter(rp -> rp.drainedLine() != null)
+                .map(rp -> "rank " + rp.rank() + ": drained " + rp.drainedLine()).toList();
     }
 
     /**

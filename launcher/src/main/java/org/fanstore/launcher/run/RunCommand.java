@@ -22,7 +22,8 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code fanstore run}: the runtimes of this node (or, with --ranks, N ranks on this machine), then the user's
  * command under the shim. Exit status: the command's; {@value JobSupervisor#EXIT_RANK_FAILED} when a runtime
- * rank failed; 2 for bad arguments.
+ * rank failed; {@value JobSupervisor#EXIT_OUTPUT_LOST} when the command succeeded but a committed output could not
+ * be saved to --output-dir; 2 for bad arguments.
  */
 @Command(name = "run", sortOptions = false, mixinStandardHelpOptions = true,
         description = {"Serve a prepared dataset under the mount prefix and run CMD with it.",
@@ -49,7 +50,8 @@ public final class RunCommand implements Callable<Integer> {
     int replicas;
 
     @Option(names = "--output-dir", paramLabel = "DIR",
-        description = "persistent directory for files written under the mount")
+        description = {"persistent directory for files written under the mount: each committed file is copied",
+                "there (checksummed, fsynced) and run exits only when all are; without it they are discarded"})
     Path outputDir;
 
     @Option(names = "--only-rank", paramLabel = "R", description = "run CMD on rank R only (--ranks mode)")
@@ -148,6 +150,10 @@ public final class RunCommand implements Callable<Integer> {
                 return JobSupervisor.EXIT_RANK_FAILED;
             }
             err.println(ReadyLine.summarize(ready, worldSize, (System.nanoTime() - started) / 1e9));
+            if (outputDir == null && job.nodeId() == 0) {
+                err.println("fanstore: no --output-dir: files the job writes under " + mount
+                        + " are discarded when it ends");
+            }
         } finally {
             if (server != null) {
                 server.close();
@@ -165,6 +171,17 @@ public final class RunCommand implements Callable<Integer> {
         if (status != JobSupervisor.EXIT_RANK_FAILED) {
             layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
             supervisor.finish(job.scheduler().spansNodes() && job.nodeCount() > 1);
+            if (RuntimeConfig.verboseFrom(System.getenv())) {
+                supervisor.drainSummaries().forEach(line -> err.println("fanstore " + line));
+            }
+            int lost = supervisor.outputsLost();
+            if (lost > 0) {
+                err.println("fanstore: " + lost + " output file(s) were not saved to " + outputDir
+                        + " (named above)");
+                if (status == 0) {
+                    status = JobSupervisor.EXIT_OUTPUT_LOST;
+                }
+            }
         }
         return status;
     }
@@ -221,7 +238,8 @@ public final class RunCommand implements Callable<Integer> {
                 layout.localDir(rank), layout.shmDir(rank),
                 cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
                 RuntimeConfig.Unpack.of(unpack), rank == 0 && System.console() != null,
-                RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch)).toArgs());
+                RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch),
+                outputDir == null ? null : outputDir.toAbsolutePath()).toArgs());
         return cmd;
     }
 

@@ -5,9 +5,11 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.fanstore.runtime.RuntimeReport;
 
 /**
  * One runtime rank as a child JVM, and the launcher's view of it. The runtime speaks on its stdout in lines:
@@ -24,7 +26,9 @@ final class RuntimeProcess {
     private final CountDownLatch ready = new CountDownLatch(1);
     private volatile String readyLine;
     private volatile String errorMessage;
+    private volatile String drainedLine;
     private volatile boolean stopping;
+    private final AtomicInteger outputsLost = new AtomicInteger();
 
     private RuntimeProcess(int rank, Process process) {
         this.rank = rank;
@@ -59,6 +63,17 @@ final class RuntimeProcess {
                     ready.countDown();
                 } else if (line.startsWith(ERROR)) {
                     errorMessage = line.substring(ERROR.length());
+                } else if (line.startsWith(RuntimeReport.OUTPUT_FAILED)) {
+                    outputsLost.incrementAndGet();
+                    String[] keyWhy = line.substring(RuntimeReport.OUTPUT_FAILED.length()).split("\t", 2);
+                    System.err.println("fanstore: rank " + rank + ": output " + keyWhy[0] + " was NOT saved: "
+                            + (keyWhy.length > 1 ? keyWhy[1] : "unknown reason"));
+                } else if (line.startsWith(RuntimeReport.OUTPUT_OPEN)) {
+                    System.err.println("fanstore: rank " + rank + ": output "
+                            + line.substring(RuntimeReport.OUTPUT_OPEN.length())
+                            + " was still open when the command ended: never committed, not saved");
+                } else if (line.startsWith(RuntimeReport.OUTPUT_DRAINED)) {
+                    drainedLine = line.substring(RuntimeReport.OUTPUT_DRAINED.length());
                 } else {
                     System.err.println("[rank " + rank + "] " + line);
                 }
@@ -79,6 +94,16 @@ final class RuntimeProcess {
 
     String readyLine() {
         return readyLine;
+    }
+
+    /** Committed outputs this rank reported as not on the output directory. */
+    int outputsLost() {
+        return outputsLost.get();
+    }
+
+    /** The drain's summary ({@code files=N bytes=B ms=M}), or null. */
+    String drainedLine() {
+        return drainedLine;
     }
 
     boolean alive() {

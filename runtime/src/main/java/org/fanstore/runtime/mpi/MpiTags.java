@@ -12,6 +12,10 @@ final class MpiTags {
     /** Remote-fetch requests; the dispatcher receives only on this tag (an ANY_TAG receive would steal replies). */
     static final int FETCH_REQUEST = 1 << 19;
 
+    /** Output-commit requests (proposals to an owner, applies from it, shutdown): {@link ClusterCommitter}'s
+     * receiver receives only on this tag. */
+    static final int COMMIT_REQUEST = FETCH_REQUEST + 1;
+
     /** Collectives of {@link MpiWorld}: two tags per operation, the epoch keeps a late message of one
      * operation from matching the next. */
     static final int COLLECTIVE_BASE = 1 << 20;
@@ -22,6 +26,11 @@ final class MpiTags {
     static final int REPLY_FIRST = 1 << 24;
     static final int REPLY_LIMIT = 1 << 30;
 
+    /** Output-commit reply tags: their own range, so a commit reply never matches a fetch reply's receive
+     * posted by the same pair of ranks. */
+    static final int COMMIT_REPLY_FIRST = REPLY_LIMIT;
+    static final int COMMIT_REPLY_LIMIT = Integer.MAX_VALUE;
+
     private MpiTags() {
     }
 
@@ -31,6 +40,10 @@ final class MpiTags {
 
     static int collectiveData(int epoch) {
         return collectiveLengths(epoch) + 1;
+    }
+
+    static int commitReply(long sequence) {
+        return COMMIT_REPLY_FIRST + (int) Long.remainderUnsigned(sequence, COMMIT_REPLY_LIMIT - COMMIT_REPLY_FIRST);
     }
 
     static int reply(long sequence) {

@@ -157,7 +157,7 @@ public final class OutputService implements AutoCloseable {
             return;
         }
         final OutputHandles.Handle h = handles.open(key, S_IFREG | (mode & 07777), exclusive, pid);
-        final Path file = RankDirectory.STAGING_FILE.in(stagingDir, h.id());
+        final Path file = RankDirectory.STAGING_FILE.in(stagingDir, OutputObjects.ofHandle(h.id()));
         try {
             // The caller's mode (plus owner rw, so the writer can write): fchmod on the descriptor (tar, cp -p)
             // changes it before the commit, which takes the mode from the file.
@@ -211,7 +211,7 @@ public final class OutputService implements AutoCloseable {
             responder.ok(0, null);  // others still hold it (or it ended already)
             return;
         }
-        final Path file = RankDirectory.STAGING_FILE.in(stagingDir, h.id());
+        final Path file = RankDirectory.STAGING_FILE.in(stagingDir, OutputObjects.ofHandle(h.id()));
         final int errno;
         if (discard) {
             errno = 0;
@@ -224,7 +224,7 @@ public final class OutputService implements AutoCloseable {
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
             final long mtime = Files.getLastModifiedTime(file).toInstant().toEpochMilli() * 1_000_000L;
             errno = commit(new OutputRecord(OutputRecord.Kind.FILE, h.key(), null, Files.size(file), mode, mtime,
-                    rank, h.id(), h.exclusive()));
+                    rank, OutputObjects.ofHandle(h.id()), h.exclusive()));
         }
         if (errno != 0) {
             Files.deleteIfExists(file);
@@ -235,7 +235,7 @@ public final class OutputService implements AutoCloseable {
     private void sweep() {
         try {
             for (final OutputHandles.Handle h : handles.sweep(OwnerLiveness::isAlive)) {
-                Files.deleteIfExists(RankDirectory.STAGING_FILE.in(stagingDir, h.id()));
+                Files.deleteIfExists(RankDirectory.STAGING_FILE.in(stagingDir, OutputObjects.ofHandle(h.id())));
             }
         } catch (final IOException | RuntimeException e) {
             System.err.println("fanstore rank " + rank + ": output sweep: " + e.getMessage());

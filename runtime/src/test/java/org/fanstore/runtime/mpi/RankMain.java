@@ -59,7 +59,7 @@ public final class RankMain {
         return code;
     }
 
-    private static MpiWorld join(int rank, int size, String endpoint) throws Exception {
+    static MpiWorld join(int rank, int size, String endpoint) throws Exception {
         if (!endpoint.startsWith("file:")) {
             int colon = endpoint.lastIndexOf(':');
             return MpiWorld.init(rank, size, endpoint.substring(0, colon),
