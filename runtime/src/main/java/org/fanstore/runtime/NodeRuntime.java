@@ -30,6 +30,7 @@ import org.fanstore.runtime.open.OpenService;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.LocalSpace;
 import org.fanstore.runtime.placement.PartitionLoader;
 import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
@@ -91,6 +92,8 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(local);
 
         List<PartitionInfo> held = PartitionLoader.heldBy(manifest, placement, config.rank());
+        LocalSpace.check(config.rank(), loader.partsDir(), held, config.unpack() != RuntimeConfig.Unpack.LAZY
+                && manifest.compress() == org.fanstore.prep.format.Compression.NONE);
         List<IndexRecord> mine = new ArrayList<>();
         try (Progress progress = Progress.of(config.progress(), held.stream().mapToLong(PartitionInfo::bytes).sum())) {
             for (PartitionInfo info : held) {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Faults and termination (issue 10, items 1-5), each with real processes and real signals: the launcher killed
+ * Faults and termination (issue 10, items 1-6), each with real processes and real signals: the launcher killed
  * with SIGKILL, a runtime rank killed or stopped, a second launcher with the same job id, SIGTERM and a double
  * SIGINT. What the user sees in each case is written down in docs/reliability.md, beside the test's name.
  */
@@ -249,6 +249,46 @@ class FaultsTest {
                 new ProcessBuilder("kill", "-CONT", Long.toString(rank1.pid())).start().waitFor();
             }
             j.kill();
+        }
+    }
+
+    /**
+     * Item 6: a local directory too small for the rank's partitions is refused before copying, with the
+     * directory, the bytes needed and available, and what to do (a real 256 KiB tmpfs; needs root to mount).
+     */
+    @Test
+    void aLocalDiskTooSmallIsRefusedBeforeLoadingNamingTheBytes() throws Exception {
+        Path src = work.resolve("src-big/big");
+        Files.createDirectories(src);
+        java.util.Random rnd = new java.util.Random(1);
+        for (int i = 0; i < 4; i++) {
+            byte[] body = new byte[300_000];
+            rnd.nextBytes(body);
+            Files.write(src.resolve("f" + i), body);
+        }
+        Path big = work.resolve("big.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                big.toString(), "--partitions", "2"));
+        Path small = Files.createDirectories(work.resolve("small-disk"));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString())
+                .redirectErrorStream(true).start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mount.waitFor() == 0,
+                "cannot mount a tmpfs here (needs root): " + new String(mount.getInputStream().readAllBytes()));
+        try {
+            String job = "tspace" + System.nanoTime();
+            FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
+                    "--data", big.toString(), "--local-dir", small.toString(), "--", "true");
+            assertEquals(JobSupervisor.EXIT_RANK_FAILED, r.status(), r.stderr());
+            String rankDir = RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job).toString();
+            assertTrue(r.stderr().contains("not enough space in " + rankDir), r.stderr());
+            assertTrue(r.stderr().matches("(?s).*needs 1\\d{6} bytes .*, \\d+ bytes .* available.*--local-dir.*"),
+                    r.stderr());
+            assertFalse(r.stderr().contains("Exception"), r.stderr());
+            try (var left = Files.list(small)) {
+                assertEquals(0, left.count(), "nothing left on the small disk");
+            }
+        } finally {
+            new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
         }
     }
 
