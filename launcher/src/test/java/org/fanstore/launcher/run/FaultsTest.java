@@ -258,22 +258,8 @@ class FaultsTest {
      */
     @Test
     void aLocalDiskTooSmallIsRefusedBeforeLoadingNamingTheBytes() throws Exception {
-        Path src = work.resolve("src-big/big");
-        Files.createDirectories(src);
-        java.util.Random rnd = new java.util.Random(1);
-        for (int i = 0; i < 4; i++) {
-            byte[] body = new byte[300_000];
-            rnd.nextBytes(body);
-            Files.write(src.resolve("f" + i), body);
-        }
-        Path big = work.resolve("big.fs");
-        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
-                big.toString(), "--partitions", "2"));
-        Path small = Files.createDirectories(work.resolve("small-disk"));
-        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", small.toString())
-                .redirectErrorStream(true).start();
-        org.junit.jupiter.api.Assumptions.assumeTrue(mount.waitFor() == 0,
-                "cannot mount a tmpfs here (needs root): " + new String(mount.getInputStream().readAllBytes()));
+        Path big = bigDataset();
+        Path small = smallDisk("small-disk", "256k");
         try {
             String job = "tspace" + System.nanoTime();
             FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
@@ -290,6 +276,63 @@ class FaultsTest {
         } finally {
             new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
         }
+    }
+
+    /**
+     * Item 6: the local disk fills after ready (files unpacked on first open, --unpack lazy): the reader gets
+     * ENOSPC, not EIO, and the runtime's log names the file, its bytes and the directory.
+     */
+    @Test
+    void aDiskFillingAfterReadyGivesTheReaderEnospcAndTheLogNamesIt() throws Exception {
+        Path big = bigDataset();
+        Path small = smallDisk("filling-disk", "1400k"); // the partitions (1.2 MB) fit, unpacking them does not
+        try {
+            String job = "tfill" + System.nanoTime();
+            FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
+                    "--data", big.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch", "off",
+                    "--", "sh", "-c", "for f in f0 f1 f2 f3; do cat /fanstore/big/$f > /dev/null; done; exit 0");
+            assertEquals(0, r.status(), r.stderr());
+            assertTrue(r.stderr().contains("No space left on device"), "the reader's errno: " + r.stderr());
+            assertFalse(r.stderr().contains("Input/output error"), r.stderr());
+            String files = RankDirectory.FILES_DIR.in(RankDirectory.RANK_DIR.in(
+                    RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job), 0)).toString();
+            assertTrue(r.stderr().matches("(?s).*cannot unpack big/f\\d \\(300000 bytes\\) into " + files
+                    + ": no space left on device.*"), r.stderr());
+            try (var left = Files.list(small)) {
+                assertEquals(0, left.count(), "nothing left on the small disk");
+            }
+        } finally {
+            new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    /** 4 files of 300,000 random bytes in 2 uncompressed partitions (made once). */
+    static Path bigDataset() throws Exception {
+        Path big = work.resolve("big.fs");
+        if (Files.exists(big)) {
+            return big;
+        }
+        Path src = work.resolve("src-big/big");
+        Files.createDirectories(src);
+        java.util.Random rnd = new java.util.Random(1);
+        for (int i = 0; i < 4; i++) {
+            byte[] body = new byte[300_000];
+            rnd.nextBytes(body);
+            Files.write(src.resolve("f" + i), body);
+        }
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                big.toString(), "--partitions", "2"));
+        return big;
+    }
+
+    /** A real tmpfs of {@code size} mounted in the work directory; skips the test where mounting is not allowed. */
+    static Path smallDisk(String name, String size) throws Exception {
+        Path dir = Files.createDirectories(work.resolve(name));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString())
+                .redirectErrorStream(true).start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mount.waitFor() == 0,
+                "cannot mount a tmpfs here (needs root): " + new String(mount.getInputStream().readAllBytes()));
+        return dir;
     }
 
     static boolean gone(String job) {
