@@ -8,6 +8,7 @@
 
 #define FS_RANK_JOB_ROOT        "fanstore-<uid>-<job>"
 #define FS_RANK_RANK_DIR        "rank-<rank>"
+#define FS_RANK_RANK_LOCK       "rank-<rank>.lock"
 #define FS_RANK_META_TABLE      "meta.tbl"
 #define FS_RANK_CONTROL_FILE    "ctl"
 #define FS_RANK_CACHE_DIR       "cache"
@@ -37,6 +38,7 @@
 #define FS_RANK_DIR_LIST(X)                                         \
     X(JOB_ROOT,       "base",  FS_RANK_JOB_ROOT,       "dir",  0700) \
     X(RANK_DIR,       "job",   FS_RANK_RANK_DIR,       "dir",  -1)   \
+    X(RANK_LOCK,      "job",   FS_RANK_RANK_LOCK,      "file", -1)   \
     X(META_TABLE,     "shm",   FS_RANK_META_TABLE,     "file", 0600) \
     X(CONTROL_FILE,   "shm",   FS_RANK_CONTROL_FILE,   "file", 0600) \
     X(CACHE_DIR,      "shm",   FS_RANK_CACHE_DIR,      "dir",  -1)   \

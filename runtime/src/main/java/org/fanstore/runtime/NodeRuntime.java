@@ -6,8 +6,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -22,6 +25,7 @@ import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.mpi.ClusterCommitter;
 import org.fanstore.runtime.mpi.MpiWorld;
+import org.fanstore.runtime.mpi.RankFailedException;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
@@ -38,6 +42,7 @@ import org.fanstore.runtime.output.OutputStaging;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.LocalSpace;
 import org.fanstore.runtime.placement.PartitionLoader;
 import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
@@ -59,6 +64,8 @@ final class NodeRuntime implements AutoCloseable {
     /** How long a runtime keeps copying outputs to --output-dir after the job's last command ended; what is not
      * copied by then is reported by name and the job fails. */
     static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(30);
+    /** How often each rank probes its peers' liveness ports after ready. */
+    private static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
     private static final int SLOTS = 64;
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
@@ -90,6 +97,9 @@ final class NodeRuntime implements AutoCloseable {
     };
     private volatile LocalOutputNamespace outputNamespace;
     private volatile OutputService outputService;
+    /** Completed with the first world failure once the orderly end has begun. */
+    private final CompletableFuture<RankFailedException> failedWhileFinishing = new CompletableFuture<>();
+    private volatile boolean finishing;
 
     private NodeRuntime(RuntimeConfig config) {
         this.config = config;
@@ -121,6 +131,8 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(local);
 
         List<PartitionInfo> held = PartitionLoader.heldBy(manifest, placement, config.rank());
+        LocalSpace.check(config.rank(), loader.partsDir(), held, config.unpack() != RuntimeConfig.Unpack.LAZY
+                && manifest.compress() == org.fanstore.prep.format.Compression.NONE);
         List<IndexRecord> mine = new ArrayList<>();
         try (Progress progress = Progress.of(config.progress(), held.stream().mapToLong(PartitionInfo::bytes).sum())) {
             for (PartitionInfo info : held) {
@@ -265,21 +277,60 @@ final class NodeRuntime implements AutoCloseable {
     }
 
     /**
+     * From now on (after ready) a failed world ends this rank through {@code fatal}: a peer that died, or a fetch
+     * that failed or timed out (the world is unusable after it), while the job runs. Silently serving on would
+     * leave readers with EIO and the job exiting 0. During the orderly end a failure only cuts the final wait
+     * short: this node's commands are done, and the rank that failed reports on its own node.
+     */
+    void failWith(Consumer<RankFailedException> fatal) {
+        if (world == null) {
+            return;
+        }
+        world.onFailure(e -> {
+            if (finishing) {
+                failedWhileFinishing.complete(e);
+            } else {
+                fatal.accept(e);
+            }
+        });
+        world.watchPeers(WATCH_INTERVAL);
+    }
+
+    /**
      * The orderly end of a job: waits until every rank is done (its readers may still fetch from us), then
-     * closes. A dead peer ends the wait at once (niodev fails every pending receive); a live but idle one is
-     * waited for up to {@link #FINISH_TIMEOUT}.
+     * closes. A dead peer ends the wait within about a second (the liveness watchdog; niodev alone would leave
+     * the barrier waiting); a live but idle one is waited for up to {@link #FINISH_TIMEOUT}.
      */
     void finish() {
+        finishing = true;
         if (world != null && toClose.size() > 0) {
-            try {
-                if (puller != null) {
-                    // before the barrier: its chunks in flight need the peers still serving
-                    puller.close();
+            MpiWorld w = world;
+            CompletableFuture<Void> barrier = CompletableFuture.runAsync(() -> {
+                try {
+                    if (puller != null) {
+                        // before the barrier: its chunks in flight need the peers still serving
+                        puller.close();
+                    }
+                    w.barrier(FINISH_TIMEOUT);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
                 }
-                world.barrier(FINISH_TIMEOUT);
-            } catch (IOException e) {
+            }, r -> {
+                Thread t = new Thread(r, "fanstore-final-barrier");
+                t.setDaemon(true);
+                t.start();
+            });
+            try {
+                Object first = CompletableFuture.anyOf(barrier, failedWhileFinishing).get();
+                if (first instanceof RankFailedException e) {
+                    System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
+                            + e.getMessage());
+                }
+            } catch (ExecutionException e) {
                 System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
-                        + e.getMessage());
+                        + e.getCause().getCause().getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
         close();

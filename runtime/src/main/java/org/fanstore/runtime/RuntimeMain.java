@@ -1,27 +1,38 @@
 package org.fanstore.runtime;
 
 import java.io.IOException;
-import java.io.InputStream;
+import org.fanstore.runtime.lifecycle.LauncherLink;
+import org.fanstore.runtime.lifecycle.OrphanCleanup;
+import org.fanstore.runtime.lifecycle.ProcessSignals;
 
 /**
  * Entry point of one runtime rank (started by {@code fanstore run}, never by hand). Reports on stdout with
- * {@code FANSTORE-READY ...} / {@code FANSTORE-ERROR ...} lines (and, at the end, {@link RuntimeReport}'s
- * output lines), and shuts down when its stdin closes: the
- * launcher closes it to stop the job, and the kernel closes it when the launcher dies.
+ * {@code FANSTORE-READY ...} / {@code FANSTORE-ERROR ...} lines and listens on stdin ({@link LauncherLink}): the
+ * launcher asks for the orderly stop there, and if the launcher dies instead, this rank stops the user's
+ * commands and removes its directories itself. At the orderly end it prints {@link RuntimeReport}'s lines
+ * (outputs not saved, drain summary). SIGTERM and SIGINT are ignored: the launcher decides when the
+ * runtime may go, after the command had its grace period to write a checkpoint.
  */
 public final class RuntimeMain {
     private RuntimeMain() {
     }
 
     public static void main(String[] args) {
+        ProcessSignals.ignoreTermination();
+        LauncherLink link = LauncherLink.listen(System.in);
         NodeRuntime runtime = null;
         int status = 0;
         try {
             RuntimeConfig config = RuntimeConfig.parse(args);
+            link.whenOrphaned(() -> {
+                OrphanCleanup.run(config.rank(), config.localDir(), config.shmDir(), link);
+                halt(1);
+            });
             runtime = NodeRuntime.start(config);
+            runtime.failWith(e -> fail(e.getMessage()));
             System.out.println("FANSTORE-READY " + runtime.readyFields());
             System.out.flush();
-            awaitStdinClosed(System.in);
+            link.awaitStop();
             runtime.finish();
             // after the last command of every node ended, however it ended: nothing commits any more
             for (String line : runtime.finishOutputs()) {
@@ -43,14 +54,24 @@ public final class RuntimeMain {
                 runtime.close();
             }
         }
-        // MPJ leaves non-daemon threads behind; only exit() ends the JVM.
-        System.exit(status);
+        halt(status);
     }
 
-    private static void awaitStdinClosed(InputStream in) throws IOException {
-        byte[] sink = new byte[256];
-        while (in.read(sink) >= 0) {
-            // Anything written is ignored; only end-of-file matters.
+    /**
+     * Ends this rank at once after the MPJ world failed while the job runs: the launcher sees the error line
+     * and the exit, stops the commands and names the failed rank. Readers waiting on this runtime get EIO.
+     */
+    private static void fail(String message) {
+        synchronized (RuntimeMain.class) {
+            System.out.println("FANSTORE-ERROR " + message.replace('\n', ' '));
+            System.out.flush();
+            // Not exit(): a shutdown hook (MPJ's, a progress bar's) could wait on the peer that failed.
+            Runtime.getRuntime().halt(1);
         }
+    }
+
+    /** MPJ leaves non-daemon threads behind; only exit() ends the JVM. */
+    private static void halt(int status) {
+        System.exit(status);
     }
 }

@@ -1,15 +1,15 @@
 package org.fanstore.launcher.run;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.lifecycle.OrphanCleanup;
+import org.fanstore.runtime.lifecycle.RankLock;
 
 /**
  * The per-job directories of one node: node-local storage ({@code <local-dir>/fanstore-<uid>-<job>/rank-<r>})
@@ -23,6 +23,7 @@ public final class JobLayout {
 
     private final Path localRoot;
     private final Path shmRoot;
+    private final Map<Integer, RankLock> locks = new ConcurrentHashMap<>();
 
     private JobLayout(Path localRoot, Path shmRoot) {
         this.localRoot = localRoot;
@@ -37,6 +38,27 @@ public final class JobLayout {
         createPrivate(layout.localRoot, uid);
         createPrivate(layout.shmRoot, uid);
         return layout;
+    }
+
+    /**
+     * Takes the lock of each rank's directories ({@code rank-<r>.lock}) for this launcher. Nothing is created or
+     * deleted in the ranks' directories before this succeeds.
+     *
+     * @throws RankLock.HeldException when another live launcher runs these ranks of the same job id (it holds
+     *     a lock; the exception names its pid); the locks taken so far are given back
+     */
+    void lockRanks(int[] ranks) throws IOException {
+        try {
+            for (int rank : ranks) {
+                locks.put(rank, RankLock.acquire(RankDirectory.RANK_LOCK.in(shmRoot, rank), 0));
+            }
+        } catch (IOException e) {
+            locks.values().forEach(RankLock::deleteAndRelease);
+            locks.clear();
+            removeIfEmpty(shmRoot);
+            removeIfEmpty(localRoot);
+            throw e;
+        }
     }
 
     /** The shared-memory side only, as seen by a task that shares another task's runtime (and by tests). */
@@ -140,6 +162,13 @@ public final class JobLayout {
                 deleteTree(localDir(rank));
             }
         });
+        // The lock goes last, still held: a launcher waiting for it must find the directories gone.
+        for (int rank : ranks) {
+            RankLock lock = locks.remove(rank);
+            if (lock != null) {
+                lock.deleteAndRelease();
+            }
+        }
         removeIfEmpty(shmRoot);
         if (localRoot != null) {
             removeIfEmpty(localRoot);
@@ -147,12 +176,8 @@ public final class JobLayout {
     }
 
     private static void removeIfEmpty(Path dir) {
-        try {
-            Files.deleteIfExists(dir);
-        } catch (java.nio.file.DirectoryNotEmptyException stillUsed) {
-            // Another node's (or task's) directories are still there; the last one out removes the root.
-        } catch (IOException e) {
-            System.err.println("fanstore: could not remove " + dir + ": " + e.getMessage());
+        if (dir != null) {
+            OrphanCleanup.removeIfEmpty(dir);
         }
     }
 
@@ -174,38 +199,6 @@ public final class JobLayout {
     }
 
     static void deleteTree(Path root) {
-        if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try {
-            Files.walkFileTree(root, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    deleteQuietly(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult visitFileFailed(Path file, IOException exc) {
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path dir, IOException exc) throws IOException {
-                    deleteQuietly(dir);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            System.err.println("fanstore: could not remove " + root + ": " + e.getMessage());
-        }
-    }
-
-    private static void deleteQuietly(Path p) throws IOException {
-        try {
-            Files.delete(p);
-        } catch (NoSuchFileException ignored) {
-            // A runtime that is still shutting down may have removed it first.
-        }
+        OrphanCleanup.deleteTree(root);
     }
 }

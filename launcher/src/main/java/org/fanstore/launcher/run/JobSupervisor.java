@@ -10,6 +10,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
+import org.fanstore.runtime.lifecycle.LauncherLink;
+import org.fanstore.runtime.lifecycle.ProcessSignals;
 
 /**
  * Drives one node's (or, in single-machine mode, all N ranks') part of a job: runtimes up, ready line, the
@@ -23,28 +25,65 @@ final class JobSupervisor {
     /** Exit status when the command succeeded but a committed output could not be saved to --output-dir. */
     static final int EXIT_OUTPUT_LOST = 4;
 
-    private sealed interface Event permits RankDied, CommandExited {}
+    private sealed interface Event permits RankDied, CommandExited, Terminate {}
 
     private record RankDied(RuntimeProcess rank) implements Event {}
 
     private record CommandExited(UserCommand command, int status) implements Event {}
+
+    /** SIGTERM or SIGINT reached the launcher (a second one only sets {@link #hurry}). */
+    private record Terminate(int signal) implements Event {}
 
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final List<RuntimeProcess> runtimes = new ArrayList<>();
     private final List<UserCommand> commands = new ArrayList<>();
     private final PrintStream err;
     private volatile boolean tornDown;
+    private volatile int terminatedBy;
+    private volatile boolean hurry;
 
     JobSupervisor(PrintStream err) {
         this.err = err;
     }
 
     /** Starts one runtime per rank given, with the command line built for each rank. */
-    synchronized void startRuntimes(int[] ranks, IntFunction<List<String>> commandLine) throws IOException {
+    synchronized void startRuntimes(int[] ranks, IntFunction<List<String>> commandLine, boolean keepLocal)
+            throws IOException {
         for (int rank : ranks) {
             refuseAfterTeardown();
-            runtimes.add(RuntimeProcess.start(rank, commandLine.apply(rank), rp -> events.add(new RankDied(rp))));
+            RuntimeProcess rp = RuntimeProcess.start(rank, commandLine.apply(rank),
+                    dead -> events.add(new RankDied(dead)));
+            runtimes.add(rp);
+            if (keepLocal) {
+                rp.tell(LauncherLink.KEEP_LOCAL);
+            }
         }
+    }
+
+    /**
+     * SIGTERM or SIGINT reached the launcher (called from the signal's thread). The first one starts the
+     * termination: the commands get SIGTERM and the grace period; a second one cuts the grace short.
+     */
+    void terminate(int signal) {
+        synchronized (this) {
+            if (terminatedBy != 0) {
+                hurry = true;
+                err.println("fanstore: second " + signalName(signal) + ": stopping the command now");
+                return;
+            }
+            terminatedBy = signal;
+        }
+        events.add(new Terminate(signal));
+    }
+
+    /** The signal that terminated the job, or 0. */
+    int terminatedBy() {
+        return terminatedBy;
+    }
+
+    static String signalName(int signal) {
+        return signal == ProcessSignals.SIGINT ? "SIGINT" : signal == ProcessSignals.SIGTERM ? "SIGTERM"
+                : "signal " + signal;
     }
 
     /**
@@ -68,6 +107,10 @@ final class JobSupervisor {
                 }
                 if (firstDeath() != null) {
                     reportDeaths();
+                    return null;
+                }
+                if (terminatedBy != 0) {
+                    err.println("fanstore: terminated by " + signalName(terminatedBy) + " while loading");
                     return null;
                 }
             }
@@ -115,6 +158,11 @@ final class JobSupervisor {
         refuseAfterTeardown();
         UserCommand uc = UserCommand.start(rank, command, env);
         commands.add(uc);
+        for (RuntimeProcess rp : runtimes) {
+            if (rp.rank() == rank) {
+                rp.tell(LauncherLink.COMMAND + uc.process().pid());
+            }
+        }
         uc.process().onExit().thenAccept(p -> events.add(new CommandExited(uc, p.exitValue())));
     }
 
@@ -122,12 +170,14 @@ final class JobSupervisor {
      * Waits for every user command to end, or for a runtime to die. Returns the job's exit status: the first
      * failing command's status (in the order they ended), else 0; EXIT_RANK_FAILED when a runtime died.
      */
-    int awaitCommands() throws InterruptedException {
+    int awaitCommands(long graceMillis) throws InterruptedException {
         int remaining = commands.size();
         int status = 0;
         while (remaining > 0) {
             Event e = events.poll(1, TimeUnit.SECONDS);
-            if (e instanceof CommandExited done) {
+            if (e instanceof Terminate t) {
+                return terminateCommands(t.signal(), graceMillis);
+            } else if (e instanceof CommandExited done) {
                 remaining--;
                 if (done.status() != 0 && status == 0) {
                     status = done.status();
@@ -145,18 +195,48 @@ final class JobSupervisor {
     }
 
     /**
+     * SIGTERM to every command's process group (what SLURM sends on scancel or at the time limit: the cue to
+     * write a last checkpoint), then up to {@code graceMillis} for them to end, less if a second signal came;
+     * SIGKILL for what is left. Returns 128 + the launcher's signal, the shell's convention for "terminated".
+     */
+    private int terminateCommands(int signal, long graceMillis) throws InterruptedException {
+        String name = signalName(signal);
+        long deadline = System.currentTimeMillis() + graceMillis;
+        for (UserCommand uc : commands) {
+            uc.signal(ProcessSignals.SIGTERM);
+        }
+        if (!commands.isEmpty()) {
+            err.println("fanstore: " + name + ": sent SIGTERM to the command, which has " + graceMillis / 1000
+                    + " s (--grace) to end" + (signal == ProcessSignals.SIGINT ? "; ^C again to stop it now" : ""));
+        }
+        while (!hurry && System.currentTimeMillis() < deadline
+                && commands.stream().anyMatch(uc -> uc.signal(0))) {
+            Thread.sleep(20);
+        }
+        for (UserCommand uc : commands) {
+            if (uc.signal(0)) {
+                err.println("fanstore: the command on rank " + uc.rank() + (hurry ? " was stopped"
+                        : " did not end within the " + graceMillis / 1000 + " s grace period") + ": killed");
+                uc.kill();
+            }
+        }
+        err.println("fanstore: terminated by " + name);
+        return 128 + signal;
+    }
+
+    /**
      * The orderly end after every command of this node is done: runtimes are asked to stop and wait, inside
      * themselves, until every node of the job is done (other nodes may still read from them). Ends when they
      * exit; a runtime that dies meanwhile is just gone. Then tearDown has nothing left to kill.
      */
-    void finish(boolean otherNodes) throws InterruptedException {
+    void finish(boolean otherNodes, long timeoutMillis) throws InterruptedException {
         long started = System.currentTimeMillis();
         boolean said = false;
         for (RuntimeProcess rp : runtimes) {
             rp.requestStop();
         }
         for (RuntimeProcess rp : runtimes) {
-            while (rp.alive()) {
+            while (rp.alive() && System.currentTimeMillis() - started < timeoutMillis) {
                 if (otherNodes && !said && System.currentTimeMillis() - started > 3_000) {
                     err.println("fanstore: this node is done; waiting for the other nodes to finish reading");
                     said = true;

@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import org.fanstore.runtime.RuntimeConfig;
+import org.fanstore.runtime.lifecycle.ProcessSignals;
+import org.fanstore.runtime.lifecycle.RankLock;
 import org.fanstore.runtime.mpi.RendezvousFile;
 import org.fanstore.runtime.mpi.RendezvousServer;
 import picocli.CommandLine.Command;
@@ -73,6 +75,12 @@ public final class RunCommand implements Callable<Integer> {
                     "system) or auto (default: its free space minus max(10%, 1 GiB), checked before each partition)"})
     String localCapacity;
 
+    @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "10",
+            description = {"on SIGTERM or ^C the command gets SIGTERM and this long to end (e.g. to write a",
+                    "checkpoint) before SIGKILL; default ${DEFAULT-VALUE}: with the job's own shutdown it fits",
+                    "SLURM's default KillWait of 30 s"})
+    int graceSeconds;
+
     @Option(names = "--keep-local", description = "keep node-local copies and shared memory after the job")
     boolean keepLocal;
 
@@ -87,6 +95,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command to run (after --)")
     List<String> command;
+
+    /** How long the runtimes' orderly stop may take after a signal, before teardown kills them. */
+    private static final long FINISH_AFTER_SIGNAL_MILLIS = 8_000;
 
     private final PrintStream err = System.err;
 
@@ -111,7 +122,19 @@ public final class RunCommand implements Callable<Integer> {
             return new SharedNodeTask(job, this).run();
         }
         JobLayout layout = JobLayout.create(localBase(), JobLayout.SHM_BASE, job.jobId());
+        try {
+            layout.lockRanks(myRanks);
+        } catch (RankLock.HeldException running) {
+            err.println("fanstore run: job " + job.jobId() + " is already running on this node (fanstore run, pid "
+                    + running.holder() + "); a nested fanstore run inherits FANSTORE_JOB_ID: unset it or give"
+                    + " this job its own");
+            return 2;
+        }
         JobSupervisor supervisor = new JobSupervisor(err);
+        ProcessSignals.onTermination(signal -> {
+            supervisor.terminate(signal);
+            backstop(signal);
+        });
         Thread hook = new Thread(() -> teardown(supervisor, layout, myRanks), "fanstore-teardown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
@@ -144,10 +167,11 @@ public final class RunCommand implements Callable<Integer> {
                 endpoint = RendezvousFile.await(rendezvousBase(), job.jobId(), loadTimeout);
             }
             RendezvousFile.Endpoint rv = endpoint;
-            supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job));
+            supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job), keepLocal);
             Map<Integer, String> ready = supervisor.awaitReady(loadTimeout.toMillis());
             if (ready == null) {
-                return JobSupervisor.EXIT_RANK_FAILED;
+                return supervisor.terminatedBy() != 0 ? 128 + supervisor.terminatedBy()
+                        : JobSupervisor.EXIT_RANK_FAILED;
             }
             err.println(ReadyLine.summarize(ready, worldSize, (System.nanoTime() - started) / 1e9));
             if (outputDir == null && job.nodeId() == 0) {
@@ -167,23 +191,46 @@ public final class RunCommand implements Callable<Integer> {
                 supervisor.startCommand(rank, command, commandEnv(rank, worldSize, layout, job, shim));
             }
         }
-        int status = supervisor.awaitCommands();
-        if (status != JobSupervisor.EXIT_RANK_FAILED) {
+        int status = supervisor.awaitCommands(graceSeconds * 1000L);
+        if (supervisor.terminatedBy() != 0) {
+            // Still the orderly stop (a runtime's own end-of-job work runs), but within KillWait.
+            supervisor.finish(false, FINISH_AFTER_SIGNAL_MILLIS);
+        } else if (status != JobSupervisor.EXIT_RANK_FAILED) {
             layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
-            supervisor.finish(job.scheduler().spansNodes() && job.nodeCount() > 1);
-            if (RuntimeConfig.verboseFrom(System.getenv())) {
-                supervisor.drainSummaries().forEach(line -> err.println("fanstore " + line));
-            }
-            int lost = supervisor.outputsLost();
-            if (lost > 0) {
-                err.println("fanstore: " + lost + " output file(s) were not saved to " + outputDir
-                        + " (named above)");
-                if (status == 0) {
-                    status = JobSupervisor.EXIT_OUTPUT_LOST;
-                }
+            supervisor.finish(job.scheduler().spansNodes() && job.nodeCount() > 1, Long.MAX_VALUE);
+        }
+        // however the command ended: what the drain could not save is named, and fails a successful job
+        if (RuntimeConfig.verboseFrom(System.getenv())) {
+            supervisor.drainSummaries().forEach(line -> err.println("fanstore " + line));
+        }
+        int lost = supervisor.outputsLost();
+        if (lost > 0) {
+            err.println("fanstore: " + lost + " output file(s) were not saved to " + outputDir + " (named above)");
+            if (status == 0) {
+                status = JobSupervisor.EXIT_OUTPUT_LOST;
             }
         }
         return status;
+    }
+
+    /**
+     * After a signal, the job must be gone before SLURM's KillWait (30 s by default) ends in SIGKILL, which would
+     * leave /dev/shm and the local directory behind: the main thread may be inside a wait that does not watch
+     * for signals (the rendezvous, a slow start), so a daemon timer exits the launcher, running the teardown
+     * hook, when grace + the orderly stop have passed.
+     */
+    private void backstop(int signal) {
+        Thread t = new Thread(() -> {
+            try {
+                Thread.sleep(graceSeconds * 1000L + FINISH_AFTER_SIGNAL_MILLIS + 2_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            err.println("fanstore: still stopping after " + JobSupervisor.signalName(signal) + "; exiting now");
+            System.exit(128 + signal);
+        }, "fanstore-signal-backstop");
+        t.setDaemon(true);
+        t.start();
     }
 
     private String validate(boolean underScheduler) {
@@ -216,6 +263,9 @@ public final class RunCommand implements Callable<Integer> {
             org.fanstore.runtime.placement.LocalCapacity.parse(localCapacity);
         } catch (IllegalArgumentException e) {
             return e.getMessage();
+        }
+        if (graceSeconds < 0) {
+            return "--grace must be >= 0 seconds, got " + graceSeconds;
         }
         if (cacheMb != null && cacheMb < 1) {
             return "--cache-mb must be >= 1";

@@ -3,6 +3,7 @@ package org.fanstore.launcher.run;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -10,12 +11,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.fanstore.runtime.RuntimeReport;
+import org.fanstore.runtime.lifecycle.LauncherLink;
 
 /**
  * One runtime rank as a child JVM, and the launcher's view of it. The runtime speaks on its stdout in lines:
  * {@code FANSTORE-READY key=value...} once serving, {@code FANSTORE-ERROR message} before failing; any other
- * line is passed through prefixed with the rank. Closing its stdin asks it to shut down (so a launcher that
- * dies, even by SIGKILL, takes its runtimes with it).
+ * line is passed through prefixed with the rank. Its stdin carries the launcher's side of
+ * {@link LauncherLink}: the user's commands' process groups, then {@code stop} and end of file for the orderly
+ * end. End of file alone (the launcher died, even by SIGKILL) makes the runtime stop those commands and remove
+ * its directories before it exits.
  */
 final class RuntimeProcess {
     static final String READY = "FANSTORE-READY ";
@@ -121,9 +125,22 @@ final class RuntimeProcess {
         return "rank " + rank + " (pid " + process.pid() + ", " + how + "): " + cause;
     }
 
-    /** Asks for an orderly shutdown (closes its stdin) without waiting. */
+    /** One {@link LauncherLink} line; false if the runtime is gone. */
+    synchronized boolean tell(String line) {
+        try {
+            OutputStream in = process.getOutputStream();
+            in.write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+            in.flush();
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Asks for an orderly shutdown ({@code stop}, then end of file) without waiting. */
     void requestStop() {
         stopping = true;
+        tell(LauncherLink.STOP);
         try {
             process.getOutputStream().close();
         } catch (IOException e) {
@@ -134,6 +151,7 @@ final class RuntimeProcess {
     /** Asks for an orderly shutdown, then kills it if it has not gone within the grace period. */
     void stop(long graceMillis) {
         stopping = true;
+        tell(LauncherLink.STOP);
         try {
             process.getOutputStream().close();
             if (!process.waitFor(graceMillis, TimeUnit.MILLISECONDS)) {

@@ -1,13 +1,17 @@
 package org.fanstore.launcher.run;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.fanstore.runtime.lifecycle.ProcessSignals;
 
 /**
  * The user's unmodified command, run with the shim preloaded and the job's environment. It inherits the
- * launcher's terminal. Stopping it takes its whole process tree down (DataLoader workers included).
+ * launcher's terminal's descriptors but runs in a session and process group of its own ({@code setsid}, which
+ * execs it in place: its pid is the group's id), so a signal can reach all of it (DataLoader workers included)
+ * and a terminal's Ctrl-C reaches only the launcher, which forwards SIGTERM and grants a grace period.
  */
 final class UserCommand {
     private final int rank;
@@ -19,7 +23,9 @@ final class UserCommand {
     }
 
     static UserCommand start(int rank, List<String> command, Map<String, String> env) throws IOException {
-        ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+        List<String> argv = new ArrayList<>(List.of("setsid", "--"));
+        argv.addAll(command);
+        ProcessBuilder pb = new ProcessBuilder(argv).inheritIO();
         pb.environment().putAll(env);
         try {
             return new UserCommand(rank, pb.start());
@@ -36,7 +42,13 @@ final class UserCommand {
         return process;
     }
 
+    /** Sends {@code signal} to the command's process group; false once the whole group is gone. */
+    boolean signal(int signal) {
+        return ProcessSignals.signalGroup(process.pid(), signal);
+    }
+
     void kill() {
+        signal(ProcessSignals.SIGKILL);
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         try {

@@ -18,6 +18,8 @@ public enum RankDirectory {
     JOB_ROOT(Place.BASE, "fanstore-<uid>-<job>", Kind.DIR, 0700),
     /** One rank's directory inside a job root (the same name in the shared-memory and the local root). */
     RANK_DIR(Place.JOB, "rank-<rank>", Kind.DIR, -1),
+    /** Held (fcntl lock) by the launcher that owns a rank's directories on this node; holds its pid. */
+    RANK_LOCK(Place.JOB, "rank-<rank>.lock", Kind.FILE, -1),
     /** The metadata table the shim maps (format: runtime/metadata/README.md). */
     META_TABLE(Place.SHM, "meta.tbl", Kind.FILE, 0600),
     /** The shim-runtime control file (format: runtime/shm/README.md). */

@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.stream.IntStream;
 
 import mpi.Intracomm;
@@ -42,6 +43,7 @@ public final class MpiWorld {
     private final Intracomm comm;
     private final PeerLiveness liveness;
     private int epoch;
+    private volatile Consumer<RankFailedException> onFailure;
 
     private MpiWorld(int rank, int size, PeerLiveness liveness) {
         this.rank = rank;
@@ -193,6 +195,54 @@ public final class MpiWorld {
         }
     }
 
+    /**
+     * Calls {@code listener} with every failure from now on: each {@link RankFailedException} this world
+     * creates (a fetch or collective that failed or timed out), and a peer the watchdog finds dead. The runtime
+     * ends the job on it: after such a failure niodev's channels are closed or a request is stuck for good.
+     */
+    public void onFailure(Consumer<RankFailedException> listener) {
+        this.onFailure = listener;
+    }
+
+    /**
+     * Probes every peer's liveness port every {@code interval} on a daemon thread, so a rank whose process is
+     * gone is noticed even when nothing is being fetched from it (otherwise only the job's final barrier would
+     * find out, and a node whose command runs for days would never stop). A stopped (SIGSTOP) or merely slow
+     * peer still accepts connections in the kernel and is not reported here: only a fetch timing out is.
+     */
+    public void watchPeers(Duration interval) {
+        if (size < 2) {
+            return;
+        }
+        Thread watchdog = new Thread(() -> {
+            int[] others = PeerLiveness.othersThan(rank, size);
+            while (true) {
+                try {
+                    Thread.sleep(interval.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                }
+                int[] dead = liveness.deadAmong(others);
+                if (dead.length > 0) {
+                    notifyFailure(new RankFailedException(dead, "rank " + rank + ": "
+                            + RankFailedException.describe(dead) + " died (its process no longer accepts"
+                            + " connections)"));
+                    return;
+                }
+            }
+        }, "fanstore-peer-watchdog");
+        watchdog.setDaemon(true);
+        watchdog.start();
+    }
+
+    private RankFailedException notifyFailure(RankFailedException e) {
+        Consumer<RankFailedException> listener = onFailure;
+        if (listener != null) {
+            listener.accept(e);
+        }
+        return e;
+    }
+
     Intracomm comm() {
         return comm;
     }
@@ -212,9 +262,9 @@ public final class MpiWorld {
         int[] named = dead.length > 0 ? dead : suspects.clone();
         String verdict = dead.length > 0 ? RankFailedException.describe(named) + " died"
                 : RankFailedException.describe(named) + " did not answer";
-        return new RankFailedException(named, "rank " + rank + ": " + what + ": " + verdict
+        return notifyFailure(new RankFailedException(named, "rank " + rank + ": " + what + ": " + verdict
                 + (cause == null ? "" : " (" + cause + ")")
-                + "; the MPJ world is unusable now, stop this rank and check the failed rank's log", cause);
+                + "; the MPJ world is unusable now, stop this rank and check the failed rank's log", cause));
     }
 
     private void awaitAll(Request[] recvs, Request[] sends, long deadline, String what) throws IOException {

@@ -119,6 +119,19 @@ public final class OpenService implements RequestHandler {
         }
     }
 
+    /**
+     * Whether a full file system caused {@code e}: the reader then gets ENOSPC, which says what to fix, not EIO.
+     * Java reports ENOSPC only as text (strerror's, in the C locale the JVM's native code uses).
+     */
+    private static boolean noSpace(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains("No space left on device")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The client's entry index when it matches the key it sent; otherwise a lookup of the key. */
     private int resolve(Request request) {
         int index = request.entryIndex();
@@ -133,9 +146,12 @@ public final class OpenService implements RequestHandler {
         try {
             responder.ok(unpacker.ensure(index).toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
+            boolean full = noSpace(e);
             System.err.println("fanstore rank " + myRank + ": cannot unpack "
-                    + new String(table.key(index), StandardCharsets.UTF_8) + ": " + e.getMessage());
-            responder.error(Errno.EIO);
+                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes)"
+                    + (full ? " into " + unpacker.filesDir() + ": no space left on device (free space there, or"
+                    + " choose a larger --local-dir)" : ": " + e.getMessage()));
+            responder.error(full ? Errno.ENOSPC : Errno.EIO);
         }
     }
 
@@ -144,9 +160,12 @@ public final class OpenService implements RequestHandler {
             Path path = cache.obtain(index, table.size(index), out -> writeBody(index, out), fetchTimeout.toNanos());
             responder.ok(path.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
+            boolean full = noSpace(e);
             System.err.println("fanstore rank " + myRank + ": cannot open "
-                    + new String(table.key(index), StandardCharsets.UTF_8) + ": " + e.getMessage());
-            responder.error(Errno.EIO);
+                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes)"
+                    + (full ? ": no space left on device in " + scratch + " (the cache; lower --cache-mb or free"
+                    + " memory)" : ": " + e.getMessage()));
+            responder.error(full ? Errno.ENOSPC : Errno.EIO);
         }
     }
 

@@ -59,6 +59,11 @@ public final class Unpacker implements AutoCloseable {
     }
 
     /** Unpacks entry index now unless it already is; returns its path. */
+    /** Where unpacked files lie. */
+    public Path filesDir() {
+        return filesDir;
+    }
+
     public Path ensure(int index) throws IOException {
         Path target = filesDir.resolve(localName(table.key(index)));
         if (state.get(index) == DONE) {

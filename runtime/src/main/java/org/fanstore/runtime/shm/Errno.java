@@ -6,6 +6,8 @@ public final class Errno {
     public static final int ENOENT = 2;
     /** I/O error: corrupt body, unreachable owner, server failure. */
     public static final int EIO = 5;
+    /** No space left on device: the local directory or the cache's tmpfs filled while unpacking or fetching. */
+    public static final int ENOSPC = 28;
     /** Read-only file system: a write to an input file. */
     public static final int EROFS = 30;
     /** The answer does not fit the slot's response area. */

@@ -1,0 +1,430 @@
+package org.fanstore.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.fanstore.runtime.layout.RankDirectory;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults and termination (issue 10, items 1-6), each with real processes and real signals: the launcher killed
+ * with SIGKILL, a runtime rank killed or stopped, a second launcher with the same job id, SIGTERM and a double
+ * SIGINT. What the user sees in each case is written down in docs/reliability.md, beside the test's name.
+ */
+class FaultsTest {
+    private static final int FILES = 40;
+
+    @TempDir
+    static Path work;
+    static Path data;
+
+    @BeforeAll
+    static void prepare() throws Exception {
+        Path src = work.resolve("src/ds");
+        Files.createDirectories(src.resolve("a"));
+        for (int i = 0; i < FILES; i++) {
+            Files.writeString(src.resolve("a/f" + i + ".txt"), "file " + i + "\n");
+        }
+        data = work.resolve("ds.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                data.toString(), "--partitions", "4"));
+    }
+
+    /** Item 1: nothing of the job outlives a launcher killed with SIGKILL: not the command, not its files. */
+    @Test
+    void killNineOfTheLauncherStopsTheCommandAndRemovesTheDirectories() throws Exception {
+        String job = "tk9" + System.nanoTime();
+        Job j = Job.start(job, List.of("--ranks", "2"), "sleep 3001; true");
+        try {
+            j.awaitReady(2);
+            if (!Await.within(Duration.ofSeconds(60), () -> survivors("sleep 3001").size() == 2)) {
+                throw new AssertionError("both ranks' commands never started: " + survivors("sleep 3001") + "\n"
+                        + j.stderr());
+            }
+            j.launcher.destroyForcibly(); // SIGKILL: no hook, no teardown in the launcher
+            long t0 = System.nanoTime();
+            Await.until(Duration.ofSeconds(10), () -> survivors("sleep 3001").isEmpty(),
+                    "the command survived the launcher: " + survivors("sleep 3001"));
+            Await.until(Duration.ofSeconds(10), () -> gone(job), "the job's directories survived the launcher");
+            System.out.printf("kill -9 of the launcher: command gone and directories removed after %.1f s%n",
+                    (System.nanoTime() - t0) / 1e9);
+            Await.until(Duration.ofSeconds(10), () -> survivors(job).isEmpty(), "runtimes survived: "
+                    + survivors(job));
+        } finally {
+            j.kill();
+        }
+    }
+
+    /** Item 3: a second launcher with a running job's id refuses, names it, and leaves it alone. */
+    @Test
+    void aSecondRunWithTheSameJobIdRefusesAndTheFirstKeepsWorking() throws Exception {
+        String job = "tdup" + System.nanoTime();
+        Path go = work.resolve(job + ".go");
+        Job first = Job.start(job, List.of("--ranks", "2"),
+                "while [ ! -e " + go + " ]; do sleep 0.1; done; cat /fanstore/ds/a/f1.txt /fanstore/ds/a/f2.txt");
+        try {
+            first.awaitReady(2);
+            FanstoreProcess.Result second = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 60, "run",
+                    "--ranks", "2", "--data", data.toString(), "--local-dir", work.toString(), "--", "true");
+            assertEquals(2, second.status(), second.stderr());
+            assertTrue(second.stderr().contains(job) && second.stderr().contains(Long.toString(first.pid())),
+                    "names the job id and the running launcher's pid: " + second.stderr());
+            assertTrue(second.stderr().lines().count() == 1, "one line: " + second.stderr());
+            Files.createFile(go);
+            assertTrue(first.launcher.waitFor(60, TimeUnit.SECONDS), "first job never ended");
+            assertEquals(0, first.launcher.exitValue(), first.stderr());
+            assertEquals(2, first.stdout().split("file 1\n", -1).length - 1, "every rank read: " + first.stdout());
+            Await.until(Duration.ofSeconds(5), () -> gone(job), "directories left behind");
+        } finally {
+            first.kill();
+        }
+    }
+
+    /** Item 4: SIGTERM reaches the command, which ends within the grace period; the job reports the signal. */
+    @Test
+    void sigtermIsForwardedToTheCommandWhichGetsItsGracePeriod() throws Exception {
+        String job = "tterm" + System.nanoTime();
+        Path marks = Files.createDirectories(work.resolve(job));
+        Job j = Job.start(job, List.of("--ranks", "2"), "trap 'echo checkpoint > " + marks + "/term-$FANSTORE_RANK;"
+                + " exit 0' TERM; touch " + marks + "/up-$FANSTORE_RANK; while :; do sleep 0.1; done");
+        try {
+            j.awaitReady(2);
+            Await.until(Duration.ofSeconds(60), () -> Files.exists(marks.resolve("up-0"))
+                    && Files.exists(marks.resolve("up-1")), "the commands never started");
+            long t0 = System.nanoTime();
+            j.signal("TERM");
+            assertTrue(j.launcher.waitFor(30, TimeUnit.SECONDS), "launcher still running 30 s after SIGTERM");
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertEquals(143, j.launcher.exitValue(), j.stderr());
+            assertTrue(Files.exists(marks.resolve("term-0")) && Files.exists(marks.resolve("term-1")),
+                    "every rank's command saw SIGTERM: " + j.stderr());
+            assertTrue(j.stderr().contains("terminated by SIGTERM"), j.stderr());
+            assertFalse(j.stderr().contains("137"), j.stderr());
+            assertTrue(gone(job), "directories left behind");
+            System.out.printf("SIGTERM, command ends at once: launcher gone after %.1f s%n", seconds);
+        } finally {
+            j.kill();
+        }
+    }
+
+    /**
+     * Item 4: a command that ignores SIGTERM is killed when the default grace period ends, and the whole shutdown
+     * (grace, the runtimes' stop, removing the directories) fits SLURM's default KillWait of 30 s.
+     */
+    @Test
+    void aCommandIgnoringSigtermIsKilledAfterTheGraceAndShutdownFitsKillWait() throws Exception {
+        String job = "tgrace" + System.nanoTime();
+        Job j = Job.start(job, List.of("--ranks", "2"), "trap '' TERM; exec sleep 3003");
+        try {
+            j.awaitReady(2);
+            Await.until(Duration.ofSeconds(60), () -> survivors("sleep 3003").size() == 2,
+                    "the commands never started");
+            long t0 = System.nanoTime();
+            j.signal("TERM");
+            assertTrue(j.launcher.waitFor(40, TimeUnit.SECONDS), "launcher still running 40 s after SIGTERM");
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertEquals(143, j.launcher.exitValue(), j.stderr());
+            assertTrue(j.stderr().contains("did not end within the 10 s grace period"), j.stderr());
+            assertTrue(seconds >= 10 && seconds < 30, "grace honoured and within KillWait: " + seconds + " s");
+            assertTrue(gone(job), "directories left behind");
+            assertEquals(List.of(), survivors("sleep 3003"));
+            System.out.printf("SIGTERM, command ignores it: launcher gone after %.1f s (grace 10 s, KillWait 30 s)%n",
+                    seconds);
+        } finally {
+            j.kill();
+        }
+    }
+
+    /** Item 4: a second ^C cuts the grace period short, and the job still cleans up. */
+    @Test
+    void aSecondSigintStopsTheCommandAtOnceAndStillCleansUp() throws Exception {
+        String job = "tint2" + System.nanoTime();
+        Job j = Job.start(job, List.of("--ranks", "2", "--grace", "60"), "trap '' TERM; exec sleep 3004");
+        try {
+            j.awaitReady(2);
+            Await.until(Duration.ofSeconds(60), () -> survivors("sleep 3004").size() == 2,
+                    "the commands never started");
+            long t0 = System.nanoTime();
+            j.signal("INT");
+            Await.until(Duration.ofSeconds(10), () -> j.stderr().contains("^C again"), "first ^C not acknowledged");
+            assertTrue(j.launcher.isAlive(), "the grace period is 60 s");
+            j.signal("INT");
+            assertTrue(j.launcher.waitFor(25, TimeUnit.SECONDS), "launcher still running 25 s after the second ^C");
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertEquals(130, j.launcher.exitValue(), j.stderr());
+            assertTrue(gone(job), "directories left behind");
+            assertEquals(List.of(), survivors("sleep 3004"));
+            System.out.printf("double ^C: launcher gone after %.1f s%n", seconds);
+        } finally {
+            j.kill();
+        }
+    }
+
+    /**
+     * Item 2: under a scheduler each node's launcher only sees its own runtime. Killing node 1's runtime must end
+     * node 0's job too, within seconds, naming rank 1 (its end-of-job wait was 48 hours).
+     */
+    @Test
+    void aKilledRuntimeOnAnotherNodeEndsThisNodesJobNamingIt() throws Exception {
+        String jobId = Long.toString(System.nanoTime() % 1_000_000_000L);
+        Path rv = Files.createDirectories(work.resolve("rv" + jobId));
+        List<Job> nodes = new ArrayList<>();
+        try {
+            for (int node = 0; node < 2; node++) {
+                nodes.add(Job.start(Map.of("SLURM_JOB_ID", jobId, "SLURM_STEP_ID", "0",
+                        "SLURM_PROCID", Integer.toString(node), "SLURM_NTASKS", "2", "SLURM_NNODES", "2",
+                        "SLURM_NODEID", Integer.toString(node), "SLURM_LOCALID", "0", "SLURM_TASKS_PER_NODE", "1(x2)"),
+                        List.of("--rendezvous-dir", rv.toString()), "exec sleep 3005"));
+            }
+            String job = jobId + ".0";
+            for (int rank = 0; rank < 2; rank++) {
+                Path ready = JobLayout.sharedMemoryView(job).readyFile(rank);
+                Await.until(Duration.ofSeconds(120), () -> Files.exists(ready) || !nodes.get(0).launcher.isAlive(),
+                        "job never became ready");
+            }
+            Await.until(Duration.ofSeconds(60), () -> survivors("sleep 3005").size() == 2,
+                    "the commands never started");
+            ProcessHandle rank1 = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
+                    .map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false)).findFirst().orElseThrow();
+            long t0 = System.nanoTime();
+            rank1.destroyForcibly();
+            for (Job n : nodes) {
+                assertTrue(n.launcher.waitFor(20, TimeUnit.SECONDS), "a node's launcher still runs 20 s after"
+                        + " rank 1 died:\n" + n.stderr());
+            }
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertEquals(JobSupervisor.EXIT_RANK_FAILED, nodes.get(0).launcher.exitValue(), nodes.get(0).stderr());
+            assertEquals(JobSupervisor.EXIT_RANK_FAILED, nodes.get(1).launcher.exitValue(), nodes.get(1).stderr());
+            assertTrue(nodes.get(0).stderr().contains("rank 1 died"), nodes.get(0).stderr());
+            assertTrue(seconds < 10, "node 0 took " + seconds + " s");
+            assertTrue(gone(job), "directories left behind");
+            assertEquals(List.of(), survivors("sleep 3005"));
+            System.out.printf("runtime of node 1 killed: both nodes' launchers gone after %.1f s%n", seconds);
+        } finally {
+            nodes.forEach(Job::kill);
+        }
+    }
+
+    /**
+     * Item 5: a peer stopped (SIGSTOP) while a reader needs it: the fetch gives up after its bound, and the job
+     * fails naming the rank instead of going on with an unusable MPJ world and exiting 0.
+     */
+    @Test
+    void aStoppedPeerFailsTheJobNamingItInsteadOfExitingZero() throws Exception {
+        String job = "tstop" + System.nanoTime();
+        Path go = work.resolve(job + ".go");
+        Path done = work.resolve(job + ".done");
+        Job j = Job.start(job, List.of("--ranks", "2", "--prefetch", "off"), "if [ $FANSTORE_RANK = 0 ]; then"
+                + " while [ ! -e " + go + " ]; do sleep 0.1; done;"
+                + " for i in $(seq 0 " + (FILES - 1) + "); do cat /fanstore/ds/a/f$i.txt; done >/dev/null 2>&1;"
+                + " touch " + done + "; else while [ ! -e " + done + " ]; do sleep 0.1; done; fi; exit 0");
+        ProcessHandle rank1 = null;
+        try {
+            j.awaitReady(2);
+            rank1 = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
+                    .map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false)).findFirst().orElseThrow();
+            assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(rank1.pid())).start().waitFor());
+            long t0 = System.nanoTime();
+            Files.createFile(go);
+            assertTrue(j.launcher.waitFor(45, TimeUnit.SECONDS), () -> "job still running 45 s after rank 1 stopped:\n"
+                    + j.stderr() + "\n" + survivors(job));
+            double seconds = (System.nanoTime() - t0) / 1e9;
+            assertEquals(JobSupervisor.EXIT_RANK_FAILED, j.launcher.exitValue(), j.stderr());
+            assertTrue(j.stderr().contains("rank 1 did not answer"), j.stderr());
+            assertTrue(gone(job), "directories left behind");
+            System.out.printf("rank 1 stopped: job failed after %.1f s%n", seconds);
+        } finally {
+            if (rank1 != null && rank1.isAlive()) {
+                new ProcessBuilder("kill", "-CONT", Long.toString(rank1.pid())).start().waitFor();
+            }
+            j.kill();
+        }
+    }
+
+    /**
+     * Item 6: a local directory too small for the rank's partitions is refused before copying, with the
+     * directory, the bytes needed and available, and what to do (a real 256 KiB tmpfs; needs root to mount).
+     */
+    @Test
+    void aLocalDiskTooSmallIsRefusedBeforeLoadingNamingTheBytes() throws Exception {
+        Path big = bigDataset();
+        Path small = smallDisk("small-disk", "256k");
+        try {
+            String job = "tspace" + System.nanoTime();
+            FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
+                    "--data", big.toString(), "--local-dir", small.toString(), "--", "true");
+            assertEquals(JobSupervisor.EXIT_RANK_FAILED, r.status(), r.stderr());
+            String rankDir = RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job).toString();
+            assertTrue(r.stderr().contains("not enough space in " + rankDir), r.stderr());
+            assertTrue(r.stderr().matches("(?s).*needs 1\\d{6} bytes .*, \\d+ bytes .* available.*--local-dir.*"),
+                    r.stderr());
+            assertFalse(r.stderr().contains("Exception"), r.stderr());
+            try (var left = Files.list(small)) {
+                assertEquals(0, left.count(), "nothing left on the small disk");
+            }
+        } finally {
+            new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    /**
+     * Item 6: the local disk fills after ready (files unpacked on first open, --unpack lazy): the reader gets
+     * ENOSPC, not EIO, and the runtime's log names the file, its bytes and the directory.
+     */
+    @Test
+    void aDiskFillingAfterReadyGivesTheReaderEnospcAndTheLogNamesIt() throws Exception {
+        Path big = bigDataset();
+        Path small = smallDisk("filling-disk", "1400k"); // the partitions (1.2 MB) fit, unpacking them does not
+        try {
+            String job = "tfill" + System.nanoTime();
+            FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
+                    "--data", big.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch", "off",
+                    "--", "sh", "-c", "for f in f0 f1 f2 f3; do cat /fanstore/big/$f > /dev/null; done; exit 0");
+            assertEquals(0, r.status(), r.stderr());
+            assertTrue(r.stderr().contains("No space left on device"), "the reader's errno: " + r.stderr());
+            assertFalse(r.stderr().contains("Input/output error"), r.stderr());
+            String files = RankDirectory.FILES_DIR.in(RankDirectory.RANK_DIR.in(
+                    RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job), 0)).toString();
+            assertTrue(r.stderr().matches("(?s).*cannot unpack big/f\\d \\(300000 bytes\\) into " + files
+                    + ": no space left on device.*"), r.stderr());
+            try (var left = Files.list(small)) {
+                assertEquals(0, left.count(), "nothing left on the small disk");
+            }
+        } finally {
+            new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    /** 4 files of 300,000 random bytes in 2 uncompressed partitions (made once). */
+    static Path bigDataset() throws Exception {
+        Path big = work.resolve("big.fs");
+        if (Files.exists(big)) {
+            return big;
+        }
+        Path src = work.resolve("src-big/big");
+        Files.createDirectories(src);
+        java.util.Random rnd = new java.util.Random(1);
+        for (int i = 0; i < 4; i++) {
+            byte[] body = new byte[300_000];
+            rnd.nextBytes(body);
+            Files.write(src.resolve("f" + i), body);
+        }
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                big.toString(), "--partitions", "2"));
+        return big;
+    }
+
+    /** A real tmpfs of {@code size} mounted in the work directory; skips the test where mounting is not allowed. */
+    static Path smallDisk(String name, String size) throws Exception {
+        Path dir = Files.createDirectories(work.resolve(name));
+        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", dir.toString())
+                .redirectErrorStream(true).start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mount.waitFor() == 0,
+                "cannot mount a tmpfs here (needs root): " + new String(mount.getInputStream().readAllBytes()));
+        return dir;
+    }
+
+    static boolean gone(String job) {
+        try {
+            return !Files.exists(JobLayout.sharedMemoryView(job).shmRoot())
+                    && !Files.exists(RankDirectory.JOB_ROOT.in(work, JobLayout.currentUid(), job));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Live processes whose command line contains {@code marker}. */
+    static List<String> survivors(String marker) {
+        return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse(""))
+                .filter(c -> c.contains(marker) && !c.contains(" -c ")).toList();
+    }
+
+    /** One `fanstore run` in the background, its output in files, so the test can signal it. */
+    static final class Job {
+        final Process launcher;
+        final String jobId;
+        private final Path out;
+        private final Path err;
+
+        private Job(Process launcher, String jobId, Path out, Path err) {
+            this.launcher = launcher;
+            this.jobId = jobId;
+            this.out = out;
+            this.err = err;
+        }
+
+        static Job start(String job, List<String> options, String shellCommand) throws IOException {
+            return start(Map.of("FANSTORE_JOB_ID", job), options, shellCommand);
+        }
+
+        static Job start(Map<String, String> env, List<String> options, String shellCommand) throws IOException {
+            List<String> cmd = new ArrayList<>(List.of(FanstoreProcess.repo().resolve("fanstore").toString(), "run",
+                    "--data", data.toString(), "--local-dir", work.toString()));
+            cmd.addAll(options);
+            cmd.addAll(List.of("--", "sh", "-c", shellCommand));
+            Path out = Files.createTempFile(work, "stdout", ".txt");
+            Path err = Files.createTempFile(work, "stderr", ".txt");
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile())
+                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            pb.environment().putAll(env);
+            return new Job(pb.start(), env.getOrDefault("FANSTORE_JOB_ID", ""), out, err);
+        }
+
+        long pid() {
+            return launcher.pid();
+        }
+
+        void awaitReady(int ranks) throws Exception {
+            for (int rank = 0; rank < ranks; rank++) {
+                Path ready = JobLayout.sharedMemoryView(jobId).readyFile(rank);
+                Await.until(Duration.ofSeconds(120), () -> Files.exists(ready) || !launcher.isAlive(),
+                        "job never became ready");
+                assertTrue(launcher.isAlive(), () -> "job ended early: " + stderr());
+            }
+            // The ready files appear before the launcher has heard every rank: a rank stopped in between would
+            // keep the commands from ever starting.
+            Await.until(Duration.ofSeconds(60), () -> stderr().contains("fanstore: ready:") || !launcher.isAlive(),
+                    "the launcher never said ready");
+            assertTrue(launcher.isAlive(), () -> "job ended early: " + stderr());
+        }
+
+        /** What a terminal (INT) or a scheduler (TERM) sends; the script execs java, so this is its pid. */
+        void signal(String name) throws Exception {
+            assertEquals(0, new ProcessBuilder("kill", "-" + name, Long.toString(pid())).start().waitFor());
+        }
+
+        String stdout() {
+            return read(out);
+        }
+
+        String stderr() {
+            return read(err);
+        }
+
+        private static String read(Path p) {
+            try {
+                return Files.readString(p);
+            } catch (IOException e) {
+                return "(unreadable: " + e.getMessage() + ")";
+            }
+        }
+
+        /** Leaves nothing running whatever the test did. */
+        void kill() {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+    }
+}
