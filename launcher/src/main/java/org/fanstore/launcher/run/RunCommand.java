@@ -79,6 +79,11 @@ public final class RunCommand implements Callable<Integer> {
     int loadTimeoutSeconds;
 
 
+    @Option(names = "--join-timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = {"under a scheduler, how long every node has to join node 0 before the job stops",
+                    "with a message naming the nodes missing (default: ${DEFAULT-VALUE}; loading is not counted)"})
+    int joinTimeoutSeconds;
+
     @Option(names = "--rendezvous-dir", paramLabel = "DIR",
             description = "shared directory where node 0 publishes its address (scheduler mode; default ~/.fanstore)")
     Path rendezvousDir;
@@ -128,21 +133,33 @@ public final class RunCommand implements Callable<Integer> {
                        Path shim) throws IOException, InterruptedException {
         long started = System.nanoTime();
         Duration loadTimeout = Duration.ofSeconds(loadTimeoutSeconds);
+        Duration joinTimeout = Duration.ofSeconds(joinTimeoutSeconds);
         RendezvousServer server = null;
         RendezvousFile.Endpoint endpoint;
         try {
             if (job.nodeId() == 0) {
-                server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize, loadTimeout);
+                // Runtimes join first thing, before loading: a node missing is known after the join timeout.
+                server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize,
+                        job.scheduler().spansNodes() ? joinTimeout : loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (job.scheduler().spansNodes()) {
                     Files.createDirectories(rendezvousBase());
                     RendezvousFile.publish(rendezvousBase(), job.jobId(), server.host(), server.port());
                 }
             } else {
-                endpoint = RendezvousFile.await(rendezvousBase(), job.jobId(), loadTimeout);
+                Optional<RendezvousFile.Endpoint> found =
+                        NodeJoin.awaitNodeZero(rendezvousBase(), job, joinTimeout, err);
+                if (found.isEmpty()) {
+                    return JobSupervisor.EXIT_RANK_FAILED;
+                }
+                endpoint = found.get();
             }
             RendezvousFile.Endpoint rv = endpoint;
             supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job));
+            if (server != null && job.scheduler().spansNodes()
+                    && !NodeJoin.awaitAllNodes(server, supervisor, job, rendezvousBase(), joinTimeout, err)) {
+                return JobSupervisor.EXIT_RANK_FAILED;
+            }
             Map<Integer, String> ready = supervisor.awaitReady(loadTimeout.toMillis());
             if (ready == null) {
                 return JobSupervisor.EXIT_RANK_FAILED;
@@ -175,6 +192,12 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (ranks != null && ranks < 1) {
             return "--ranks must be >= 1, got " + ranks;
+        }
+        if (ranks != null && RankLimit.check(ranks) != null) {
+            return RankLimit.check(ranks);
+        }
+        if (joinTimeoutSeconds < 1) {
+            return "--join-timeout must be >= 1 s, got " + joinTimeoutSeconds;
         }
         int size = ranks == null ? 1 : ranks;
         if (onlyRank != null && (underScheduler || onlyRank < 0 || onlyRank >= size)) {

@@ -121,6 +121,11 @@ public final class RendezvousServer implements AutoCloseable {
         throw new IOException("rendezvous at " + host() + ":" + port() + " did not finish", f);
     }
 
+    /** Whether the exchange is over, done or failed: {@link #awaitCompletion()} then returns at once. */
+    public boolean finished() {
+        return !thread.isAlive();
+    }
+
     @Override
     public void close() {
         closeQuietly(listener);
