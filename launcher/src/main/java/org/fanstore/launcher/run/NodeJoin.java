@@ -28,9 +28,10 @@ final class NodeJoin {
         try {
             return Optional.of(RendezvousFile.await(dir, job.jobId(), timeout));
         } catch (IOException e) {
+            Path shared = dir.toAbsolutePath();
             err.println("fanstore run: node " + job.nodeId() + " of " + job.nodeCount() + " cannot join: node 0 did"
-                    + " not publish its address as " + RendezvousFile.path(dir, job.jobId()) + " within "
-                    + timeout.toSeconds() + " s. Every node must see " + dir + " (a shared file system; see"
+                    + " not publish its address as " + RendezvousFile.path(shared, job.jobId()) + " within "
+                    + timeout.toSeconds() + " s. Every node must see " + shared + " (a shared file system; see"
                     + " --rendezvous-dir), and node 0 must run too: start fanstore run with srun, one task per node");
             return Optional.empty();
         }
@@ -38,13 +39,23 @@ final class NodeJoin {
 
     /**
      * On node 0, after its runtime started: waits until every node joined the rendezvous (or a runtime of this
-     * node died, which the caller reports). False after printing how many nodes joined and what to check.
+     * node died, which the caller reports). False after stopping this node's runtimes and printing how many
+     * nodes joined and what to check. The server's own deadline must be later than {@code timeout}: the
+     * runtimes are stopped here first, so no MPJ stack trace reaches the user when the server gives up.
      */
     static boolean awaitAllNodes(RendezvousServer server, JobSupervisor supervisor, JobEnvironment job, Path dir,
                                  Duration timeout, PrintStream err) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
         while (!server.finished()) {
             if (supervisor.runtimeDied()) {
                 return true;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                int[] missing = server.missingRanks();
+                supervisor.tearDown(0);
+                server.close();
+                err.println(missingMessage(job, missing, timeout, dir));
+                return false;
             }
             Thread.sleep(POLL_MILLIS);
         }
@@ -52,20 +63,23 @@ final class NodeJoin {
             server.awaitCompletion();
             return true;
         } catch (RankFailedException e) {
-            int[] missing = e.ranks();
-            StringJoiner names = new StringJoiner(", ");
-            for (int node : missing) {
-                names.add(Integer.toString(node));
-            }
-            err.println("fanstore run: only " + (job.nodeCount() - missing.length) + " of " + job.nodeCount()
-                    + " nodes joined within " + timeout.toSeconds() + " s (missing: node " + names + ")."
-                    + " Every node must run"
-                    + " fanstore run in the same job step: under SLURM start it with srun (one task per node), not"
-                    + " from the batch script alone; and every node must see " + dir + " (--rendezvous-dir)");
+            err.println(missingMessage(job, e.ranks(), timeout, dir));
             return false;
         } catch (IOException e) {
             err.println("fanstore run: the nodes could not join: " + e.getMessage());
             return false;
         }
+    }
+
+    private static String missingMessage(JobEnvironment job, int[] missing, Duration timeout, Path dir) {
+        StringJoiner names = new StringJoiner(", ");
+        for (int node : missing) {
+            names.add(Integer.toString(node));
+        }
+        return "fanstore run: only " + (job.nodeCount() - missing.length) + " of " + job.nodeCount()
+                + " nodes joined within " + timeout.toSeconds() + " s (missing: node " + names + ")."
+                + " Every node must run fanstore run in the same job step: under SLURM start it with srun (one task"
+                + " per node), not from the batch script alone; and every node must see " + dir.toAbsolutePath()
+                + " (--rendezvous-dir)";
     }
 }

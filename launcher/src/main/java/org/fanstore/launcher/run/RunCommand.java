@@ -138,9 +138,10 @@ public final class RunCommand implements Callable<Integer> {
         RendezvousFile.Endpoint endpoint;
         try {
             if (job.nodeId() == 0) {
-                // Runtimes join first thing, before loading: a node missing is known after the join timeout.
+                // Runtimes join first thing, before loading: a node missing is known after the join timeout
+                // (NodeJoin watches it; the server waits a little longer so that NodeJoin speaks first).
                 server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize,
-                        job.scheduler().spansNodes() ? joinTimeout : loadTimeout);
+                        job.scheduler().spansNodes() ? joinTimeout.plusSeconds(30) : loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (job.scheduler().spansNodes()) {
                     Files.createDirectories(rendezvousBase());
