@@ -27,7 +27,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "run", sortOptions = false, mixinStandardHelpOptions = true,
         description = {"Serve a prepared dataset under the mount prefix and run CMD with it.",
                 "Under SLURM / Open MPI / PMI one runtime per node is started (tasks on a node share it);",
-                "without a scheduler, --ranks N starts N ranks on this machine as if they were N nodes."})
+                "without a scheduler, --ranks N starts N ranks on this machine as if they were N nodes.",
+                "CMD gets FANSTORE_RANK and FANSTORE_SIZE: its node and the number of nodes (not task ranks)."})
 public final class RunCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "OUT.fs", description = "dataset written by fanstore prep")
     Path data;
@@ -253,6 +254,7 @@ public final class RunCommand implements Callable<Integer> {
         return job.scheduler().spansNodes() ? 1 : worldSize;
     }
 
+    /** FANSTORE_RANK/FANSTORE_SIZE are the node's rank in the runtimes' world: tasks of one node share them. */
     Map<String, String> commandEnv(int rank, int worldSize, JobLayout layout, JobEnvironment job, Path shim) {
         Map<String, String> env = new HashMap<>();
         String preload = System.getenv("LD_PRELOAD");
