@@ -10,7 +10,14 @@ cmd="${1:-}"; dir="${2:-}"
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
 
 stop() {
-  # Nodes first, so no step is left without its controller; each by the pid it wrote, never by name.
+  # Jobs first: slurmstepd outlives slurmd, so a step still running (a test that failed half-way) would keep its
+  # processes. scancel reaches only this cluster's jobs (SLURM_CONF); bounded by KillWait plus a margin.
+  if [ -f "$dir/slurm.conf" ] && [ -f "$dir/slurmctld.pid" ] && kill -0 "$(cat "$dir/slurmctld.pid")" 2>/dev/null; then
+    export SLURM_CONF="$dir/slurm.conf"
+    scancel --quiet --user="$(id -un)" 2>/dev/null || true
+    for _ in $(seq 75); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.2; done
+  fi
+  # Then the daemons, nodes first, so no step is left without its controller; each by the pid it wrote.
   for pidfile in "$dir"/slurmd-n1.pid "$dir"/slurmd-n2.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
     [ -f "$pidfile" ] || continue
     pid="$(cat "$pidfile")"

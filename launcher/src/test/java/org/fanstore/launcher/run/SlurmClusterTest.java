@@ -152,19 +152,19 @@ class SlurmClusterTest {
         needCluster();
         Path started = work.resolve("scancel.started");
         Path jobFile = work.resolve("scancel.job");
-        Process srun = start(concat(List.of("srun", "-N2", "--ntasks-per-node=1"), fanstoreRun("sh", "-c",
-                "echo $FANSTORE_JOB_ID > " + jobFile + "; while true; do " + ds.readEverything() + " > /dev/null;"
-                        + " touch " + started + "; done")), "scancel");
+        Process srun = start(concat(List.of("srun", "-J", "scancel", "-N2", "--ntasks-per-node=1"),
+                fanstoreRun("sh", "-c", "echo $FANSTORE_JOB_ID > " + jobFile + "; while true; do "
+                        + ds.readEverything() + " > /dev/null; touch " + started + "; done")), "scancel");
         try {
-            Await.until(Duration.ofSeconds(60), () -> Files.exists(started), "the command never finished a pass");
+            Await.until(Duration.ofSeconds(60), () -> Files.exists(started) && nonEmpty(jobFile),
+                    "the command never finished a pass");
             String job = Files.readString(jobFile).strip();
             assertEquals(0, exec(List.of("scancel", job.substring(0, job.indexOf('.'))), Map.of(), 30).status());
             assertTrue(srun.waitFor(40, TimeUnit.SECONDS), "srun still running 40 s after scancel");
             assertNotEquals(0, srun.exitValue());
             Await.until(Duration.ofSeconds(20), () -> nothingLeft(job), "files of job " + job + " left behind");
         } finally {
-            srun.descendants().forEach(ProcessHandle::destroyForcibly);
-            srun.destroyForcibly();
+            cancel("scancel", srun);
         }
     }
 
@@ -173,13 +173,15 @@ class SlurmClusterTest {
         needCluster();
         Path jobFile = work.resolve("kill.job");
         Path started = work.resolve("kill.started");
-        Process srun = start(concat(List.of("srun", "-N2", "--ntasks-per-node=1"), fanstoreRun("sh", "-c",
-                "echo $FANSTORE_JOB_ID > " + jobFile + "." + "$FANSTORE_RANK; while true; do "
+        Process srun = start(concat(List.of("srun", "-J", "kill", "-N2", "--ntasks-per-node=1"),
+                fanstoreRun("sh", "-c", "echo $FANSTORE_JOB_ID > " + jobFile + "." + "$FANSTORE_RANK; while true; do "
                         + ds.readEverything() + " > /dev/null; touch " + started + "; done")), "kill");
         String job = null;
         try {
-            Await.until(Duration.ofSeconds(60), () -> Files.exists(started), "the command never finished a pass");
-            job = Files.readString(Path.of(jobFile + ".0")).strip();
+            Path nodeZero = Path.of(jobFile + ".0");
+            Await.until(Duration.ofSeconds(60), () -> Files.exists(started) && nonEmpty(nodeZero),
+                    "the command never finished a pass");
+            job = Files.readString(nodeZero).strip();
             String rankOneDir = job;
             ProcessHandle runtime = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
                     .map(c -> c.contains("org.fanstore.runtime.RuntimeMain") && c.contains(rankOneDir)
@@ -194,12 +196,7 @@ class SlurmClusterTest {
             String finished = job;
             Await.until(Duration.ofSeconds(20), () -> nothingLeft(finished), "files of job " + job + " left");
         } finally {
-            if (job != null && srun.isAlive()) {
-                exec(List.of("scancel", job.substring(0, job.indexOf('.'))), Map.of(), 30);
-                srun.waitFor(30, TimeUnit.SECONDS);
-            }
-            srun.descendants().forEach(ProcessHandle::destroyForcibly);
-            srun.destroyForcibly();
+            cancel("kill", srun);
         }
     }
 
@@ -216,12 +213,44 @@ class SlurmClusterTest {
         assertReadAndClean(r, 3, "2 ranks");
     }
 
+    @Test
+    void hydraInsideAnAllocation() throws Exception {
+        needCluster();
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/mpiexec.hydra")),
+                "MPICH is not installed (scripts/setup-debian.sh deps installs mpich)");
+        // Hydra starts its proxies with srun (one per node): the ranks see that step's SLURM_* and hydra's PMI_*.
+        Exec r = exec(concat(List.of("salloc", "-N2", "/usr/bin/mpiexec.hydra", "-n", "2"),
+                fanstoreRun("sh", "-c", ds.readEverything())), Map.of(), JOB_SECONDS);
+        assertReadAndClean(r, 2, "2 ranks");
+    }
+
+    private static boolean nonEmpty(Path file) {
+        try {
+            return Files.exists(file) && Files.readString(file).strip().length() > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     private boolean nothingLeft(String job) {
         try {
             return SampleDataset.nothingLeft(local, job);
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /**
+     * Ends a job started with {@code srun -J name} whatever state the test left it in: killing srun alone would
+     * leave its step running under slurmstepd.
+     */
+    private void cancel(String name, Process srun) throws IOException, InterruptedException {
+        if (srun.isAlive()) {
+            exec(List.of("scancel", "--name=" + name), Map.of(), 30);
+            srun.waitFor(30, TimeUnit.SECONDS);
+        }
+        srun.descendants().forEach(ProcessHandle::destroyForcibly);
+        srun.destroyForcibly();
     }
 
     private Map<String, String> slurmEnv() {
