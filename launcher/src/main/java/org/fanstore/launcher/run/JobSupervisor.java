@@ -140,6 +140,11 @@ final class JobSupervisor {
         }
     }
 
+    /** Whether a runtime has died, for waits outside this class that must end early then. */
+    boolean runtimeDied() {
+        return firstDeath() != null;
+    }
+
     private RankDied firstDeath() {
         for (Event e : events) {
             if (e instanceof RankDied d) {

@@ -30,7 +30,8 @@ import picocli.CommandLine.Parameters;
 @Command(name = "run", sortOptions = false, mixinStandardHelpOptions = true,
         description = {"Serve a prepared dataset under the mount prefix and run CMD with it.",
                 "Under SLURM / Open MPI / PMI one runtime per node is started (tasks on a node share it);",
-                "without a scheduler, --ranks N starts N ranks on this machine as if they were N nodes."})
+                "without a scheduler, --ranks N starts N ranks on this machine as if they were N nodes.",
+                "CMD gets FANSTORE_RANK and FANSTORE_SIZE: its node and the number of nodes (not task ranks)."})
 public final class RunCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "OUT.fs", description = "dataset written by fanstore prep")
     Path data;
@@ -88,6 +89,11 @@ public final class RunCommand implements Callable<Integer> {
         description = "default: ${DEFAULT-VALUE}")
     int loadTimeoutSeconds;
 
+
+    @Option(names = "--join-timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = {"under a scheduler, how long every node has to join node 0 before the job stops",
+                    "with a message naming the nodes missing (default: ${DEFAULT-VALUE}; loading is not counted)"})
+    int joinTimeoutSeconds;
 
     @Option(names = "--rendezvous-dir", paramLabel = "DIR",
             description = "shared directory where node 0 publishes its address (scheduler mode; default ~/.fanstore)")
@@ -153,21 +159,34 @@ public final class RunCommand implements Callable<Integer> {
                        Path shim) throws IOException, InterruptedException {
         long started = System.nanoTime();
         Duration loadTimeout = Duration.ofSeconds(loadTimeoutSeconds);
+        Duration joinTimeout = Duration.ofSeconds(joinTimeoutSeconds);
         RendezvousServer server = null;
         RendezvousFile.Endpoint endpoint;
         try {
             if (job.nodeId() == 0) {
-                server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize, loadTimeout);
+                // Runtimes join first thing, before loading: a node missing is known after the join timeout
+                // (NodeJoin watches it; the server waits a little longer so that NodeJoin speaks first).
+                server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize,
+                        job.scheduler().spansNodes() ? joinTimeout.plusSeconds(30) : loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (job.scheduler().spansNodes()) {
                     Files.createDirectories(rendezvousBase());
                     RendezvousFile.publish(rendezvousBase(), job.jobId(), server.host(), server.port());
                 }
             } else {
-                endpoint = RendezvousFile.await(rendezvousBase(), job.jobId(), loadTimeout);
+                Optional<RendezvousFile.Endpoint> found =
+                        NodeJoin.awaitNodeZero(rendezvousBase(), job, joinTimeout, err);
+                if (found.isEmpty()) {
+                    return JobSupervisor.EXIT_RANK_FAILED;
+                }
+                endpoint = found.get();
             }
             RendezvousFile.Endpoint rv = endpoint;
             supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job), keepLocal);
+            if (server != null && job.scheduler().spansNodes()
+                    && !NodeJoin.awaitAllNodes(server, supervisor, job, rendezvousBase(), joinTimeout, err)) {
+                return JobSupervisor.EXIT_RANK_FAILED;
+            }
             Map<Integer, String> ready = supervisor.awaitReady(loadTimeout.toMillis());
             if (ready == null) {
                 return supervisor.terminatedBy() != 0 ? 128 + supervisor.terminatedBy()
@@ -240,6 +259,12 @@ public final class RunCommand implements Callable<Integer> {
         if (ranks != null && ranks < 1) {
             return "--ranks must be >= 1, got " + ranks;
         }
+        if (ranks != null && RankLimit.check(ranks) != null) {
+            return RankLimit.check(ranks);
+        }
+        if (joinTimeoutSeconds < 1) {
+            return "--join-timeout must be >= 1 s, got " + joinTimeoutSeconds;
+        }
         int size = ranks == null ? 1 : ranks;
         if (onlyRank != null && (underScheduler || onlyRank < 0 || onlyRank >= size)) {
             return underScheduler ? "--only-rank is for --ranks mode; under a scheduler choose tasks with it"
@@ -297,6 +322,7 @@ public final class RunCommand implements Callable<Integer> {
         return job.scheduler().spansNodes() ? 1 : worldSize;
     }
 
+    /** FANSTORE_RANK/FANSTORE_SIZE are the node's rank in the runtimes' world: tasks of one node share them. */
     Map<String, String> commandEnv(int rank, int worldSize, JobLayout layout, JobEnvironment job, Path shim) {
         Map<String, String> env = new HashMap<>();
         String preload = System.getenv("LD_PRELOAD");

@@ -85,9 +85,9 @@ class MultiHostTest {
             hosts.add(CompletableFuture.supplyAsync(() -> {
                 try {
                     return FanstoreProcess.runIn(new String[] {"ip", "netns", "exec", namespaces[n]}, work,
-                            Map.of("SLURM_JOB_ID", job, "SLURM_PROCID", Integer.toString(n), "SLURM_NTASKS", "2",
-                                    "SLURM_NNODES", "2", "SLURM_NODEID", Integer.toString(n), "SLURM_LOCALID", "0",
-                                    "SLURM_TASKS_PER_NODE", "1(x2)"),
+                            Map.of("SLURM_JOB_ID", job, "SLURM_STEP_ID", "0", "SLURM_PROCID", Integer.toString(n),
+                                    "SLURM_NTASKS", "2", "SLURM_NNODES", "2", "SLURM_NODEID", Integer.toString(n),
+                                    "SLURM_LOCALID", "0", "SLURM_TASKS_PER_NODE", "1(x2)"),
                             180, "run", "--data", data.toString(), "--local-dir", work.toString(),
                             "--rendezvous-dir", work.resolve("rv").toString(), "--", "sh", "-c",
                             RunJobTest.client() + " \"$FANSTORE_SHM_DIR\" " + work.resolve("keys"));

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.stream.IntStream;
 
 /**
@@ -39,12 +40,15 @@ public final class RendezvousServer implements AutoCloseable {
     private final Duration deadline;
     private final Thread thread;
     private final List<Socket> accepted = new ArrayList<>();
+    /** 1 for each rank whose info arrived; read by other threads through {@link #missingRanks()}. */
+    private final AtomicIntegerArray joinedRanks;
     private volatile Throwable failure;
     private volatile boolean completed;
 
     private RendezvousServer(ServerSocket listener, int ranks, Duration deadline) {
         this.listener = listener;
         this.ranks = ranks;
+        this.joinedRanks = new AtomicIntegerArray(ranks);
         this.deadline = deadline;
         this.deadlineNanos = BoundedWait.deadlineAfter(deadline);
         this.thread = new Thread(this::serve, "fanstore-rendezvous");
@@ -121,6 +125,19 @@ public final class RendezvousServer implements AutoCloseable {
         throw new IOException("rendezvous at " + host() + ":" + port() + " did not finish", f);
     }
 
+    /**
+     * The ranks that have not joined yet, ascending: lets a caller with a shorter patience than the deadline
+     * name them, and stop its own ranks before the close makes MPJ print its stack traces.
+     */
+    public int[] missingRanks() {
+        return IntStream.range(0, ranks).filter(r -> joinedRanks.get(r) == 0).toArray();
+    }
+
+    /** Whether the exchange is over, done or failed: {@link #awaitCompletion()} then returns at once. */
+    public boolean finished() {
+        return !thread.isAlive();
+    }
+
     @Override
     public void close() {
         closeQuietly(listener);
@@ -153,6 +170,7 @@ public final class RendezvousServer implements AutoCloseable {
                             + table[info.rank()].address() + " and " + info.address() + "); check the rank numbering");
                 }
                 table[info.rank()] = info;
+                joinedRanks.set(info.rank(), 1);
                 replies.add(new DataOutputStream(socket.getOutputStream()));
                 joined++;
             }
