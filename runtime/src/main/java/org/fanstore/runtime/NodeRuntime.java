@@ -23,6 +23,7 @@ import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.open.OpenService;
+import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
@@ -105,6 +106,9 @@ final class NodeRuntime implements AutoCloseable {
         long published = System.nanoTime();
         toClose.add(ns.table());
         local.attach(ns.bodies());
+        BodyCheck check = new BodyCheck(ns.table(), ns.bodies(), local, config.rank(), config.data().toString());
+        local.attach(check);
+        loader.checkTotals(ns.table());
 
         RemoteFetcher fetcher = RemoteFetcher.start(world, local);
         toClose.add(0, fetcher);
@@ -118,7 +122,7 @@ final class NodeRuntime implements AutoCloseable {
             return t;
         });
         toClose.add(0, workers::shutdownNow);
-        Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local);
+        Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local, check);
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,

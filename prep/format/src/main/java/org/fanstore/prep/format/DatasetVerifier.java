@@ -133,6 +133,26 @@ public final class DatasetVerifier {
             reader.copyRaw(e, DISCARD);
         } catch (final CorruptPartitionException bad) {
             faults.add(new Fault(partition, e.pathString(), problemOf(bad)));
+            return;
+        }
+        if (e.isSymlink()) {
+            checkLink(partition, reader, e);
+        }
+    }
+
+    /** prep never stores a link that leaves the dataset; one that does was planted after prep. */
+    private void checkLink(final String partition, final PartitionReader reader, final PartitionEntry e)
+        throws IOException {
+        final byte[] path = e.path();
+        int slash = path.length;
+        while (slash > 0 && path[slash - 1] != '/') {
+            slash--;
+        }
+        final byte[] dir = Arrays.copyOf(path, Math.max(0, slash - 1));
+        final byte[] target = reader.readRaw(e);
+        if (DatasetPaths.resolveLink(dir, target) == null) {
+            faults.add(new Fault(partition, e.pathString(), "symlink target '" + PathBytes.display(target) +
+                "' leads outside the dataset"));
         }
     }
 
