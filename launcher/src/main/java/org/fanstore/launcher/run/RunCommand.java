@@ -187,6 +187,10 @@ public final class RunCommand implements Callable<Integer> {
         if (!mount.startsWith("/") || mount.length() < 2 || mount.endsWith("/")) {
             return "--mount must be an absolute path like /fanstore, got '" + mount + "'";
         }
+        String mountProblem = MountCheck.problem(mount);
+        if (mountProblem != null) {
+            return mountProblem;
+        }
         try {
             RuntimeConfig.Unpack.of(unpack);
         } catch (IllegalArgumentException e) {
