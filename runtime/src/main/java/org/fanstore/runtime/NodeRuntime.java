@@ -206,6 +206,8 @@ final class NodeRuntime implements AutoCloseable {
     /** Load progress: a bar on a terminal (rank 0 only, chosen by the launcher), nothing otherwise. */
     private static final class Progress implements LongConsumer, AutoCloseable {
         private final ProgressBar bar;
+        private final long started = System.nanoTime();
+        private long done;
 
         private Progress(ProgressBar bar) {
             this.bar = bar;
@@ -216,13 +218,17 @@ final class NodeRuntime implements AutoCloseable {
                 return new Progress(null);
             }
             return new Progress(new ProgressBarBuilder().setTaskName("loading").setInitialMax(totalBytes)
-                    .setUnit(" MiB", 1 << 20).showSpeed().setStyle(ProgressBarStyle.ASCII).build());
+                    .setUnit(" MiB", 1 << 20).setStyle(ProgressBarStyle.ASCII).build());
         }
 
         @Override
         public void accept(long bytes) {
             if (bar != null) {
                 bar.stepBy(bytes);
+                done += bytes;
+                // Our own speed: the library's prints "? MiB/s" for the first whole second.
+                double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
+                bar.setExtraMessage(String.format(" %.1f MiB/s", done / (double) (1 << 20) / seconds));
             }
         }
 

@@ -17,6 +17,7 @@ public final class RuntimeMain {
         int status = 0;
         try {
             RuntimeConfig config = RuntimeConfig.parse(args);
+            TraceFilter.install("fanstore rank " + config.rank() + ": ");
             runtime = NodeRuntime.start(config);
             System.out.println("FANSTORE-READY " + runtime.readyFields());
             System.out.flush();
@@ -24,11 +25,11 @@ public final class RuntimeMain {
             runtime.finish();
             runtime = null;
         } catch (Throwable t) {
-            String message = t.getMessage() != null ? t.getMessage() : t.toString();
+            String message = t.getMessage() != null ? t.getMessage()
+                    : "internal error without a message (FANSTORE_DEBUG=1 shows where)";
             System.out.println("FANSTORE-ERROR " + message.replace('\n', ' '));
             System.out.flush();
-            if (!(t instanceof IOException || t instanceof IllegalArgumentException
-                    || t instanceof IllegalStateException)) {
+            if (System.getenv("FANSTORE_DEBUG") != null) {
                 t.printStackTrace();
             }
             status = 1;

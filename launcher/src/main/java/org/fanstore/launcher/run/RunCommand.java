@@ -22,12 +22,13 @@ import picocli.CommandLine.Parameters;
 /**
  * {@code fanstore run}: the runtimes of this node (or, with --ranks, N ranks on this machine), then the user's
  * command under the shim. Exit status: the command's; {@value JobSupervisor#EXIT_RANK_FAILED} when a runtime
- * rank failed; 2 for bad arguments.
+ * rank failed; 2 for bad arguments; 127 when the command is not found, 126 when it cannot be executed.
  */
 @Command(name = "run", sortOptions = false, mixinStandardHelpOptions = true,
-        description = {"Serve a prepared dataset under the mount prefix and run CMD with it.",
-                "Under SLURM / Open MPI / PMI one runtime per node is started (tasks on a node share it);",
-                "without a scheduler, --ranks N starts N ranks on this machine as if they were N nodes."})
+        description = "Serve a prepared dataset under the mount prefix and run CMD with it. Under SLURM "
+                    + "/ Open MPI / PMI one runtime per node is started (tasks on a node share it); "
+                    + "without a scheduler, --ranks N starts N ranks on this machine as if they were N "
+                    + "nodes.")
 public final class RunCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "OUT.fs", description = "dataset written by fanstore prep")
     Path data;
@@ -56,19 +57,22 @@ public final class RunCommand implements Callable<Integer> {
     Integer onlyRank;
 
     @Option(names = "--unpack", paramLabel = "MODE", defaultValue = "background",
-            description = {"when local uncompressed files are unpacked for direct opens: eager (before ready:",
-                    "native speed from the first read), background (default: ready sooner, first opens of files",
-                    "not yet unpacked cost a round trip), lazy (only when first opened: jobs reading a small part)"})
+            description = "when local uncompressed files are unpacked for direct opens: eager (before "
+                    + "ready: native speed from the first read), background (default: ready sooner, "
+                    + "first opens of files not yet unpacked cost a round trip), lazy (only when first "
+                    + "opened: jobs reading a small part)")
     String unpack;
 
     @Option(names = "--prefetch", paramLabel = "on|off", defaultValue = "on",
-            description = {"after ready, copy the partitions other ranks hold to local storage in the background",
-                    "(large transfers, yielding to readers' fetches), so later epochs read everything locally"})
+            description = "after ready, copy the partitions other ranks hold to local storage in the "
+                    + "background (large transfers, yielding to readers' fetches), so later epochs read "
+                    + "everything locally")
     String prefetch;
 
     @Option(names = "--local-capacity", paramLabel = "SIZE", defaultValue = "auto",
-            description = {"most bytes prefetched partitions may take per node: 500M, 20G, 50% (of the local file",
-                    "system) or auto (default: its free space minus max(10%, 1 GiB), checked before each partition)"})
+            description = "most bytes prefetched partitions may take per node: 500M, 20G, 50%% (of the local "
+                    + "file system) or auto (default: its free space minus max(10%%, 1 GiB), checked "
+                    + "before each partition)")
     String localCapacity;
 
     @Option(names = "--keep-local", description = "keep node-local copies and shared memory after the job")
@@ -95,6 +99,11 @@ public final class RunCommand implements Callable<Integer> {
         if (problem != null) {
             err.println("fanstore run: " + problem);
             return 2;
+        }
+        CommandLookup.Problem missing = CommandLookup.check(command.get(0), System.getenv("PATH"));
+        if (missing != null) {
+            err.println("fanstore run: " + missing.message());
+            return missing.status();
         }
         Path shim = Path.of(System.getenv().getOrDefault("FANSTORE_HOME", "."), "interpose-native", "build",
                 "libfanstore.so").toAbsolutePath();
@@ -172,6 +181,9 @@ public final class RunCommand implements Callable<Integer> {
     private String validate(boolean underScheduler) {
         if (!Files.isRegularFile(data.resolve("manifest.txt"))) {
             return "--data " + data + " is not a prepared dataset (no manifest.txt): run fanstore prep first";
+        }
+        if (loadTimeoutSeconds < 1) {
+            return "--load-timeout must be at least 1 second, got " + loadTimeoutSeconds;
         }
         if (ranks != null && ranks < 1) {
             return "--ranks must be >= 1, got " + ranks;
