@@ -190,7 +190,7 @@ public final class PartitionSurgery {
     public Path writeTo(Path dir) throws IOException {
         Files.createDirectories(dir);
         Files.write(dir.resolve(PARTITION), part);
-        Files.writeString(dir.resolve("manifest.txt"), manifest, StandardCharsets.US_ASCII);
+        Files.writeString(dir.resolve("manifest.txt"), manifest, StandardCharsets.ISO_8859_1);
         return dir;
     }
 }
