@@ -29,9 +29,47 @@ static int names_directory(const char *path)
     return n >= 3 && path[n - 1] == '.' && path[n - 2] == '.' && path[n - 3] == '/';
 }
 
+/* "x/.." is lexically the directory holding x, but the kernel walks x first: ENOTDIR when x is a file, ENOENT
+ * when it is missing. Each ".." component's prefix that lies in the namespace must therefore be a directory
+ * (symlinks followed, so "link-to-dir/.." stays valid). Only paths holding ".." pay for this. */
+static int dotdot_prefixes_are_dirs(const fs_state *s, int dirfd, const char *path)
+{
+    const fs_table *t = fs_state_table();
+    if (t == NULL)
+        return 0;
+    for (const char *d = path; (d = strstr(d, "..")) != NULL; d += 2) {
+        if (!((d == path || d[-1] == '/') && (d[2] == '/' || d[2] == '\0')))
+            continue;
+        size_t plen = (size_t)(d - path);
+        while (plen > 1 && path[plen - 1] == '/')
+            plen--;
+        if (plen == 0 || (plen == 1 && path[0] == '/'))
+            continue;
+        char prefix[PATH_MAX];
+        if (plen >= sizeof prefix)
+            return -ENAMETOOLONG;
+        memcpy(prefix, path, plen);
+        prefix[plen] = '\0';
+        fs_key pk;
+        if (classify(s, dirfd, prefix, &pk) != FS_PATH_INSIDE)
+            continue;
+        pk.want_dir = 1;
+        uint32_t idx;
+        int rc = fs_ns_resolve(s, t, &pk, 1, &idx);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
 int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
 {
     int c = classify(s, dirfd, *path, k);
+    if ((c == FS_PATH_INSIDE || c == FS_PATH_REWRITTEN) && strstr(*path, "..") != NULL) {
+        int rc = dotdot_prefixes_are_dirs(s, dirfd, *path);
+        if (rc < 0)
+            return rc;
+    }
     if (c == FS_PATH_REWRITTEN) {
         *path = k->buf;
         return FS_PATH_OUTSIDE;

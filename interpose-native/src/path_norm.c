@@ -9,6 +9,7 @@
  * Fast path: an absolute path that neither starts with the mount nor contains a `.`/`..`/empty component
  * cannot normalise into the mount, so it is rejected after a compare and one byte scan with no copy. */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "path_norm.h"
@@ -115,6 +116,22 @@ static inline int has_dotdot(const char *p)
     return 0;
 }
 
+/* What the kernel would refuse before any lookup: a path of PATH_MAX bytes or more (NUL included), or a
+ * component longer than NAME_MAX. Checked on the caller's string, not the normalised one: "a/../a/../..."
+ * past PATH_MAX is too long for the kernel even though it normalises to little. */
+static int too_long(const char *path)
+{
+    size_t run = 0;
+    for (size_t i = 0; path[i] != '\0'; i++) {
+        if (i + 1 >= PATH_MAX)
+            return 1;
+        run = path[i] == '/' ? 0 : run + 1;
+        if (run > NAME_MAX)
+            return 1;
+    }
+    return 0;
+}
+
 int fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, size_t *key_len)
 {
     if (path[0] == '/') {
@@ -131,7 +148,10 @@ int fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, s
     if (n < 0)
         return (int)n;
     size_t len = (size_t)n;
-    if (!fs_path_within(key, len, ns->mount, ns->mount_len)) {
+    int inside = fs_path_within(key, len, ns->mount, ns->mount_len);
+    if ((inside || touched) && too_long(path))
+        return -ENAMETOOLONG;
+    if (!inside) {
         /* The kernel cannot walk through a mount that does not exist on disk (or through our void cwd):
          * hand it the path we resolved instead. */
         if (touched) {

@@ -4,6 +4,7 @@
 # engineers never need this script edited:
 #   // link: meta_table.c path_norm.c     sources from src/ compiled into the test (none: just the test file)
 #   // valgrind: yes                      also run it under `valgrind --error-exitcode=1` when valgrind exists
+#   // cflags: -fsanitize=address         extra compiler flags for this test (e.g. sanitizers for a fuzz driver)
 # Each test gets FANSTORE_REPO (repository root, for tests/vectors/...) and FANSTORE_BUILD (interpose-native/
 # build, where libfanstore.so lies) in its environment, runs from interpose-native/, and passes by exiting 0.
 # Prints PASS/FAIL per test and a final line "N passed, N failed"; exits non-zero if anything failed.
@@ -32,7 +33,9 @@ for src in "${tests[@]}"; do
     if [ ! -f "$src" ]; then echo "FAIL $name (no such test)"; failed=$((failed + 1)); continue; fi
     link="$(head -n 5 "$src" | sed -n 's|^// link:\(.*\)$|\1|p' | head -n 1)"
     deps=(); for f in $link; do deps+=("src/$f"); done
-    if ! $CC $TEST_CFLAGS -o "$out/$name" "$src" "${deps[@]}" -ldl -lpthread; then
+    extra="$(head -n 5 "$src" | sed -n 's|^// cflags:\(.*\)$|\1|p' | head -n 1)"
+    # shellcheck disable=SC2086
+    if ! $CC $TEST_CFLAGS $extra -o "$out/$name" "$src" "${deps[@]}" -ldl -lpthread; then
         echo "FAIL $name (does not compile)"; failed=$((failed + 1)); continue
     fi
     if ! timeout "$TIMEOUT" "$out/$name"; then

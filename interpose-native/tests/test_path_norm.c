@@ -87,6 +87,37 @@ int main(void)
     CHECK(fs_path_normalize("/", 1, big, out, sizeof out) == -ENAMETOOLONG, "PATH_MAX overflow not reported");
 
     /* cwd_near. */
+    /* The kernel's limits, judged on the caller's string (issue 10 item 13). */
+    {
+        fs_ns ns = ns_at("/");
+        char key[PATH_MAX];
+        size_t len;
+        static char p[PATH_MAX + 200];
+        strcpy(p, "/fanstore/ds/");
+        memset(p + 13, 'n', 256);
+        p[13 + 256] = '\0';
+        CHECK(fs_path_classify(&ns, p, key, sizeof key, &len) == -ENAMETOOLONG, "a 256-byte name is ENAMETOOLONG");
+        p[13 + 255] = '\0';
+        CHECK(fs_path_classify(&ns, p, key, sizeof key, &len) == FS_PATH_INSIDE, "a 255-byte name is fine");
+        strcpy(p, "/fanstore/ds");
+        for (size_t n = strlen(p); n + 2 < sizeof p - 1; n += 2)
+            strcat(p, "/.");
+        CHECK(fs_path_classify(&ns, p, key, sizeof key, &len) == -ENAMETOOLONG,
+              "a %zu-byte path that normalises short is still ENAMETOOLONG", strlen(p));
+        /* The kernel refuses PATH_MAX bytes or more (NUL not counted): 4096 characters, not 4095. */
+        p[PATH_MAX] = '\0';
+        if (p[PATH_MAX - 1] == '/')
+            p[PATH_MAX - 1] = 'x';
+        CHECK(fs_path_classify(&ns, p, key, sizeof key, &len) == -ENAMETOOLONG, "PATH_MAX bytes is too long");
+        p[PATH_MAX - 1] = '\0';
+        if (p[PATH_MAX - 2] == '/')
+            p[PATH_MAX - 2] = '.';
+        CHECK(fs_path_classify(&ns, p, key, sizeof key, &len) == FS_PATH_INSIDE, "PATH_MAX-1 bytes fits");
+        memset(p, 'o', 300);
+        p[0] = '/';
+        p[300] = '\0';
+        CHECK(fs_path_classify(&ns, p, key, sizeof key, &len) == FS_PATH_OUTSIDE, "outside paths are libc's");
+    }
     CHECK(fs_path_cwd_near("/fanstore", 9, "/", 1), "/ is an ancestor of the mount");
     CHECK(fs_path_cwd_near("/fanstore", 9, "/fanstore", 9), "the mount itself is near");
     CHECK(fs_path_cwd_near("/fanstore", 9, "/fanstore/a", 11), "below the mount is near");

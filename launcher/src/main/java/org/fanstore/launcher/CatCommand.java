@@ -1,5 +1,6 @@
 package org.fanstore.launcher;
 
+import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
@@ -36,6 +37,9 @@ public final class CatCommand implements Callable<Integer> {
             if (!located.entry().isFile()) {
                 throw new UserError(path + " is a directory: use fanstore ls");
             }
+            // A first pass checks the CRC32C, so a corrupt body writes nothing at all (memory stays bounded for
+            // large files, at the cost of reading twice); the second pass checks it again as it streams.
+            dataset.copy(located, Channels.newChannel(OutputStream.nullOutputStream()));
             final WritableByteChannel out = Channels.newChannel(root.out());
             dataset.copy(located, out);
             root.out().flush();

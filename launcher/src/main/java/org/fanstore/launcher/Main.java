@@ -1,6 +1,12 @@
 package org.fanstore.launcher;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.NotDirectoryException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -36,8 +42,9 @@ public final class Main {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
+        cl.setUsageHelpAutoWidth(true);
         cl.setParameterExceptionHandler((ex, args1) -> {
-            err.println(name(ex.getCommandLine()) + ": " + ex.getMessage() + " (see '" +
+            err.println(name(ex.getCommandLine()) + ": " + ArgumentAdvice.explain(ex, args) + " (see '" +
                 ex.getCommandLine().getCommandSpec().qualifiedName() + " --help')");
             return EXIT_USER_ERROR;
         });
@@ -58,13 +65,41 @@ public final class Main {
             return EXIT_FAULT;
         }
         if (ex instanceof IOException) {
-            err.println(who + ": " + ex.getClass().getSimpleName() + ": " + ex.getMessage());
+            err.println(who + ": " + describe((IOException)ex));
             debug(ex, err);
             return EXIT_FAULT;
         }
-        err.println(who + ": internal error: " + ex + " (please report it; FANSTORE_DEBUG=1 shows details)");
+        err.println(who + ": internal error: " + (ex.getMessage() == null ? "no details" : ex.getMessage()) +
+            " (please report it; FANSTORE_DEBUG=1 shows details)");
         debug(ex, err);
         return EXIT_FAULT;
+    }
+
+    /** An I/O failure in words, naming the path: Java's exception names mean nothing to a user. */
+    static String describe(final IOException e) {
+        if (e instanceof NoSuchFileException f) {
+            return "no such file or directory: " + f.getFile() + suffix(f.getReason());
+        }
+        if (e instanceof AccessDeniedException f) {
+            return "permission denied: " + f.getFile() + suffix(f.getReason());
+        }
+        if (e instanceof FileAlreadyExistsException f) {
+            return "already exists: " + f.getFile();
+        }
+        if (e instanceof NotDirectoryException f) {
+            return "not a directory: " + f.getFile();
+        }
+        if (e instanceof DirectoryNotEmptyException f) {
+            return "directory not empty: " + f.getFile();
+        }
+        if (e instanceof FileSystemException f && f.getFile() != null) {
+            return f.getFile() + ": " + (f.getReason() == null ? "I/O error" : f.getReason());
+        }
+        return e.getMessage() == null ? "I/O error" : e.getMessage();
+    }
+
+    private static String suffix(final String reason) {
+        return reason == null ? "" : " (" + reason + ")";
     }
 
     private static void debug(final Exception ex, final PrintStream err) {

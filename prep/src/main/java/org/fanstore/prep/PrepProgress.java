@@ -1,6 +1,5 @@
 package org.fanstore.prep;
 
-import java.time.temporal.ChronoUnit;
 
 import me.tongfei.progressbar.ProgressBar;
 import me.tongfei.progressbar.ProgressBarBuilder;
@@ -43,20 +42,26 @@ public interface PrepProgress extends AutoCloseable {
             private ProgressBar bar;
             private long totalFiles;
             private long files;
+            private long done;
+            private long started;
 
             @Override
             public void start(final long totalFiles, final long bytes) {
                 this.totalFiles = totalFiles;
                 bar = new ProgressBarBuilder().setTaskName("prep").setInitialMax(Math.max(1, bytes))
-                    .setStyle(ProgressBarStyle.ASCII).setUnit(" MiB", 1 << 20).showSpeed()
-                    .setSpeedUnit(ChronoUnit.SECONDS).setUpdateIntervalMillis(250).build();
+                    .setStyle(ProgressBarStyle.ASCII).setUnit(" MiB", 1 << 20).setUpdateIntervalMillis(250).build();
+                started = System.nanoTime();
             }
 
             @Override
             public void advance(final long bytes) {
                 bar.stepBy(bytes);
+                done += bytes;
                 if (++files % 1024 == 0 || files == totalFiles) {
-                    bar.setExtraMessage(" " + files + "/" + totalFiles + " files");
+                    // Our own speed, not the library's: it prints "?" for the first whole second.
+                    final double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
+                    bar.setExtraMessage(String.format(" %d/%d files, %.1f MiB/s", files, totalFiles,
+                        done / (double)(1 << 20) / seconds));
                 }
             }
 

@@ -39,6 +39,7 @@ import org.fanstore.runtime.output.OutputFetchSource;
 import org.fanstore.runtime.output.OutputJournal;
 import org.fanstore.runtime.output.OutputService;
 import org.fanstore.runtime.output.OutputStaging;
+import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
@@ -156,6 +157,9 @@ final class NodeRuntime implements AutoCloseable {
         long published = System.nanoTime();
         toClose.add(ns.table());
         local.attach(ns.bodies());
+        BodyCheck check = new BodyCheck(ns.table(), ns.bodies(), local, config.rank(), config.data().toString());
+        local.attach(check);
+        loader.checkTotals(ns.table());
 
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
         RemoteFetcher fetcher = RemoteFetcher.start(world, new OutputFetchSource(staging, local));
@@ -170,7 +174,7 @@ final class NodeRuntime implements AutoCloseable {
             return t;
         });
         toClose.add(0, workers::shutdownNow);
-        Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local);
+        Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local, check);
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
@@ -355,6 +359,8 @@ final class NodeRuntime implements AutoCloseable {
     /** Load progress: a bar on a terminal (rank 0 only, chosen by the launcher), nothing otherwise. */
     private static final class Progress implements LongConsumer, AutoCloseable {
         private final ProgressBar bar;
+        private final long started = System.nanoTime();
+        private long done;
 
         private Progress(ProgressBar bar) {
             this.bar = bar;
@@ -365,13 +371,17 @@ final class NodeRuntime implements AutoCloseable {
                 return new Progress(null);
             }
             return new Progress(new ProgressBarBuilder().setTaskName("loading").setInitialMax(totalBytes)
-                    .setUnit(" MiB", 1 << 20).showSpeed().setStyle(ProgressBarStyle.ASCII).build());
+                    .setUnit(" MiB", 1 << 20).setStyle(ProgressBarStyle.ASCII).build());
         }
 
         @Override
         public void accept(long bytes) {
             if (bar != null) {
                 bar.stepBy(bytes);
+                done += bytes;
+                // Our own speed: the library's prints "? MiB/s" for the first whole second.
+                double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
+                bar.setExtraMessage(String.format(" %.1f MiB/s", done / (double) (1 << 20) / seconds));
             }
         }
 

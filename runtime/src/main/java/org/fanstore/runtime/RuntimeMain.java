@@ -24,6 +24,7 @@ public final class RuntimeMain {
         int status = 0;
         try {
             RuntimeConfig config = RuntimeConfig.parse(args);
+            TraceFilter.install("fanstore rank " + config.rank() + ": ");
             link.whenOrphaned(() -> {
                 OrphanCleanup.run(config.rank(), config.localDir(), config.shmDir(), link);
                 halt(1);
@@ -41,11 +42,11 @@ public final class RuntimeMain {
             System.out.flush();
             runtime = null;
         } catch (Throwable t) {
-            String message = t.getMessage() != null ? t.getMessage() : t.toString();
+            String message = t.getMessage() != null ? t.getMessage()
+                    : "internal error without a message (FANSTORE_DEBUG=1 shows where)";
             System.out.println("FANSTORE-ERROR " + message.replace('\n', ' '));
             System.out.flush();
-            if (!(t instanceof IOException || t instanceof IllegalArgumentException
-                    || t instanceof IllegalStateException)) {
+            if (System.getenv("FANSTORE_DEBUG") != null) {
                 t.printStackTrace();
             }
             status = 1;

@@ -25,13 +25,15 @@ import picocli.CommandLine.Parameters;
  * {@code fanstore run}: the runtimes of this node (or, with --ranks, N ranks on this machine), then the user's
  * command under the shim. Exit status: the command's; {@value JobSupervisor#EXIT_RANK_FAILED} when a runtime
  * rank failed; {@value JobSupervisor#EXIT_OUTPUT_LOST} when the command succeeded but a committed output could not
- * be saved to --output-dir; 2 for bad arguments.
+ * be saved to --output-dir; 2 for bad arguments; 127 when the command is not found, 126 when it cannot be
+ * executed; 128+N when the launcher got signal N.
  */
 @Command(name = "run", sortOptions = false, mixinStandardHelpOptions = true,
-        description = {"Serve a prepared dataset under the mount prefix and run CMD with it.",
-                "Under SLURM / Open MPI / PMI one runtime per node is started (tasks on a node share it);",
-                "without a scheduler, --ranks N starts N ranks on this machine as if they were N nodes.",
-                "CMD gets FANSTORE_RANK and FANSTORE_SIZE: its node and the number of nodes (not task ranks)."})
+        description = "Serve a prepared dataset under the mount prefix and run CMD with it. Under SLURM "
+                    + "/ Open MPI / PMI one runtime per node is started (tasks on a node share it); "
+                    + "without a scheduler, --ranks N starts N ranks on this machine as if they were N "
+                    + "nodes. CMD gets FANSTORE_RANK and FANSTORE_SIZE: its node and the number of nodes "
+                    + "(not task ranks).")
 public final class RunCommand implements Callable<Integer> {
     @Option(names = "--data", required = true, paramLabel = "OUT.fs", description = "dataset written by fanstore prep")
     Path data;
@@ -53,33 +55,36 @@ public final class RunCommand implements Callable<Integer> {
     int replicas;
 
     @Option(names = "--output-dir", paramLabel = "DIR",
-        description = {"persistent directory for files written under the mount: each committed file is copied",
-                "there (checksummed, fsynced) and run exits only when all are; without it they are discarded"})
+        description = "persistent directory for files written under the mount: each committed file is copied "
+                + "there (checksummed, fsynced) and run exits only when all are; without it they are discarded")
     Path outputDir;
 
     @Option(names = "--only-rank", paramLabel = "R", description = "run CMD on rank R only (--ranks mode)")
     Integer onlyRank;
 
     @Option(names = "--unpack", paramLabel = "MODE", defaultValue = "background",
-            description = {"when local uncompressed files are unpacked for direct opens: eager (before ready:",
-                    "native speed from the first read), background (default: ready sooner, first opens of files",
-                    "not yet unpacked cost a round trip), lazy (only when first opened: jobs reading a small part)"})
+            description = "when local uncompressed files are unpacked for direct opens: eager (before "
+                    + "ready: native speed from the first read), background (default: ready sooner, "
+                    + "first opens of files not yet unpacked cost a round trip), lazy (only when first "
+                    + "opened: jobs reading a small part)")
     String unpack;
 
     @Option(names = "--prefetch", paramLabel = "on|off", defaultValue = "on",
-            description = {"after ready, copy the partitions other ranks hold to local storage in the background",
-                    "(large transfers, yielding to readers' fetches), so later epochs read everything locally"})
+            description = "after ready, copy the partitions other ranks hold to local storage in the "
+                    + "background (large transfers, yielding to readers' fetches), so later epochs read "
+                    + "everything locally")
     String prefetch;
 
     @Option(names = "--local-capacity", paramLabel = "SIZE", defaultValue = "auto",
-            description = {"most bytes prefetched partitions may take per node: 500M, 20G, 50% (of the local file",
-                    "system) or auto (default: its free space minus max(10%, 1 GiB), checked before each partition)"})
+            description = "most bytes prefetched partitions may take per node: 500M, 20G, 50%% (of the local "
+                    + "file system) or auto (default: its free space minus max(10%%, 1 GiB), checked "
+                    + "before each partition)")
     String localCapacity;
 
     @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "10",
-            description = {"on SIGTERM or ^C the command gets SIGTERM and this long to end (e.g. to write a",
-                    "checkpoint) before SIGKILL; default ${DEFAULT-VALUE}: with the job's own shutdown it fits",
-                    "SLURM's default KillWait of 30 s"})
+            description = "on SIGTERM or ^C the command gets SIGTERM and this long to end (e.g. to write a "
+                    + "checkpoint) before SIGKILL; default ${DEFAULT-VALUE}: with the job's own shutdown it fits "
+                    + "SLURM's default KillWait of 30 s")
     int graceSeconds;
 
     @Option(names = "--keep-local", description = "keep node-local copies and shared memory after the job")
@@ -91,8 +96,8 @@ public final class RunCommand implements Callable<Integer> {
 
 
     @Option(names = "--join-timeout", paramLabel = "SECONDS", defaultValue = "60",
-            description = {"under a scheduler, how long every node has to join node 0 before the job stops",
-                    "with a message naming the nodes missing (default: ${DEFAULT-VALUE}; loading is not counted)"})
+            description = "under a scheduler, how long every node has to join node 0 before the job stops "
+                    + "with a message naming the nodes missing (default: ${DEFAULT-VALUE}; loading is not counted)")
     int joinTimeoutSeconds;
 
     @Option(names = "--rendezvous-dir", paramLabel = "DIR",
@@ -114,6 +119,11 @@ public final class RunCommand implements Callable<Integer> {
         if (problem != null) {
             err.println("fanstore run: " + problem);
             return 2;
+        }
+        CommandLookup.Problem missing = CommandLookup.check(command.get(0), System.getenv("PATH"));
+        if (missing != null) {
+            err.println("fanstore run: " + missing.message());
+            return missing.status();
         }
         Path shim = Path.of(System.getenv().getOrDefault("FANSTORE_HOME", "."), "interpose-native", "build",
                 "libfanstore.so").toAbsolutePath();
@@ -256,6 +266,9 @@ public final class RunCommand implements Callable<Integer> {
         if (!Files.isRegularFile(data.resolve("manifest.txt"))) {
             return "--data " + data + " is not a prepared dataset (no manifest.txt): run fanstore prep first";
         }
+        if (loadTimeoutSeconds < 1) {
+            return "--load-timeout must be at least 1 second, got " + loadTimeoutSeconds;
+        }
         if (ranks != null && ranks < 1) {
             return "--ranks must be >= 1, got " + ranks;
         }
@@ -275,6 +288,10 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (!mount.startsWith("/") || mount.length() < 2 || mount.endsWith("/")) {
             return "--mount must be an absolute path like /fanstore, got '" + mount + "'";
+        }
+        String mountProblem = MountCheck.problem(mount);
+        if (mountProblem != null) {
+            return mountProblem;
         }
         try {
             RuntimeConfig.Unpack.of(unpack);

@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /** Runs the real {@code fanstore} script as a child process, as a user would, with a hard time limit. */
 public final class FanstoreProcess {
-    record Result(int status, String stdout, String stderr, long millis) {}
+    public record Result(int status, String stdout, String stderr, long millis) {}
 
     public static Path repo() {
         String prop = System.getProperty("fanstore.repo");
@@ -29,7 +29,7 @@ public final class FanstoreProcess {
         return repo().resolve("interpose-native/build");
     }
 
-    static Result run(Path workDir, Map<String, String> env, long timeoutSeconds, String... args)
+    public static Result run(Path workDir, Map<String, String> env, long timeoutSeconds, String... args)
             throws IOException, InterruptedException {
         return runIn(new String[0], workDir, env, timeoutSeconds, args);
     }

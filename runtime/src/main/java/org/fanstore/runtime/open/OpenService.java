@@ -35,7 +35,10 @@ import org.fanstore.runtime.shm.Responder;
  * its replicas), and CRC-checked before it becomes visible. Most cache hits never get here: the shim opens
  * present files itself (see {@link MaterializedCache}).
  *
- * <p>Errno choices: ENOENT for an unknown key, EROFS for any write access to an input file, EISDIR for a
+ * <p>Errno choices: ENOENT for an unknown key, EROFS for write access or O_TRUNC on an input file (the shim's
+ * rule, so a file answers the same whether the shim opens it directly or asks here: O_CREAT without O_EXCL on
+ * an existing file just opens it, as Linux does, and O_APPEND means nothing to a reader), EEXIST for
+ * O_CREAT|O_EXCL, EISDIR for a
  * directory, EIO for a corrupt body, an unreachable holder, or a cache too small for the file (the runtime's
  * log then says which and what to do).
  */
@@ -43,7 +46,8 @@ public final class OpenService implements RequestHandler {
     private static final int O_ACCMODE = 03;
     private static final int O_CREAT = 0100;
     private static final int O_TRUNC = 01000;
-    private static final int O_APPEND = 02000;
+    private static final int O_EXCL = 0200;
+    private static final int EEXIST = 17;
     private static final int EISDIR = 21;
     private static final int EINVAL = 22;
 
@@ -86,8 +90,12 @@ public final class OpenService implements RequestHandler {
             return;
         }
         int flags = request.flags();
-        if ((flags & O_ACCMODE) != 0 || (flags & (O_CREAT | O_TRUNC | O_APPEND)) != 0) {
+        if ((flags & O_ACCMODE) != 0 || (flags & O_TRUNC) != 0) {
             responder.error(Errno.EROFS);
+            return;
+        }
+        if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
+            responder.error(EEXIST);
             return;
         }
         int mode = table.mode(index);

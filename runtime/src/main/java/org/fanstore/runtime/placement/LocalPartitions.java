@@ -27,6 +27,7 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
     private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
     private final Map<Integer, Path> files = new ConcurrentHashMap<>();
     private volatile BodyIndex bodies;
+    private volatile BodyCheck check;
 
     /** The object id under which regular partition p's whole file is served. */
     public static long partitionObject(int partition) {
@@ -41,6 +42,11 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
     /** Called once the namespace is known; until then every id is reported as not held. */
     public void attach(BodyIndex index) {
         this.bodies = index;
+    }
+
+    /** From now on a body is served to a peer only after check has passed it (see {@link BodyCheck}). */
+    public void attach(BodyCheck bodyCheck) {
+        this.check = bodyCheck;
     }
 
     public boolean holds(int partitionId) {
@@ -65,6 +71,10 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
         BodyIndex b = bodies;
         if (b == null || id < 0 || id >= b.entries() || !holds(b.partition((int) id))) {
             return NOT_HELD;
+        }
+        BodyCheck c = check;
+        if (c != null) {
+            c.verify((int) id);   // throws when the body is bad: the peer is refused and tries elsewhere
         }
         return b.storedLength((int) id);
     }

@@ -11,11 +11,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
+import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.metadata.MetadataTable;
 
 /**
  * Brings this rank's partitions from the shared file system to node-local storage, once: each partition is
@@ -91,7 +93,50 @@ public final class PartitionLoader {
                             + " manifest says %d bytes with %08x; run fanstore verify %s",
                     info.fileName(), dataset, copied, (int) crc.getValue(), info.bytes(), info.crc32c(), dataset));
         }
-        return PartitionReader.open(target);
+        PartitionReader reader = PartitionReader.open(target);
+        if (reader.entries().size() != info.entries() || reader.index() != info.index()
+                || reader.isBroadcast() != info.broadcast()) {
+            String problem = String.format("partition %s in %s holds %d entries as %s partition %d, the manifest"
+                            + " says %d entries as %s partition %d; run fanstore verify %s", info.fileName(), dataset,
+                    reader.entries().size(), kind(reader.isBroadcast()), reader.index(), info.entries(),
+                    kind(info.broadcast()), info.index(), dataset);
+            reader.close();
+            throw new IOException(problem);
+        }
+        return reader;
+    }
+
+    private static String kind(boolean broadcast) {
+        return broadcast ? "broadcast" : "regular";
+    }
+
+    /**
+     * The manifest's totals against what the partitions really hold, once the whole namespace is known: the
+     * ready line and every consumer of the counts would otherwise repeat whatever the manifest claims.
+     */
+    public void checkTotals(MetadataTable table) throws IOException {
+        long files = 0;
+        long dirs = 0;
+        long symlinks = 0;
+        for (int i = 0; i < table.entryCount(); i++) {
+            int mode = table.mode(i);
+            if (table.key(i).length == 0) {
+                continue;   // the mount itself: the table's root, not part of any dataset
+            }
+            if (FileModes.isDirectory(mode)) {
+                dirs++;
+            } else if (FileModes.isRegular(mode)) {
+                files++;
+            } else {
+                symlinks++;
+            }
+        }
+        if (files != manifest.files() || dirs != manifest.dirs() || symlinks != manifest.symlinks()) {
+            throw new IOException(String.format("%s in %s says %d files, %d directories and %d symlinks, the"
+                            + " partitions hold %d, %d and %d: the dataset was altered after prep; run fanstore"
+                            + " verify %s", Manifest.FILE_NAME, dataset, manifest.files(), manifest.dirs(),
+                    manifest.symlinks(), files, dirs, symlinks, dataset));
+        }
     }
 
     /**

@@ -274,7 +274,7 @@ public final class PartitionPuller implements AutoCloseable {
 
     private void report(int kept, long bytes, double seconds) {
         double mib = bytes / (double) (1 << 20);
-        double mbps = seconds > 0 ? bytes / 1e6 / seconds : 0;
+        double mibps = seconds > 0 ? mib / seconds : 0;
         if (kept == order.size()) {
             remoteBeforeAllLocal = demand.remoteFetches();
             localBeforeAllLocal = demand.localDecodes();
@@ -282,11 +282,11 @@ public final class PartitionPuller implements AutoCloseable {
         }
         if (verbose) {
             System.err.print((allLocal
-                    ? String.format("fanstore rank %d: all partitions local after %.1f s (%.0f MiB, %.0f MB/s)",
-                            rank, seconds, mib, mbps)
+                    ? String.format("fanstore rank %d: all partitions local after %.1f s (%.0f MiB, %.0f MiB/s)",
+                            rank, seconds, mib, mibps)
                     : String.format("fanstore rank %d: prefetch kept %d of %d remote partitions in %.1f s (%.0f MiB,"
-                            + " %.0f MB/s); the rest are fetched on demand",
-                            rank, kept, order.size(), seconds, mib, mbps)) + System.lineSeparator());
+                            + " %.0f MiB/s); the rest are fetched on demand",
+                            rank, kept, order.size(), seconds, mib, mibps)) + System.lineSeparator());
         }
         try {
             Path tmp = shmDir.resolve(MARKER + ".tmp");

@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.zip.CRC32C;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 
@@ -23,30 +24,34 @@ import org.fanstore.runtime.metadata.MetadataTableDescriptor;
  * first finds no file, asks the runtime, and {@link #ensure} unpacks that one at once.
  *
  * <p>Invariant: {@code <files>/<key>} exists only complete (written under a temporary name in the same
- * directory, then renamed), so a direct open never sees a partial file. Bodies were checked by the partition's
- * whole-file CRC when it was copied, so unpacking is a plain in-kernel copy.
+ * directory, then renamed), so a direct open never sees a partial file. Each body's CRC32C is checked as it is
+ * copied: the whole-file CRC of the partition proves only that the copy matches the manifest, and a doctored
+ * manifest would let wrong bytes through; a bad body is never renamed into place (its opens get EIO).
  */
 public final class Unpacker implements AutoCloseable {
     private static final int MAX_LOCAL_PATH = 4000;
     private static final int NOT_YET = 0;
     private static final int DONE = 1;
     private static final int STRIPES = 256;
+    private static final int COPY_BUFFER = 1 << 20;
 
     private final Path filesDir;
     private final MetadataTable table;
     private final BodyIndex bodies;
     private final LocalPartitions local;
+    private final BodyCheck check;
     private final AtomicIntegerArray state;
     private final Object[] stripes = new Object[STRIPES];
     private final Set<Path> madeDirs = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
     private Thread background;
 
-    public Unpacker(Path filesDir, MetadataTable table, BodyIndex bodies, LocalPartitions local) {
+    public Unpacker(Path filesDir, MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check) {
         this.filesDir = filesDir;
         this.table = table;
         this.bodies = bodies;
         this.local = local;
+        this.check = check;
         this.state = new AtomicIntegerArray(table.entryCount());
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Object();
@@ -83,7 +88,11 @@ public final class Unpacker implements AutoCloseable {
         int count = 0;
         for (int i = 0; i < table.entryCount() && !closed; i++) {
             if ((table.flags(i) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
-                ensure(i);
+                try {
+                    ensure(i);
+                } catch (CorruptBodyException logged) {
+                    continue;   // BodyCheck named it in the log; the other files are still good
+                }
                 count++;
             }
         }
@@ -119,17 +128,31 @@ public final class Unpacker implements AutoCloseable {
         FileChannel in = local.channel(bodies.partition(index));
         long offset = bodies.bodyOffset(index);
         long length = bodies.storedLength(index);
+        CRC32C crc = new CRC32C();
+        ByteBuffer buf = ByteBuffer.allocate((int) Math.min(COPY_BUFFER, Math.max(1, length)));
         try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             long done = 0;
             while (done < length) {
-                long n = in.transferTo(offset + done, length - done, out);
+                buf.clear().limit((int) Math.min(buf.capacity(), length - done));
+                int n = in.read(buf, offset + done);
                 if (n <= 0) {
                     throw new IOException(local.file(bodies.partition(index)) + " ends inside the body of "
                             + new String(table.key(index), StandardCharsets.UTF_8));
                 }
+                buf.flip();
+                crc.update(buf.duplicate());
+                while (buf.hasRemaining()) {
+                    out.write(buf);
+                }
                 done += n;
             }
+        }
+        try {
+            check.settle(index, (int) crc.getValue());
+        } catch (CorruptBodyException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }

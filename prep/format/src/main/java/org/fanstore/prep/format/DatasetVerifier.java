@@ -115,6 +115,10 @@ public final class DatasetVerifier {
 
     private void checkEntry(final String partition, final PartitionReader reader, final PartitionEntry e)
         throws IOException {
+        if (!cleanPath(e.path())) {
+            faults.add(new Fault(partition, e.pathString(), "not a clean relative path (NUL byte, empty, '.' or " +
+                "'..' component): prep never writes one"));
+        }
         if (!seenPaths.add(PathBytes.escape(e.path()))) {
             faults.add(new Fault(partition, e.pathString(), "stored more than once in the dataset"));
         }
@@ -133,7 +137,49 @@ public final class DatasetVerifier {
             reader.copyRaw(e, DISCARD);
         } catch (final CorruptPartitionException bad) {
             faults.add(new Fault(partition, e.pathString(), problemOf(bad)));
+            return;
         }
+        if (e.isSymlink()) {
+            checkLink(partition, reader, e);
+        }
+    }
+
+    /** prep never stores a link that leaves the dataset; one that does was planted after prep. */
+    private void checkLink(final String partition, final PartitionReader reader, final PartitionEntry e)
+        throws IOException {
+        final byte[] path = e.path();
+        int slash = path.length;
+        while (slash > 0 && path[slash - 1] != '/') {
+            slash--;
+        }
+        final byte[] dir = Arrays.copyOf(path, Math.max(0, slash - 1));
+        final byte[] target = reader.readRaw(e);
+        if (DatasetPaths.resolveLink(dir, target) == null) {
+            faults.add(new Fault(partition, e.pathString(), "symlink target '" + PathBytes.display(target) +
+                "' leads outside the dataset"));
+        }
+    }
+
+    /** The format's path rule: relative, '/'-separated, no empty, "." or ".." component, no NUL ("" is the root). */
+    private static boolean cleanPath(final byte[] path) {
+        if (path.length == 0) {
+            return true;
+        }
+        int start = 0;
+        for (int i = 0; i <= path.length; i++) {
+            if (i < path.length && path[i] == 0) {
+                return false;
+            }
+            if (i == path.length || path[i] == '/') {
+                final int n = i - start;
+                final boolean dots = n <= 2 && path[start] == '.' && (n == 1 || path[start + 1] == '.');
+                if (n == 0 || dots) {
+                    return false;
+                }
+                start = i + 1;
+            }
+        }
+        return true;
     }
 
     private void checkTotals(final Manifest m) {

@@ -1,0 +1,81 @@
+package org.fanstore.launcher.run;
+
+import static org.fanstore.prep.format.PartitionDescriptor.BODY_CRC_OFFSET;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.fanstore.launcher.badinput.PartitionSurgery;
+import org.fanstore.runtime.layout.RankDirectory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 10 item 12: a partition whose bytes were changed together with the manifest's whole-file CRC (so the copy
+ * check passes) is still never served: the per-file CRC32C of the partition table stops it on the owner, for its
+ * own readers and for the other rank's, and `run` checks the manifest's counts against the partitions.
+ */
+class DoctoredDatasetTest {
+    @TempDir
+    static Path work;
+
+    @Test
+    void aDoctoredBodyIsEioOnEveryRankAndTheLogNamesTheFile() throws Exception {
+        PartitionSurgery s = PartitionSurgery.golden();
+        int hello = s.entry("data/hello.txt");
+        s.part()[(int) s.body(hello)] ^= 0x20;   // "hello" -> "Hello": same length, wrong bytes
+        Path data = s.forgeManifest().writeTo(work.resolve("doctored.fs"));
+        String job = "tdoc" + System.nanoTime();
+        // Rank 0 owns the only partition (a local, uncompressed file: the direct-open path), rank 1 fetches it.
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run", "--ranks",
+                "2", "--data", data.toString(), "--local-dir", work.toString(), "--", "sh", "-c",
+                "cat /fanstore/golden/data/hello.txt > out-$FANSTORE_RANK.txt; echo rank $FANSTORE_RANK status $?");
+        assertTrue(r.stdout().contains("rank 0 status 1") && r.stdout().contains("rank 1 status 1"),
+                r.stdout() + r.stderr());
+        assertEquals(0, Files.size(work.resolve("out-0.txt")), "rank 0 was served bytes");
+        assertEquals(0, Files.size(work.resolve("out-1.txt")), "rank 1 was served bytes");
+        assertEquals(2, r.stderr().lines().filter(l -> l.contains("Input/output error")).count(), r.stderr());
+        assertTrue(r.stderr().contains("data/hello.txt in the local copy of part-00000.fsp"), r.stderr());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void aDoctoredCompressedBodyIsEioToo() throws Exception {
+        PartitionSurgery s = PartitionSurgery.golden();
+        int pattern = s.entry("data/pattern.txt");
+        s.putInt(s.field(pattern, BODY_CRC_OFFSET), 0x12345678);
+        Path data = s.forge().writeTo(work.resolve("doctored-lz4.fs"));
+        String job = "tdoclz" + System.nanoTime();
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run", "--ranks",
+                "2", "--data", data.toString(), "--local-dir", work.toString(), "--", "sh", "-c",
+                "cat /fanstore/golden/data/pattern.txt > /dev/null; echo rank $FANSTORE_RANK status $?");
+        assertTrue(r.stdout().contains("rank 0 status 1") && r.stdout().contains("rank 1 status 1"),
+                r.stdout() + r.stderr());
+        assertTrue(r.stderr().contains("data/pattern.txt"), r.stderr());
+        assertNothingLeft(job);
+    }
+
+    @Test
+    void runChecksTheManifestsFileCount() throws Exception {
+        Path data = PartitionSurgery.golden().manifestLine("files", "files 4000000000")
+                .writeTo(work.resolve("count.fs"));
+        String job = "tcount" + System.nanoTime();
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run", "--ranks",
+                "1", "--data", data.toString(), "--local-dir", work.toString(), "--", "true");
+        assertNotEquals(0, r.status(), r.stderr());
+        assertTrue(r.stderr().contains("says 4000000000 files") && r.stderr().contains("partitions hold 4,"),
+                r.stderr());
+        assertFalse(r.stderr().contains("Exception"), r.stderr());
+        assertNothingLeft(job);
+    }
+
+    private static void assertNothingLeft(String job) throws java.io.IOException {
+        assertFalse(Files.exists(JobLayout.sharedMemoryView(job).shmRoot()), "shared memory left behind");
+        assertFalse(Files.exists(RankDirectory.JOB_ROOT.in(work, JobLayout.currentUid(), job)),
+                "local directory left behind");
+    }
+}
