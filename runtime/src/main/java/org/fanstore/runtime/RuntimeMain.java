@@ -1,6 +1,5 @@
 package org.fanstore.runtime;
 
-import java.io.IOException;
 import org.fanstore.runtime.lifecycle.LauncherLink;
 import org.fanstore.runtime.lifecycle.OrphanCleanup;
 import org.fanstore.runtime.lifecycle.ProcessSignals;
