@@ -28,19 +28,35 @@ public final class OutputApplier {
 
     /** Serialised: what was at the key (and target) just before is part of what the drain is told. */
     public synchronized void apply(OutputRecord r) {
+        OutputRecord told = r.kind() == OutputRecord.Kind.RENAME ? withSourceHolder(r) : r;
         boolean mine = switch (r.kind()) {
             case FILE -> r.holderRank() == rank || heldHere(namespace.lookup(r.key()));
             case UNLINK -> heldHere(namespace.lookup(r.key()));
-            case RENAME -> r.holderRank() == rank || heldHere(namespace.lookup(r.key()))
-                    || heldHere(namespace.lookup(r.target()));
+            case RENAME -> told.holderRank() == rank || heldHere(namespace.lookup(r.target()));
             case DIR, RMDIR -> false;
         };
         namespace.apply(r);
         if (mine) {
             boolean newBytesHere = r.kind() == OutputRecord.Kind.FILE && r.holderRank() == rank;
             Path file = newBytesHere ? staging.file(r.objectId()) : null;
-            drain.applied(r, file);
+            drain.applied(told, file);
         }
+    }
+
+    /**
+     * A RENAME as the shim sends it names no holder: the drain needs the source's. A file's holder moves its copy;
+     * a directory may hold files of every rank, so every rank moves it (the first move wins, the others find no
+     * source and do nothing).
+     */
+    private OutputRecord withSourceHolder(OutputRecord r) {
+        Optional<OutputRecord> source = namespace.lookup(r.key());
+        if (source.isEmpty()) {
+            return r;
+        }
+        OutputRecord s = source.get();
+        int holder = s.kind() == OutputRecord.Kind.FILE ? s.holderRank() : rank;
+        return new OutputRecord(r.kind(), r.key(), r.target(), s.size(), s.mode(), r.mtimeNanos(), holder,
+                s.objectId(), r.exclusive());
     }
 
     private boolean heldHere(Optional<OutputRecord> previous) {
