@@ -1,7 +1,6 @@
 package org.fanstore.launcher;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -12,7 +11,8 @@ import org.fanstore.prep.format.PathBytes;
 
 /**
  * Turns the inspection commands' arguments into a dataset and path bytes. A PATH may start with '/', may be
- * "." for the root, and may spell bytes that are not UTF-8 as %XX, the manifest's escape syntax.
+ * "." for the root, and may spell bytes that are not UTF-8 as %XX, the manifest's escape syntax; a name
+ * given literally is taken with the bytes the shell passed, valid UTF-8 or not ({@link RawArguments}).
  */
 final class DatasetArguments {
     private DatasetArguments() {
@@ -31,7 +31,7 @@ final class DatasetArguments {
 
     /** The dataset path bytes {@code text} names, trying %XX unescaping if the literal path is absent. */
     static byte[] path(final Dataset dataset, final String text) {
-        final byte[] literal = normalize(text.getBytes(StandardCharsets.UTF_8), text);
+        final byte[] literal = normalize(RawArguments.bytesOf(text), text);
         if (dataset.lookup(literal).isPresent() || text.indexOf('%') < 0) {
             return literal;
         }
