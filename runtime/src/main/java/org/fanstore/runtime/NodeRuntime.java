@@ -32,6 +32,10 @@ import org.fanstore.runtime.placement.Placement;
 import org.fanstore.runtime.placement.ReaderDemand;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.ShmServer;
+import org.fanstore.runtime.stats.RankStats;
+import org.fanstore.runtime.stats.ShimCounters;
+import org.fanstore.runtime.stats.StatsExchange;
+import org.fanstore.runtime.stats.StatsTicker;
 
 /**
  * One rank's life: join the world, load this rank's partitions, all-gather the index, publish the metadata
@@ -54,6 +58,8 @@ final class NodeRuntime implements AutoCloseable {
     private MpiWorld world;
     private PartitionPuller puller;
     private String readyFields = "";
+    private RankStats stats;
+    private List<String> statsLines = List.of();
 
     private NodeRuntime(RuntimeConfig config) {
         this.config = config;
@@ -106,12 +112,14 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(ns.table());
         local.attach(ns.bodies());
 
-        RemoteFetcher fetcher = RemoteFetcher.start(world, local);
+        stats = new RankStats(config.rank());
+        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(local));
         toClose.add(0, fetcher);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount());
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
         MaterializedCache cache = new MaterializedCache(cacheDir, config.cacheMb() << 20, refs);
+        stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");
             t.setDaemon(true);
@@ -122,7 +130,7 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
-                config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand);
+                config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 open, true));
         if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
@@ -140,6 +148,7 @@ final class NodeRuntime implements AutoCloseable {
                     LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
                     config.verbose());
             toClose.add(0, puller);
+            stats.attachPuller(puller);
             puller.start();
         }
 
@@ -152,6 +161,11 @@ final class NodeRuntime implements AutoCloseable {
         if (config.verbose()) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
         }
+        stats.loaded(readyFields);
+        StatsTicker ticker = StatsTicker.fromEnvironment(System.getenv(), stats);
+        if (ticker != null) {
+            toClose.add(0, ticker);
+        }
     }
 
     private static long ms(long nanos) {
@@ -160,6 +174,11 @@ final class NodeRuntime implements AutoCloseable {
 
     String readyFields() {
         return readyFields;
+    }
+
+    /** Every rank's statistics line after {@link #finish} (only this rank's when the exchange failed). */
+    List<String> statsLines() {
+        return statsLines.isEmpty() && stats != null ? List.of(stats.line()) : statsLines;
     }
 
     /**
@@ -175,6 +194,7 @@ final class NodeRuntime implements AutoCloseable {
                     puller.close();
                 }
                 world.barrier(FINISH_TIMEOUT);
+                statsLines = StatsExchange.gather(world, stats);  // after the barrier: nobody reads any more
             } catch (IOException e) {
                 System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
                         + e.getMessage());

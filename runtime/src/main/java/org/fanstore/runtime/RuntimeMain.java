@@ -22,6 +22,10 @@ public final class RuntimeMain {
             System.out.flush();
             awaitStdinClosed(System.in);
             runtime.finish();
+            for (String line : runtime.statsLines()) {
+                System.out.println("FANSTORE-STATS " + line);
+            }
+            System.out.flush();
             runtime = null;
         } catch (Throwable t) {
             String message = t.getMessage() != null ? t.getMessage() : t.toString();
