@@ -13,7 +13,7 @@ public final class LatencyHistogram {
     private static final int SUB_BITS = 2;
     private static final int SUB = 1 << SUB_BITS;
     /** Enough for any positive long. */
-    public static final int BUCKETS = SUB * (64 - SUB_BITS + 1);
+    public static final int BUCKETS = SUB * (64 - SUB_BITS);
 
     private final AtomicLongArray counts = new AtomicLongArray(BUCKETS);
 
