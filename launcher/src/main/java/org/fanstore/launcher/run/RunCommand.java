@@ -79,6 +79,11 @@ public final class RunCommand implements Callable<Integer> {
     int loadTimeoutSeconds;
 
 
+    @Option(names = "--stats", paramLabel = "FILE",
+            description = {"at the end write the job's I/O statistics as JSON to FILE (fields: docs/stats.md;",
+                    "under a scheduler node 0 writes it, with every node's numbers)"})
+    Path statsFile;
+
     @Option(names = "--rendezvous-dir", paramLabel = "DIR",
             description = "shared directory where node 0 publishes its address (scheduler mode; default ~/.fanstore)")
     Path rendezvousDir;
@@ -165,8 +170,27 @@ public final class RunCommand implements Callable<Integer> {
         if (status != JobSupervisor.EXIT_RANK_FAILED) {
             layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
             supervisor.finish(job.scheduler().spansNodes() && job.nodeCount() > 1);
+            reportStats(supervisor, job, worldSize, status, (System.nanoTime() - started) / 1e9);
         }
         return status;
+    }
+
+    /** The job's one-line I/O summary, and the --stats document where this node has every rank's numbers. */
+    private void reportStats(JobSupervisor supervisor, JobEnvironment job, int worldSize, int status, double wall)
+            throws InterruptedException {
+        JobStats stats = new JobStats();
+        stats.add(supervisor.statsLines());
+        if (stats.isEmpty()) {
+            return;
+        }
+        err.println(stats.summary(worldSize));
+        if (statsFile != null && job.nodeId() == 0) {
+            try {
+                stats.write(statsFile, job.jobId(), data, worldSize, wall, status, command);
+            } catch (IOException e) {
+                err.println("fanstore: cannot write --stats " + statsFile + ": " + e.getMessage());
+            }
+        }
     }
 
     private String validate(boolean underScheduler) {
@@ -202,6 +226,14 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (cacheMb != null && cacheMb < 1) {
             return "--cache-mb must be >= 1";
+        }
+        if (statsFile != null && !Files.isDirectory(statsFile.toAbsolutePath().getParent())) {
+            return "--stats " + statsFile + ": its directory does not exist";
+        }
+        try {
+            org.fanstore.runtime.stats.StatsTicker.intervalMillis(System.getenv());
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
         }
         if (outputDir != null && !Files.isDirectory(outputDir)) {
             return "--output-dir " + outputDir + " is not a directory";

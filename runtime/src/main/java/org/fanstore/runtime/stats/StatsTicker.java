@@ -23,15 +23,26 @@ public final class StatsTicker implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /** A running ticker when the environment asks for one, else null. */
+    public static StatsTicker fromEnvironment(Map<String, String> env, RankStats stats) {
+        long millis = intervalMillis(env);
+        if (millis == 0) {
+            return null;
+        }
+        StatsTicker t = new StatsTicker(stats, millis);
+        t.thread.start();
+        return t;
+    }
+
     /**
-     * A running ticker when the environment asks for one, else null.
+     * The interval the environment asks for, 0 for none.
      *
      * @throws IllegalArgumentException for a value that is not a positive number of seconds
      */
-    public static StatsTicker fromEnvironment(Map<String, String> env, RankStats stats) {
+    public static long intervalMillis(Map<String, String> env) {
         String value = env.get(VARIABLE);
         if (value == null || value.isBlank()) {
-            return null;
+            return 0;
         }
         double seconds;
         try {
@@ -43,9 +54,7 @@ public final class StatsTicker implements AutoCloseable {
             throw new IllegalArgumentException(VARIABLE + " must be a number of seconds (0 < s <= 86400), got '"
                     + value + "'");
         }
-        StatsTicker t = new StatsTicker(stats, Math.max(1, (long) (seconds * 1000)));
-        t.thread.start();
-        return t;
+        return Math.max(1, (long) (seconds * 1000));
     }
 
     private void run() {
