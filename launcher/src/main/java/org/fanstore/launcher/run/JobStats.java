@@ -55,11 +55,11 @@ final class JobStats {
         long cache = opens.get("cache_hit");
         long remote = opens.get("remote");
         long read = bytes.get("local_direct_opened") + bytes.get("cache_hit_direct_opened")
-                + bytes.get("local_read_by_runtime") + bytes.get("fetched");
+                + bytes.get("opened_via_runtime");
         long p99 = LatencyHistogram.percentile(merged(null), 0.99) / 1000;
         String who = ranks.size() == worldSize ? worldSize + " ranks" : ranks.size() + " of " + worldSize + " ranks";
         return String.format(Locale.ROOT,
-                "fanstore: %s, %d opens (%s local, %s cache hits, %s remote), %s read, p99 open via runtime %d us,"
+                "fanstore: %s, %d opens (%s local, %s cache hits, %s remote), %s opened, p99 open via runtime %d us,"
                         + " load %.1f s", who, all, pct(local, all), pct(cache, all), pct(remote, all),
                 ReadyLine.human(read), p99, maxOf("load_ms") / 1000.0);
     }
@@ -136,6 +136,7 @@ final class JobStats {
         Map<String, Long> b = new LinkedHashMap<>();
         b.put("local_direct_opened", num(f, "bytes_local_direct"));
         b.put("cache_hit_direct_opened", num(f, "bytes_cache_hit_direct"));
+        b.put("opened_via_runtime", num(f, "bytes_opened_via_runtime"));
         b.put("local_read_by_runtime", num(f, "bytes_local_read"));
         b.put("fetched", num(f, "bytes_fetched"));
         b.put("served", num(f, "bytes_served"));

@@ -95,6 +95,8 @@ class StatsJobTest {
                 + "  o=r['opens']; b=r['bytes']\n"
                 + "  for k in ('local','remote','decompressed','errors','total'): print(r['rank'], k, o[k])\n"
                 + "  for k in ('fetched','served'): print(r['rank'], k, b[k])\n"
+                + "  print(r['rank'], 'opened', b['local_direct_opened']+b['cache_hit_direct_opened']"
+                + "+b['opened_via_runtime'])\n"
                 + "  print(r['rank'], 'shim_counters', int(r['shim_counters']))\n"
                 + "  print(r['rank'], 'remote_latency_count', r['open_latency_us']['remote']['count'])\n"
                 + "  print(r['rank'], 'remote_p99_positive', int(r['open_latency_us']['remote']['p99'] > 0))\n";
@@ -123,10 +125,11 @@ class StatsJobTest {
             assertEquals(60L, got.get(rank + " total"), context);
             assertEquals(bytes[other], got.get(rank + " fetched"), "rank " + rank + " bytes fetched\n" + context);
             assertEquals(bytes[rank], got.get(rank + " served"), "rank " + rank + " bytes served\n" + context);
+            assertEquals(bytes[0] + bytes[1], got.get(rank + " opened"), "rank " + rank + " bytes opened\n" + context);
         }
         assertTrue(Pattern.compile("fanstore: 2 ranks, 120 opens \\(\\d+% local, 0% cache hits, \\d+% remote\\), "
-                + "[0-9.]+ (B|KiB|MiB) read, p99 open via runtime \\d+ us, load [0-9.]+ s").matcher(r.stderr()).find(),
-                r.stderr());
+                + "[0-9.]+ (B|KiB|MiB) opened, p99 open via runtime \\d+ us, load [0-9.]+ s")
+                .matcher(r.stderr()).find(), r.stderr());
     }
 
     @Test

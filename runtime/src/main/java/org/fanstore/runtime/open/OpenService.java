@@ -100,6 +100,7 @@ public final class OpenService implements RequestHandler {
             return;
         }
         int mode = table.mode(index);
+        responder.file(table.size(index));
         if (FileModes.isDirectory(mode)) {
             responder.error(EISDIR);
             return;

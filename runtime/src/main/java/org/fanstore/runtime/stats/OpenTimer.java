@@ -14,10 +14,16 @@ public final class OpenTimer implements Responder {
     private final long started = System.nanoTime();
     private volatile OpenKind kind = OpenKind.CACHE_HIT;
     private volatile long bytes;
+    private volatile long fileSize;
 
     OpenTimer(Responder inner, RankStats stats) {
         this.inner = inner;
         this.stats = stats;
+    }
+
+    /** The size of the file asked for (what the reader gets when the open succeeds). */
+    public void file(long size) {
+        this.fileSize = size;
     }
 
     /** What this open turned out to be, and the bytes read (local kinds) or fetched (remote) to answer it. */
@@ -29,7 +35,7 @@ public final class OpenTimer implements Responder {
     @Override
     public void ok(byte[] path) {
         inner.ok(path);
-        stats.opened(kind, bytes, System.nanoTime() - started);
+        stats.opened(kind, bytes, fileSize, System.nanoTime() - started);
     }
 
     @Override

@@ -22,6 +22,7 @@ public final class RankStats {
     private final LatencyHistogram[] latency = new LatencyHistogram[KINDS.length];
     private final LongAdder errors = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
+    private final LongAdder opened = new LongAdder();
     private final LongAdder localRead = new LongAdder();
     private final LongAdder fetched = new LongAdder();
     private final LongAdder served = new LongAdder();
@@ -72,8 +73,9 @@ public final class RankStats {
         loadFields = sb.toString();
     }
 
-    void opened(OpenKind kind, long bytes, long nanos) {
+    void opened(OpenKind kind, long bytes, long fileSize, long nanos) {
         opens[kind.ordinal()].increment();
+        opened.add(fileSize);
         latency[kind.ordinal()].record(nanos);
         waitNanos.add(nanos);
         if (kind == OpenKind.REMOTE) {
@@ -101,10 +103,10 @@ public final class RankStats {
         return s == null ? 0 : s.value(counter);
     }
 
-    /** Every byte a reader got a file of: opened directly, read by the runtime, or fetched. */
+    /** The sizes of the files readers opened, directly or through the runtime. */
     public long bytesToReaders() {
         return shimCounter(ShimCountersDescriptor.LOCAL_BYTES) + shimCounter(ShimCountersDescriptor.CACHE_BYTES)
-                + localRead.sum() + fetched.sum();
+                + opened.sum();
     }
 
     /** The runtime-answered opens' latencies, all kinds together. */
@@ -132,6 +134,7 @@ public final class RankStats {
         put(sb, "open_errors", errors.sum());
         put(sb, "bytes_local_direct", shimCounter(ShimCountersDescriptor.LOCAL_BYTES));
         put(sb, "bytes_cache_hit_direct", shimCounter(ShimCountersDescriptor.CACHE_BYTES));
+        put(sb, "bytes_opened_via_runtime", opened.sum());
         put(sb, "bytes_local_read", localRead.sum());
         put(sb, "bytes_fetched", fetched.sum());
         put(sb, "bytes_served", served.sum());
