@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -56,10 +57,12 @@ final class JobStats {
         long remote = opens.get("remote");
         long read = bytes.get("local_direct_opened") + bytes.get("cache_hit_direct_opened")
                 + bytes.get("opened_via_runtime");
-        long p99 = LatencyHistogram.percentile(merged(null), 0.99) / 1000;
+        long[] viaRuntime = merged(null);
+        String p99 = Arrays.stream(viaRuntime).sum() == 0 ? "no opens via runtime"
+                : "p99 open via runtime " + LatencyHistogram.percentile(viaRuntime, 0.99) / 1000 + " us";
         String who = ranks.size() == worldSize ? worldSize + " ranks" : ranks.size() + " of " + worldSize + " ranks";
         return String.format(Locale.ROOT,
-                "fanstore: %s, %d opens (%s local, %s cache hits, %s remote), %s opened, p99 open via runtime %d us,"
+                "fanstore: %s, %d opens (%s local, %s cache hits, %s remote), %s opened, %s,"
                         + " load %.1f s", who, all, pct(local, all), pct(cache, all), pct(remote, all),
                 ReadyLine.human(read), p99, maxOf("load_ms") / 1000.0);
     }
@@ -97,7 +100,10 @@ final class JobStats {
         r.put("shim_counters", num(f, "shim_counters") == 1);
         r.put("opens", opens(f));
         r.put("bytes", bytes(f));
-        r.put("prefetch", prefetch(f));
+        Map<String, Object> pull = new LinkedHashMap<>();
+        pull.put("enabled", num(f, "prefetch") == 1);
+        pull.putAll(prefetch(f));
+        r.put("prefetch", pull);
         Map<String, Object> latency = new LinkedHashMap<>();
         for (OpenKind k : OpenKind.values()) {
             latency.put(k.key(), latency(histogram(f, k)));
