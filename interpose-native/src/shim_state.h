@@ -1,6 +1,6 @@
 /* shim_state: the per-process state of the shim and its lazy initialisation.
  * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR; FANSTORE_CWD/PWD across exec), the metadata
- * table, the view of the runtime's cache, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
+ * table, the view of the runtime's cache, the counters of direct opens, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
  * directory behind every virtual directory descriptor. Nothing here calls exit(); failures are errno. */
 #ifndef FANSTORE_SHIM_STATE_H
 #define FANSTORE_SHIM_STATE_H

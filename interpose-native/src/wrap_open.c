@@ -5,6 +5,7 @@
  *     opened. The caller always gets a real kernel descriptor, registered in fd_table with the real object's
  *     identity so fstat can answer from the table.
  *   - a directory: a descriptor on the void directory, registered as FS_FD_DIR (see shim_state.h).
+ * The opens that need no request are counted in shim.counters (shim_counters.h): the runtime cannot see them.
  * Errors chosen: any write access, O_TRUNC, O_TMPFILE or a creation -> EROFS (writes are a later issue);
  * O_CREAT|O_EXCL on an existing entry -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
  * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing -> EIO. */
