@@ -16,6 +16,7 @@
 #define FS_RANK_CACHE_FILE_PREFIX "e"
 #define FS_RANK_CACHE_FILE      FS_RANK_CACHE_FILE_PREFIX "<index>"
 #define FS_RANK_CACHE_REF       "cache.ref"
+#define FS_RANK_SHIM_COUNTERS   "shim.counters"
 #define FS_RANK_READY           "ready"
 #define FS_RANK_PREFETCHED      "prefetched"
 #define FS_RANK_TASKS_DIR       "tasks"
@@ -44,6 +45,7 @@
     X(CACHE_DIR,      "shm",   FS_RANK_CACHE_DIR,      "dir",  -1)   \
     X(CACHE_FILE,     "cache", FS_RANK_CACHE_FILE,     "file", -1)   \
     X(CACHE_REF,      "shm",   FS_RANK_CACHE_REF,      "file", 0600) \
+    X(SHIM_COUNTERS,  "shm",   FS_RANK_SHIM_COUNTERS,  "file", 0600) \
     X(READY,          "shm",   FS_RANK_READY,          "file", -1)   \
     X(PREFETCHED,     "shm",   FS_RANK_PREFETCHED,     "file", -1)   \
     X(TASKS_DIR,      "shm",   FS_RANK_TASKS_DIR,      "dir",  -1)   \

@@ -50,6 +50,10 @@ static fs_cache cache;
 static _Atomic int cache_tried;              /* 0: not yet; 1: tried, cache_ready says how it went */
 static _Atomic(const fs_cache *) cache_ready;
 
+static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int counters_tried;
+static _Atomic(fs_counters *) counters_ready;
+
 static pthread_mutex_t void_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int void_fd = -1;
 static uint64_t void_dev, void_ino;
@@ -150,6 +154,7 @@ static void after_fork_child(void)
     pthread_mutex_init(&table_lock, NULL);
     pthread_mutex_init(&wire_lock, NULL);
     pthread_mutex_init(&cache_lock, NULL);
+    pthread_mutex_init(&counters_lock, NULL);
     pthread_mutex_init(&void_lock, NULL);
     pthread_mutex_init(&cwd_lock, NULL);
 }
@@ -279,6 +284,25 @@ const fs_cache *fs_state_cache(const fs_table *t)
     }
     c = atomic_load_explicit(&cache_ready, memory_order_acquire);
     pthread_mutex_unlock(&cache_lock);
+    return c;
+}
+
+fs_counters *fs_state_counters(void)
+{
+    fs_counters *c = atomic_load_explicit(&counters_ready, memory_order_acquire);
+    if (c != NULL || atomic_load_explicit(&counters_tried, memory_order_acquire) || fs_state_in_vfork_child())
+        return c;
+    pthread_mutex_lock(&counters_lock);
+    if (!atomic_load_explicit(&counters_tried, memory_order_relaxed)) {
+        inside_shim++;
+        int rc = fs_counters_attach(&c, state.shm_dir);
+        inside_shim--;
+        if (rc == 0)
+            atomic_store_explicit(&counters_ready, c, memory_order_release);
+        atomic_store_explicit(&counters_tried, 1, memory_order_release);
+    }
+    c = atomic_load_explicit(&counters_ready, memory_order_acquire);
+    pthread_mutex_unlock(&counters_lock);
     return c;
 }
 

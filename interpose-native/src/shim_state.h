@@ -1,6 +1,6 @@
 /* shim_state: the per-process state of the shim and its lazy initialisation.
  * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR; FANSTORE_CWD/PWD across exec), the metadata
- * table, the view of the runtime's cache, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
+ * table, the view of the runtime's cache, the counters of direct opens, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
  * directory behind every virtual directory descriptor. Nothing here calls exit(); failures are errno. */
 #ifndef FANSTORE_SHIM_STATE_H
 #define FANSTORE_SHIM_STATE_H
@@ -12,6 +12,7 @@
 #include "cache_view.h"
 #include "meta_table.h"
 #include "path_norm.h"
+#include "shim_counters.h"
 #include "wire_client.h"
 
 #define FS_EXPORT __attribute__((visibility("default")))
@@ -40,6 +41,10 @@ const fs_table *fs_state_table(void);
  * the runtime creates cache.ref before it reports ready, so a missing or foreign one will not appear later.
  * NULL when unusable: every file that is not local is then asked of the runtime, as without a view. */
 const fs_cache *fs_state_cache(const fs_table *t);
+
+/* The rank's counters of opens served without the runtime (shim_counters.h), attached on first need and tried
+ * once, like the cache view; NULL when unusable (those opens then go uncounted) and in a vfork child. */
+fs_counters *fs_state_counters(void);
 
 /* The wire connection, attached on first need; NULL and *err = -EIO when the runtime cannot be reached. */
 fs_wire *fs_state_wire(int *err);

@@ -9,6 +9,7 @@
  *     runtime makes a staging file (copying the committed bytes unless O_TRUNC) and the caller gets a
  *     descriptor on it, counted in output_handles.c until its last close commits it.
  *   - a committed output for reading: its staging file when this rank holds it, else the runtime's copy.
+ * The opens that need no request are counted in shim.counters (shim_counters.h): the runtime cannot see them.
  * Errors chosen: write access or O_TRUNC on an input, O_TMPFILE -> EROFS; O_CREAT|O_EXCL on an existing entry
  * -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
  * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing -> EIO. */
@@ -36,6 +37,14 @@ static int open_real_file(const char *path, int flags)
     return fd < 0 ? -errno : fd;
 }
 
+/* An open the runtime will not see: counted for its statistics (shim_counters.h). */
+static void count_direct(enum fs_counter opens, uint64_t bytes)
+{
+    fs_counters *c = fs_state_counters();
+    if (c != NULL)
+        fs_counters_open(c, opens, bytes);
+}
+
 static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, uint32_t idx, int flags)
 {
     const fs_entry *e = fs_table_entry(t, idx);
@@ -45,6 +54,8 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
         if (n < 0 || (size_t)n >= sizeof path)
             return -ENAMETOOLONG;
         int fd = open_real_file(path, flags);
+        if (fd >= 0)
+            count_direct(FS_CTR_LOCAL_OPENS, e->size);
         if (fd != -ENOENT)
             return fd;
         /* Not unpacked yet (the runtime unpacks in the background after it reports ready): the runtime
@@ -54,8 +65,10 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
         char path[PATH_MAX];
         if (c != NULL && fs_cache_path(c, idx, path, sizeof path) == 0) {
             int fd = open_real_file(path, flags);
-            if (fd >= 0)
+            if (fd >= 0) {
                 fs_cache_touch(c, idx);   /* a hit the runtime does not see: tell its eviction */
+                count_direct(FS_CTR_CACHE_OPENS, e->size);
+            }
             if (fd != -ENOENT)
                 return fd;
             /* Not materialised yet, or just evicted: the runtime (re)materialises it. */

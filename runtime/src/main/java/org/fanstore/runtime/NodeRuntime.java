@@ -50,6 +50,12 @@ import org.fanstore.runtime.placement.Placement;
 import org.fanstore.runtime.placement.ReaderDemand;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.ShmServer;
+import org.fanstore.runtime.stats.OpenKind;
+import org.fanstore.runtime.stats.OpenTimer;
+import org.fanstore.runtime.stats.RankStats;
+import org.fanstore.runtime.stats.ShimCounters;
+import org.fanstore.runtime.stats.StatsExchange;
+import org.fanstore.runtime.stats.StatsTicker;
 
 /**
  * One rank's life: join the world, load this rank's partitions, all-gather the index, publish the metadata
@@ -101,6 +107,8 @@ final class NodeRuntime implements AutoCloseable {
     /** Completed with the first world failure once the orderly end has begun. */
     private final CompletableFuture<RankFailedException> failedWhileFinishing = new CompletableFuture<>();
     private volatile boolean finishing;
+    private RankStats stats;
+    private volatile List<String> statsLines = List.of();
 
     private NodeRuntime(RuntimeConfig config) {
         this.config = config;
@@ -161,13 +169,15 @@ final class NodeRuntime implements AutoCloseable {
         local.attach(check);
         loader.checkTotals(ns.table());
 
+        stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
-        RemoteFetcher fetcher = RemoteFetcher.start(world, new OutputFetchSource(staging, local));
+        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)));
         toClose.add(0, fetcher);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount());
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
         MaterializedCache cache = new MaterializedCache(cacheDir, config.cacheMb() << 20, refs);
+        stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");
             t.setDaemon(true);
@@ -178,11 +188,16 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
-                config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand);
+                config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
         OutputService outputs = startOutputs(ns.table(), workers, fetcher, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {
-                    if (OutputService.serves(request)) {
+                    if (OutputService.serves(request) && OutputService.opensAFile(request)) {
+                        // a new or committed output: counted as an OUTPUT open, timed like the others
+                        OpenTimer timer = stats.time(responder);
+                        timer.kind(OpenKind.OUTPUT, 0);
+                        outputs.handle(request, timer);
+                    } else if (OutputService.serves(request)) {
                         outputs.handle(request, responder);
                     } else {
                         open.handle(request, responder);
@@ -203,6 +218,7 @@ final class NodeRuntime implements AutoCloseable {
                     LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
                     config.verbose());
             toClose.add(0, puller);
+            stats.attachPuller(puller);
             puller.start();
         }
 
@@ -214,6 +230,11 @@ final class NodeRuntime implements AutoCloseable {
                 + " unpack_ms=" + ms(unpacked - published) + " serve_ms=" + ms(now - unpacked);
         if (config.verbose()) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
+        }
+        stats.loaded(readyFields);
+        StatsTicker ticker = StatsTicker.fromEnvironment(System.getenv(), stats);
+        if (ticker != null) {
+            toClose.add(0, ticker);
         }
     }
 
@@ -300,6 +321,11 @@ final class NodeRuntime implements AutoCloseable {
         world.watchPeers(WATCH_INTERVAL);
     }
 
+    /** Every rank's statistics line after {@link #finish} (only this rank's when the exchange failed). */
+    List<String> statsLines() {
+        return statsLines.isEmpty() && stats != null ? List.of(stats.line()) : statsLines;
+    }
+
     /**
      * The orderly end of a job: waits until every rank is done (its readers may still fetch from us), then
      * closes. A dead peer ends the wait within about a second (the liveness watchdog; niodev alone would leave
@@ -316,6 +342,7 @@ final class NodeRuntime implements AutoCloseable {
                         puller.close();
                     }
                     w.barrier(FINISH_TIMEOUT);
+                    statsLines = StatsExchange.gather(w, stats);  // after the barrier: nobody reads any more
                 } catch (IOException e) {
                     throw new java.io.UncheckedIOException(e);
                 }

@@ -38,6 +38,9 @@ public final class RuntimeMain {
             for (String line : runtime.finishOutputs()) {
                 System.out.println(line);
             }
+            for (String line : runtime.statsLines()) {
+                System.out.println("FANSTORE-STATS " + line);
+            }
             System.out.flush();
             runtime = null;
         } catch (Throwable t) {

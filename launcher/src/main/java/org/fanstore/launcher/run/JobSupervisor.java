@@ -262,6 +262,15 @@ final class JobSupervisor {
                 .map(rp -> "rank " + rp.rank() + ": drained " + rp.drainedLine()).toList();
     }
 
+    /** The statistics lines of this node's runtimes, after {@link #finish} (rank 0's carries every rank). */
+    List<String> statsLines() throws InterruptedException {
+        List<String> lines = new ArrayList<>();
+        for (RuntimeProcess rp : runtimes) {
+            lines.addAll(rp.statsLines(2_000));
+        }
+        return lines;
+    }
+
     /**
      * A process started after teardown began (e.g. ^C between "ready" and the commands' start) would outlive the
      * launcher: starting and tearing down are serialised on this object, and nothing starts afterwards.

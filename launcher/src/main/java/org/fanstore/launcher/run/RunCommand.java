@@ -59,6 +59,11 @@ public final class RunCommand implements Callable<Integer> {
                 + "there (checksummed, fsynced) and run exits only when all are; without it they are discarded")
     Path outputDir;
 
+    @Option(names = "--stats", paramLabel = "FILE",
+            description = "at the end write the job's I/O statistics as JSON to FILE (fields: docs/stats.md; "
+                    + "under a scheduler node 0 writes it, with every node's numbers)")
+    Path statsFile;
+
     @Option(names = "--only-rank", paramLabel = "R", description = "run CMD on rank R only (--ranks mode)")
     Integer onlyRank;
 
@@ -93,7 +98,6 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--load-timeout", paramLabel = "SECONDS", defaultValue = "1800",
         description = "default: ${DEFAULT-VALUE}")
     int loadTimeoutSeconds;
-
 
     @Option(names = "--join-timeout", paramLabel = "SECONDS", defaultValue = "60",
             description = "under a scheduler, how long every node has to join node 0 before the job stops "
@@ -227,6 +231,7 @@ public final class RunCommand implements Callable<Integer> {
         } else if (status != JobSupervisor.EXIT_RANK_FAILED) {
             layout.awaitSharingTasks(myRanks[0], job.localCount(), loadTimeoutSeconds * 1000L);
             supervisor.finish(job.scheduler().spansNodes() && job.nodeCount() > 1, Long.MAX_VALUE);
+            reportStats(supervisor, job, worldSize, status, (System.nanoTime() - started) / 1e9);
         }
         // however the command ended: what the drain could not save is named, and fails a successful job
         if (RuntimeConfig.verboseFrom(System.getenv())) {
@@ -260,6 +265,24 @@ public final class RunCommand implements Callable<Integer> {
         }, "fanstore-signal-backstop");
         t.setDaemon(true);
         t.start();
+    }
+
+    /** The job's one-line I/O summary, and the --stats document where this node has every rank's numbers. */
+    private void reportStats(JobSupervisor supervisor, JobEnvironment job, int worldSize, int status, double wall)
+            throws InterruptedException {
+        JobStats stats = new JobStats();
+        stats.add(supervisor.statsLines());
+        if (stats.isEmpty()) {
+            return;
+        }
+        err.println(stats.summary(worldSize));
+        if (statsFile != null && job.nodeId() == 0) {
+            try {
+                stats.write(statsFile, job.jobId(), data, worldSize, wall, status, command);
+            } catch (IOException e) {
+                err.println("fanstore: cannot write --stats " + statsFile + ": " + e.getMessage());
+            }
+        }
     }
 
     private String validate(boolean underScheduler) {
@@ -311,6 +334,14 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (cacheMb != null && cacheMb < 1) {
             return "--cache-mb must be >= 1";
+        }
+        if (statsFile != null && !Files.isDirectory(statsFile.toAbsolutePath().getParent())) {
+            return "--stats " + statsFile + ": its directory does not exist";
+        }
+        try {
+            org.fanstore.runtime.stats.StatsTicker.intervalMillis(System.getenv());
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
         }
         if (outputDir != null && !Files.isDirectory(outputDir)) {
             return "--output-dir " + outputDir + " is not a directory";

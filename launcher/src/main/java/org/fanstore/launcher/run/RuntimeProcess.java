@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -15,7 +16,8 @@ import org.fanstore.runtime.lifecycle.LauncherLink;
 
 /**
  * One runtime rank as a child JVM, and the launcher's view of it. The runtime speaks on its stdout in lines:
- * {@code FANSTORE-READY key=value...} once serving, {@code FANSTORE-ERROR message} before failing; any other
+ * {@code FANSTORE-READY key=value...} once serving, {@code FANSTORE-ERROR message} before failing,
+ * {@code FANSTORE-STATS rank=R key=value...} at the orderly end (rank 0 relays every rank's); any other
  * line is passed through prefixed with the rank. Its stdin carries the launcher's side of
  * {@link LauncherLink}: the user's commands' process groups, then {@code stop} and end of file for the orderly
  * end. End of file alone (the launcher died, even by SIGKILL) makes the runtime stop those commands and remove
@@ -24,10 +26,13 @@ import org.fanstore.runtime.lifecycle.LauncherLink;
 final class RuntimeProcess {
     static final String READY = "FANSTORE-READY ";
     static final String ERROR = "FANSTORE-ERROR ";
+    static final String STATS = "FANSTORE-STATS ";
 
     private final int rank;
     private final Process process;
     private final CountDownLatch ready = new CountDownLatch(1);
+    private final CountDownLatch outputEnded = new CountDownLatch(1);
+    private final List<String> statsLines = new CopyOnWriteArrayList<>();
     private volatile String readyLine;
     private volatile String errorMessage;
     private volatile String drainedLine;
@@ -78,13 +83,23 @@ final class RuntimeProcess {
                             + " was still open when the command ended: never committed, not saved");
                 } else if (line.startsWith(RuntimeReport.OUTPUT_DRAINED)) {
                     drainedLine = line.substring(RuntimeReport.OUTPUT_DRAINED.length());
+                } else if (line.startsWith(STATS)) {
+                    statsLines.add(line.substring(STATS.length()));
                 } else {
                     System.err.println("[rank " + rank + "] " + line);
                 }
             }
         } catch (IOException ignored) {
             // The process is gone; onExit reports it.
+        } finally {
+            outputEnded.countDown();
         }
+    }
+
+    /** The statistics lines it printed; waits (bounded) for its stdout to be read to the end first. */
+    List<String> statsLines(long timeoutMillis) throws InterruptedException {
+        outputEnded.await(timeoutMillis, TimeUnit.MILLISECONDS);
+        return List.copyOf(statsLines);
     }
 
     int rank() {

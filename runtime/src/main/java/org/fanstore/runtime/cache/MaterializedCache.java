@@ -47,6 +47,7 @@ public final class MaterializedCache {
     private final Map<Integer, CompletableFuture<Path>> inFlight = new HashMap<>();
     private long usedBytes;
     private long reservedBytes;
+    private long evictions;
 
     /** A cache in {@code dir} whose entry ids index {@code refs}. */
     public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs) throws IOException {
@@ -173,6 +174,7 @@ public final class MaterializedCache {
                 continue;
             }
             usedBytes -= size;
+            evictions++;
             Files.deleteIfExists(pathOf(id));
             return true;
         }
@@ -201,6 +203,24 @@ public final class MaterializedCache {
         synchronized (lock) {
             return usedBytes;
         }
+    }
+
+    /** Files present (for statistics). */
+    public int files() {
+        synchronized (lock) {
+            return present.size();
+        }
+    }
+
+    /** Files evicted so far (for statistics). */
+    public long evictions() {
+        synchronized (lock) {
+            return evictions;
+        }
+    }
+
+    public long capacity() {
+        return capacity;
     }
 
     /** Thrown when a file cannot fit; the runtime logs it and answers the reader with EIO. */

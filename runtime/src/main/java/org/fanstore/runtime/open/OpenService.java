@@ -26,6 +26,9 @@ import org.fanstore.runtime.shm.Errno;
 import org.fanstore.runtime.shm.Request;
 import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.Responder;
+import org.fanstore.runtime.stats.OpenKind;
+import org.fanstore.runtime.stats.OpenTimer;
+import org.fanstore.runtime.stats.RankStats;
 
 /**
  * Answers the shim's OPEN: the path of a file the reader can open read-only. A local uncompressed file the
@@ -41,6 +44,9 @@ import org.fanstore.runtime.shm.Responder;
  * O_CREAT|O_EXCL, EISDIR for a
  * directory, EIO for a corrupt body, an unreachable holder, or a cache too small for the file (the runtime's
  * log then says which and what to do).
+ *
+ * <p>Statistics: every request is timed from here to its answer ({@link OpenTimer}); each path says its
+ * {@link OpenKind} (an output open: {@code timer.kind(OpenKind.OUTPUT, 0)}).
  */
 public final class OpenService implements RequestHandler {
     private static final int O_ACCMODE = 03;
@@ -63,11 +69,12 @@ public final class OpenService implements RequestHandler {
     private final Duration fetchTimeout;
     private final Path scratch;
     private final ReaderDemand demand;
+    private final RankStats stats;
 
     public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
                        MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
                        ExecutorService workers,
-                       Duration fetchTimeout, Path scratch, ReaderDemand demand) {
+                       Duration fetchTimeout, Path scratch, ReaderDemand demand, RankStats stats) {
         this.table = table;
         this.bodies = bodies;
         this.local = local;
@@ -80,10 +87,12 @@ public final class OpenService implements RequestHandler {
         this.fetchTimeout = fetchTimeout;
         this.scratch = scratch;
         this.demand = demand;
+        this.stats = stats;
     }
 
     @Override
-    public void handle(Request request, Responder responder) {
+    public void handle(Request request, Responder untimed) {
+        OpenTimer responder = stats.time(untimed);
         int index = resolve(request);
         if (index < 0) {
             responder.error(Errno.ENOENT);
@@ -99,6 +108,7 @@ public final class OpenService implements RequestHandler {
             return;
         }
         int mode = table.mode(index);
+        responder.file(table.size(index));
         if (FileModes.isDirectory(mode)) {
             responder.error(EISDIR);
             return;
@@ -150,8 +160,9 @@ public final class OpenService implements RequestHandler {
     }
 
     /** A local uncompressed file the shim found not yet unpacked: unpack it now, answer its usual path. */
-    private void unpack(int index, Responder responder) {
+    private void unpack(int index, OpenTimer responder) {
         try {
+            responder.kind(OpenKind.LOCAL, table.size(index));
             responder.ok(unpacker.ensure(index).toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             boolean full = noSpace(e);
@@ -163,9 +174,10 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    private void materialize(int index, Responder responder) {
+    private void materialize(int index, OpenTimer responder) {
         try {
-            Path path = cache.obtain(index, table.size(index), out -> writeBody(index, out), fetchTimeout.toNanos());
+            Path path = cache.obtain(index, table.size(index), out -> writeBody(index, out, responder),
+                    fetchTimeout.toNanos());
             responder.ok(path.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             boolean full = noSpace(e);
@@ -177,9 +189,12 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    private void writeBody(int index, FileChannel out) throws IOException {
+    private void writeBody(int index, FileChannel out, OpenTimer timer) throws IOException {
         int partition = bodies.partition(index);
+        long stored = bodies.storedLength(index);
         if (local.holds(partition)) {
+            timer.kind(bodies.codec(index) == PartitionDescriptor.CODEC_RAW ? OpenKind.LOCAL : OpenKind.DECOMPRESSED,
+                    stored);
             demand.decodedLocally();
             decode(local.channel(partition), bodies.bodyOffset(index), index, out);
             return;
@@ -193,6 +208,7 @@ public final class OpenService implements RequestHandler {
                 }
                 try {
                     fetchFrom(holder, index, out);
+                    timer.kind(OpenKind.REMOTE, stored);
                     return;
                 } catch (IOException e) {
                     last = e;

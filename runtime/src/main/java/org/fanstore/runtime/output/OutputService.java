@@ -70,6 +70,11 @@ public final class OutputService implements AutoCloseable {
     }
 
     /** Whether this service answers the request (output operations, and OPEN of no table entry). */
+    /** Whether {@code request} (one this service serves) opens a file: CREATE, or OPEN of a committed output. */
+    public static boolean opensAFile(final Request request) {
+        return request.op() == OP_OPEN || request.op() == OP_CREATE;
+    }
+
     public static boolean serves(final Request request) {
         return request.op() != OP_OPEN || request.entryIndex() == ENTRY_NONE;
     }

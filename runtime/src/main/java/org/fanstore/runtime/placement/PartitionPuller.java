@@ -79,6 +79,8 @@ public final class PartitionPuller implements AutoCloseable {
     private volatile boolean allLocal;
     private volatile long remoteBeforeAllLocal;
     private volatile long localBeforeAllLocal;
+    private volatile int pulledPartitions;
+    private volatile long pulledBytes;
 
     public PartitionPuller(Manifest manifest, Placement placement, int rank, LocalPartitions local,
                            RemoteFetcher fetcher, Path partsDir, LocalCapacity capacity, ReaderDemand demand,
@@ -112,6 +114,24 @@ public final class PartitionPuller implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
+    /** Partitions other ranks hold, which this rank means to pull (capacity permitting). */
+    public int plannedPartitions() {
+        return order.size();
+    }
+
+    public long plannedBytes() {
+        return order.stream().mapToLong(PartitionInfo::bytes).sum();
+    }
+
+    /** Partitions pulled, checked and published so far. */
+    public int pulledPartitions() {
+        return pulledPartitions;
+    }
+
+    public long pulledBytes() {
+        return pulledBytes;
+    }
+
     public void start() {
         thread.start();
     }
@@ -135,6 +155,8 @@ public final class PartitionPuller implements AutoCloseable {
                     pull(next);
                     kept++;
                     bytes += next.bytes();
+                    pulledPartitions = kept;
+                    pulledBytes = bytes;
                 } catch (IOException e) {
                     if (!stopping) {
                         System.err.println("fanstore rank " + rank + ": prefetch of " + next.fileName()

@@ -1,0 +1,28 @@
+package org.fanstore.runtime.stats;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import org.fanstore.runtime.mpi.FetchSource;
+
+/** The rank's fetch source as peers see it, counting the bytes it serves them (reader fetches and pulls). */
+final class CountingFetchSource implements FetchSource {
+    private final FetchSource inner;
+    private final RankStats stats;
+
+    CountingFetchSource(FetchSource inner, RankStats stats) {
+        this.inner = inner;
+        this.stats = stats;
+    }
+
+    @Override
+    public long length(long id) throws IOException {
+        return inner.length(id);
+    }
+
+    @Override
+    public void read(long id, long position, ByteBuffer dst) throws IOException {
+        int n = dst.remaining();
+        inner.read(id, position, dst);
+        stats.served(n);
+    }
+}

@@ -1,0 +1,182 @@
+package org.fanstore.runtime.stats;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import org.fanstore.runtime.cache.MaterializedCache;
+import org.fanstore.runtime.mpi.FetchSource;
+import org.fanstore.runtime.placement.PartitionPuller;
+import org.fanstore.runtime.shm.Responder;
+
+/**
+ * One rank's I/O statistics: counters the open path, the fetch service and the shim add to (LongAdder and
+ * atomic buckets: no lock on any hot path), and gauges read from the cache, the prefetcher and the shim's
+ * counters file when a snapshot is taken. A snapshot is one line of {@code key=value} fields (README.md in this
+ * folder lists them), sent to the launcher at job end and turned into JSON there.
+ */
+public final class RankStats {
+    private static final OpenKind[] KINDS = OpenKind.values();
+
+    private final int rank;
+    private final LongAdder[] opens = new LongAdder[KINDS.length];
+    private final LatencyHistogram[] latency = new LatencyHistogram[KINDS.length];
+    private final LongAdder errors = new LongAdder();
+    private final LongAdder waitNanos = new LongAdder();
+    private final LongAdder opened = new LongAdder();
+    private final LongAdder localRead = new LongAdder();
+    private final LongAdder fetched = new LongAdder();
+    private final LongAdder served = new LongAdder();
+    private volatile MaterializedCache cache;
+    private volatile ShimCounters shim;
+    private volatile PartitionPuller puller;
+    private volatile String loadFields = "";
+
+    public RankStats(int rank) {
+        this.rank = rank;
+        for (int i = 0; i < KINDS.length; i++) {
+            opens[i] = new LongAdder();
+            latency[i] = new LatencyHistogram();
+        }
+    }
+
+    public int rank() {
+        return rank;
+    }
+
+    /** Times one shim request; the handler answers through the returned responder. */
+    public OpenTimer time(Responder responder) {
+        return new OpenTimer(responder, this);
+    }
+
+    /** The fetch source peers read from, counting what they are served. */
+    public FetchSource countServed(FetchSource source) {
+        return new CountingFetchSource(source, this);
+    }
+
+    public void attach(MaterializedCache materialized, ShimCounters counters) {
+        this.cache = materialized;
+        this.shim = counters;
+    }
+
+    public void attachPuller(PartitionPuller partitionPuller) {
+        this.puller = partitionPuller;
+    }
+
+    /** The load phases, as the runtime's READY fields ({@code load_ms=.. copy_ms=..}); copied into snapshots. */
+    public void loaded(String readyFields) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> f : fields(readyFields).entrySet()) {
+            if (f.getKey().endsWith("_ms")) {
+                sb.append(' ').append(f.getKey()).append('=').append(f.getValue());
+            }
+        }
+        loadFields = sb.toString();
+    }
+
+    void opened(OpenKind kind, long bytes, long fileSize, long nanos) {
+        opens[kind.ordinal()].increment();
+        opened.add(fileSize);
+        latency[kind.ordinal()].record(nanos);
+        waitNanos.add(nanos);
+        if (kind == OpenKind.REMOTE) {
+            fetched.add(bytes);
+        } else {
+            localRead.add(bytes);
+        }
+    }
+
+    void failed(long nanos) {
+        errors.increment();
+        waitNanos.add(nanos);
+    }
+
+    void served(long bytes) {
+        served.add(bytes);
+    }
+
+    public long opens(OpenKind kind) {
+        return opens[kind.ordinal()].sum();
+    }
+
+    public long shimCounter(int counter) {
+        ShimCounters s = shim;
+        return s == null ? 0 : s.value(counter);
+    }
+
+    /** The sizes of the files readers opened, directly or through the runtime. */
+    public long bytesToReaders() {
+        return shimCounter(ShimCountersDescriptor.LOCAL_BYTES) + shimCounter(ShimCountersDescriptor.CACHE_BYTES)
+                + opened.sum();
+    }
+
+    /** The runtime-answered opens' latencies, all kinds together. */
+    public long[] allLatencies() {
+        long[] all = new long[LatencyHistogram.BUCKETS];
+        for (LatencyHistogram h : latency) {
+            long[] one = h.snapshot();
+            for (int i = 0; i < all.length; i++) {
+                all[i] += one[i];
+            }
+        }
+        return all;
+    }
+
+    /** The snapshot line: {@code rank=R key=value...} (field names: README.md). */
+    public String line() {
+        StringBuilder sb = new StringBuilder("rank=").append(rank);
+        ShimCounters s = shim;
+        put(sb, "shim_counters", s != null ? 1 : 0);
+        put(sb, "opens_local_direct", shimCounter(ShimCountersDescriptor.LOCAL_OPENS));
+        put(sb, "opens_cache_hit_direct", shimCounter(ShimCountersDescriptor.CACHE_OPENS));
+        for (OpenKind k : KINDS) {
+            put(sb, "opens_" + k.key(), opens(k));
+        }
+        put(sb, "open_errors", errors.sum());
+        put(sb, "bytes_local_direct", shimCounter(ShimCountersDescriptor.LOCAL_BYTES));
+        put(sb, "bytes_cache_hit_direct", shimCounter(ShimCountersDescriptor.CACHE_BYTES));
+        put(sb, "bytes_opened_via_runtime", opened.sum());
+        put(sb, "bytes_local_read", localRead.sum());
+        put(sb, "bytes_fetched", fetched.sum());
+        put(sb, "bytes_served", served.sum());
+        put(sb, "runtime_wait_us", waitNanos.sum() / 1000);
+        PartitionPuller p = puller;
+        put(sb, "prefetch", p != null ? 1 : 0);
+        if (p != null) {
+            put(sb, "prefetch_partitions_planned", p.plannedPartitions());
+            put(sb, "prefetch_partitions_pulled", p.pulledPartitions());
+            put(sb, "prefetch_bytes_planned", p.plannedBytes());
+            put(sb, "prefetch_bytes_pulled", p.pulledBytes());
+        }
+        MaterializedCache c = cache;
+        if (c != null) {
+            put(sb, "cache_bytes", c.usedBytes());
+            put(sb, "cache_files", c.files());
+            put(sb, "cache_capacity_bytes", c.capacity());
+            put(sb, "cache_evictions", c.evictions());
+        }
+        sb.append(loadFields);
+        for (int i = 0; i < KINDS.length; i++) {
+            String h = latency[i].encode();
+            if (!h.isEmpty()) {
+                sb.append(" latency_").append(KINDS[i].key()).append('=').append(h);
+            }
+        }
+        return sb.toString();
+    }
+
+    private static void put(StringBuilder sb, String key, long value) {
+        sb.append(' ').append(key).append('=').append(value);
+    }
+
+    /** The fields of a {@code key=value ...} line, in order; a field without '=' is skipped. */
+    public static Map<String, String> fields(String line) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String field : line.trim().split("\\s+")) {
+            int eq = field.indexOf('=');
+            if (eq > 0) {
+                out.put(field.substring(0, eq), field.substring(eq + 1));
+            }
+        }
+        return out;
+    }
+}
