@@ -20,6 +20,7 @@ import org.fanstore.runtime.cache.ReferenceBits;
 import org.fanstore.runtime.index.IndexCodec;
 import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.mpi.JobSecret;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.open.OpenService;
@@ -106,7 +107,7 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(ns.table());
         local.attach(ns.bodies());
 
-        RemoteFetcher fetcher = RemoteFetcher.start(world, local);
+        RemoteFetcher fetcher = RemoteFetcher.start(world, local, JobSecret.read(config.secretFile()));
         toClose.add(0, fetcher);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount());

@@ -18,7 +18,7 @@ import java.util.function.Function;
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
                             Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean progress,
-                            boolean verbose, String localCapacity, boolean prefetch) {
+                            boolean verbose, String localCapacity, boolean prefetch, Path secretFile) {
 
     /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
     public enum Unpack {
@@ -61,7 +61,9 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         PROGRESS("progress", c -> c.progress() ? "" : null, true),
         VERBOSE("verbose", c -> c.verbose() ? "" : null, true),
         LOCAL_CAPACITY("local-capacity", RuntimeConfig::localCapacity),
-        PREFETCH("prefetch", c -> c.prefetch() ? "on" : "off");
+        PREFETCH("prefetch", c -> c.prefetch() ? "on" : "off"),
+        /** A file (0600) holding the job secret: the secret itself would be readable in /proc/PID/cmdline. */
+        SECRET_FILE("secret-file", c -> c.secretFile().toString());
 
         final String option;
         /** The value to write for a config; for a flag "" when set, null when not. */
@@ -138,7 +140,7 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 longOf(Key.CACHE_MB, need(kv, Key.CACHE_MB)), intOf(Key.REPLICAS, need(kv, Key.REPLICAS)),
                 need(kv, Key.JOB_ID),
                 Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE),
-                localCapacity, prefetch.equals("on"));
+                localCapacity, prefetch.equals("on"), Path.of(need(kv, Key.SECRET_FILE)));
     }
 
     private static String need(Map<Key, String> kv, Key key) {

@@ -13,6 +13,8 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import org.fanstore.runtime.RuntimeConfig;
+import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.mpi.JobSecret;
 import org.fanstore.runtime.mpi.RendezvousFile;
 import org.fanstore.runtime.mpi.RendezvousServer;
 import picocli.CommandLine.Command;
@@ -130,16 +132,24 @@ public final class RunCommand implements Callable<Integer> {
         Duration loadTimeout = Duration.ofSeconds(loadTimeoutSeconds);
         RendezvousServer server = null;
         RendezvousFile.Endpoint endpoint;
+        JobSecret secret;
         try {
             if (job.nodeId() == 0) {
+                secret = JobSecret.generate();
                 server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize, loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (job.scheduler().spansNodes()) {
                     Files.createDirectories(rendezvousBase());
+                    RendezvousFile.publishSecret(rendezvousBase(), job.jobId(), secret);
                     RendezvousFile.publish(rendezvousBase(), job.jobId(), server.host(), server.port());
                 }
             } else {
                 endpoint = RendezvousFile.await(rendezvousBase(), job.jobId(), loadTimeout);
+                secret = RendezvousFile.readSecret(rendezvousBase(), job.jobId());
+            }
+            for (int rank : myRanks) {
+                Files.createDirectories(layout.shmDir(rank));
+                secret.writePrivate(RankDirectory.JOB_SECRET.in(layout.shmDir(rank)));
             }
             RendezvousFile.Endpoint rv = endpoint;
             supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job));
@@ -221,7 +231,8 @@ public final class RunCommand implements Callable<Integer> {
                 layout.localDir(rank), layout.shmDir(rank),
                 cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
                 RuntimeConfig.Unpack.of(unpack), rank == 0 && System.console() != null,
-                RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch)).toArgs());
+                RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch),
+                RankDirectory.JOB_SECRET.in(layout.shmDir(rank))).toArgs());
         return cmd;
     }
 

@@ -32,6 +32,8 @@ public enum RankDirectory {
     READY(Place.SHM, "ready", Kind.FILE, -1),
     /** Empty; appears (atomic rename) when this rank's background pull of other ranks' partitions has ended. */
     PREFETCHED(Place.SHM, "prefetched", Kind.FILE, -1),
+    /** The job's remote-fetch secret (32 bytes), written by the launcher, read by the runtime (mpi.JobSecret). */
+    JOB_SECRET(Place.SHM, "job-secret", Kind.FILE, 0600),
     /** Where the tasks sharing this node's runtime register. */
     TASKS_DIR(Place.SHM, "tasks", Kind.DIR, -1),
     /** A sharing task's pid being written, before its atomic rename to {@link #TASK_RUNNING}. */
