@@ -7,12 +7,15 @@
  *   - everything else -> EROFS.
  * Descriptor forms (fchmod, fchown, futimens) on our descriptors also give EROFS: the descriptor is a
  * real read-only file on node-local storage, which must not be changed behind the table's back.
+ * So do the path forms (chmod, truncate, utime...) on /proc/self/fd/N naming one of our descriptors: the same
+ * file by another name (proc_fd.h).
  * Writes and O_CREAT are refused in wrap_open.c (a later issue makes them real). */
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "namespace.h"
+#include "proc_fd.h"
 #include "real_libc.h"
 
 enum refusal { CREATES, CHANGES, REMOVES };
@@ -55,7 +58,7 @@ static int fail_or(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, args); \
+            return (what) == CHANGES && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \
@@ -68,7 +71,7 @@ static int fail_or(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, args); \
+            return (what) == CHANGES && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \

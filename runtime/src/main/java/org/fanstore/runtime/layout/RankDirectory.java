@@ -51,6 +51,15 @@ public enum RankDirectory {
     /** Uncompressed local files unpacked for direct opens: {@code files/<key>}. */
     FILES_DIR(Place.LOCAL, "files", Kind.DIR, -1);
 
+    /**
+     * The mode of every file handed to readers ({@link #CACHE_FILE}s and the unpacked files under
+     * {@link #FILES_DIR}), set before the file appears under its name: read-only, so nobody but root can write it
+     * (the readers' shim also refuses writes through /proc/self/fd/N). Unlinking and replacing need no write
+     * bit, so eviction is unaffected.
+     */
+    public static final Set<PosixFilePermission> SERVED_FILE_PERMISSIONS =
+            Set.copyOf(PosixFilePermissions.fromString("r--r--r--"));
+
     /** The directory a name lives in. */
     public enum Place {
         /** Node-local storage (--local-dir, $TMPDIR or /tmp) or /dev/shm. */

@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 
@@ -126,6 +127,9 @@ public final class Unpacker implements AutoCloseable {
                 done += n;
             }
         }
+        // Readers get this very file: no write bit, so a reopen through /proc/self/fd/N for writing fails
+        // (for every user but root; the shim refuses it for root too). Rename and unlink need none.
+        Files.setPosixFilePermissions(tmp, RankDirectory.SERVED_FILE_PERMISSIONS);
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
