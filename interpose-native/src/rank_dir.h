@@ -19,6 +19,7 @@
 #define FS_RANK_SHIM_COUNTERS   "shim.counters"
 #define FS_RANK_READY           "ready"
 #define FS_RANK_PREFETCHED      "prefetched"
+#define FS_RANK_JOB_SECRET      "job-secret"
 #define FS_RANK_TASKS_DIR       "tasks"
 #define FS_RANK_TASK_TMP        "<local>.tmp"
 #define FS_RANK_TASK_RUNNING    "<local>.running"
@@ -48,6 +49,7 @@
     X(SHIM_COUNTERS,  "shm",   FS_RANK_SHIM_COUNTERS,  "file", 0600) \
     X(READY,          "shm",   FS_RANK_READY,          "file", -1)   \
     X(PREFETCHED,     "shm",   FS_RANK_PREFETCHED,     "file", -1)   \
+    X(JOB_SECRET,     "shm",   FS_RANK_JOB_SECRET,     "file", 0600) \
     X(TASKS_DIR,      "shm",   FS_RANK_TASKS_DIR,      "dir",  -1)   \
     X(TASK_TMP,       "tasks", FS_RANK_TASK_TMP,       "file", -1)   \
     X(TASK_RUNNING,   "tasks", FS_RANK_TASK_RUNNING,   "file", -1)   \

@@ -10,7 +10,8 @@
  * The job's own outputs are the exception: mkdir of a new directory, and rmdir, unlink, rename of committed
  * outputs go to the runtime (output_op), which checks them against the whole namespace and publishes them in
  * the journal before it answers, so the caller's next stat sees the change. Inputs stay read-only: EROFS.
- * New files are created in wrap_open.c. */
+ * So do the path forms (chmod, truncate, utime...) on /proc/self/fd/N naming one of our descriptors: the same
+ * file by another name (proc_fd.h). New files are created in wrap_open.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "namespace.h"
 #include "output_handles.h"
+#include "proc_fd.h"
 #include "real_libc.h"
 #include "wire_client.h"
 #include "wire_layout.h"
@@ -67,7 +69,7 @@ static int fail_or(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, args); \
+            return (what) == CHANGES && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \
@@ -80,7 +82,7 @@ static int fail_or(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, args); \
+            return (what) == CHANGES && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \

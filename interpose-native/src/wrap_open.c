@@ -12,7 +12,9 @@
  * The opens that need no request are counted in shim.counters (shim_counters.h): the runtime cannot see them.
  * Errors chosen: write access or O_TRUNC on an input, O_TMPFILE -> EROFS; O_CREAT|O_EXCL on an existing entry
  * -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
- * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing -> EIO. */
+ * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing -> EIO.
+ * Outside paths are forwarded, except a write open of /proc/self/fd/N (or /dev/fd/N...) where N is one of our
+ * file descriptors: that reaches our backing file by another name -> EROFS (see proc_fd.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@
 #include "namespace.h"
 #include "output_handles.h"
 #include "output_view.h"
+#include "proc_fd.h"
 #include "real_libc.h"
 #include "wire_client.h"
 #include "wire_layout.h"
@@ -190,6 +193,10 @@ static int finish(int rc)
     return rc < 0 ? fs_fail(rc) : rc;
 }
 
+/* Forwards an outside open (the expression real), unless it would write one of our files by its /proc name. */
+#define OUTSIDE_OPEN(path, flags, real) \
+    (fs_proc_fd_refuse_write((path), (flags)) ? fs_fail(-EROFS) : (real))
+
 /* The mode argument exists only with O_CREAT or O_TMPFILE. */
 #define MODE_ARG(flags, last) \
     mode_t mode = 0; \
@@ -204,7 +211,7 @@ static int finish(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, path, flags, mode); \
+            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, path, flags, mode)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode)); \
     }
 
@@ -215,7 +222,7 @@ static int finish(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, dirfd, path, flags, mode); \
+            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags, mode)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode)); \
     }
 
@@ -226,7 +233,7 @@ static int finish(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, path, flags); \
+            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, path, flags)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0)); \
     }
 
@@ -236,7 +243,7 @@ static int finish(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, dirfd, path, flags); \
+            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0)); \
     }
 
@@ -255,7 +262,7 @@ OPENAT2_DOOR(__openat64_2)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, path, mode); \
+            return OUTSIDE_OPEN(path, O_CREAT | O_WRONLY | O_TRUNC, CALL_REAL(-1, name, path, mode)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, O_CREAT | O_WRONLY | O_TRUNC, mode)); \
     }
 
@@ -306,13 +313,18 @@ static FILE *fopen_key(fs_key *k, const char *mode)
     return f;
 }
 
+/* fopen's form of OUTSIDE_OPEN; a mode fopen_flags cannot read is left to libc to refuse. */
+#define OUTSIDE_FOPEN(path, mode, real) \
+    (fopen_flags(mode) >= 0 && fs_proc_fd_refuse_write((path), fopen_flags(mode)) \
+        ? (fs_fail(-EROFS), (FILE *)NULL) : (real))
+
 #define FOPEN_DOOR(name) \
     FS_EXPORT FILE *name(const char *path, const char *mode) \
     { \
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(NULL, name, path, mode); \
+            return OUTSIDE_FOPEN(path, mode, CALL_REAL(NULL, name, path, mode)); \
         if (c < 0) \
             return (fs_fail(c), NULL); \
         return fopen_key(&k, mode); \
@@ -354,7 +366,7 @@ static FILE *freopen_key(fs_key *k, const char *mode, FILE *stream, fs_real_freo
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(NULL, name, path, mode, stream); \
+            return OUTSIDE_FOPEN(path, mode, CALL_REAL(NULL, name, path, mode, stream)); \
         if (c < 0) \
             return (fs_fail(c), NULL); \
         return freopen_key(&k, mode, stream, (fs_real_freopen_fn)REAL(name)); \

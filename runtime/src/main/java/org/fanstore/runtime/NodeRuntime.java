@@ -24,6 +24,7 @@ import org.fanstore.runtime.index.IndexCodec;
 import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.mpi.ClusterCommitter;
+import org.fanstore.runtime.mpi.JobSecret;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RankFailedException;
 import org.fanstore.runtime.mpi.RemoteFetcher;
@@ -171,7 +172,8 @@ final class NodeRuntime implements AutoCloseable {
 
         stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
-        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)));
+        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)),
+                JobSecret.read(config.secretFile()));
         toClose.add(0, fetcher);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount());

@@ -18,7 +18,8 @@ import java.util.function.Function;
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
                             Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean progress,
-                            boolean verbose, String localCapacity, boolean prefetch, Path outputDir) {
+                            boolean verbose, String localCapacity, boolean prefetch, Path outputDir,
+                            Path secretFile) {
 
     /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
     public enum Unpack {
@@ -63,7 +64,9 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         LOCAL_CAPACITY("local-capacity", RuntimeConfig::localCapacity),
         PREFETCH("prefetch", c -> c.prefetch() ? "on" : "off"),
         /** Optional: absent when the job's outputs are discarded. */
-        OUTPUT_DIR("output-dir", c -> c.outputDir() == null ? null : c.outputDir().toString());
+        OUTPUT_DIR("output-dir", c -> c.outputDir() == null ? null : c.outputDir().toString()),
+        /** A file (0600) holding the job secret: the secret itself would be readable in /proc/PID/cmdline. */
+        SECRET_FILE("secret-file", c -> c.secretFile().toString());
 
         final String option;
         /** The value to write for a config; for a flag "" when set, null when not; null for an optional key
@@ -142,7 +145,8 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 need(kv, Key.JOB_ID),
                 Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE),
                 localCapacity, prefetch.equals("on"),
-                kv.containsKey(Key.OUTPUT_DIR) ? Path.of(kv.get(Key.OUTPUT_DIR)) : null);
+                kv.containsKey(Key.OUTPUT_DIR) ? Path.of(kv.get(Key.OUTPUT_DIR)) : null,
+                Path.of(need(kv, Key.SECRET_FILE)));
     }
 
     private static String need(Map<Key, String> kv, Key key) {

@@ -16,7 +16,8 @@ class RuntimeConfigTest {
     static RuntimeConfig sample(RuntimeConfig.Unpack unpack, boolean progress, boolean verbose) {
         return new RuntimeConfig(3, 8, "fe80::1%eth0", 45123, Path.of("/data/in=1.fs"), Path.of("/tmp/f/rank-3"),
                 Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, progress, verbose,
-                progress ? "auto" : "50%", !verbose, progress ? Path.of("/lustre/out put") : null);
+                progress ? "auto" : "50%", !verbose, progress ? Path.of("/lustre/out put") : null,
+                Path.of("/dev/shm/f/secret"));
     }
 
     @ParameterizedTest
@@ -33,7 +34,7 @@ class RuntimeConfigTest {
         assertEquals(List.of("--rank=3", "--size=8", "--rendezvous=fe80::1%eth0:45123", "--data=/data/in=1.fs",
                         "--local-dir=/tmp/f/rank-3", "--shm-dir=/dev/shm/f/rank-3", "--cache-mb=8589934592",
                         "--replicas=2", "--job-id=991.0", "--unpack=lazy", "--verbose", "--local-capacity=50%",
-                        "--prefetch=off"),
+                        "--prefetch=off", "--secret-file=/dev/shm/f/secret"),
                 sample(RuntimeConfig.Unpack.LAZY, false, true).toArgs());
     }
 

@@ -15,6 +15,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.fanstore.runtime.RuntimeConfig;
 import org.fanstore.runtime.lifecycle.ProcessSignals;
 import org.fanstore.runtime.lifecycle.RankLock;
+import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.mpi.JobSecret;
 import org.fanstore.runtime.mpi.RendezvousFile;
 import org.fanstore.runtime.mpi.RendezvousServer;
 import picocli.CommandLine.Command;
@@ -176,8 +178,10 @@ public final class RunCommand implements Callable<Integer> {
         Duration joinTimeout = Duration.ofSeconds(joinTimeoutSeconds);
         RendezvousServer server = null;
         RendezvousFile.Endpoint endpoint;
+        JobSecret secret;
         try {
             if (job.nodeId() == 0) {
+                secret = JobSecret.generate();
                 // Runtimes join first thing, before loading: a node missing is known after the join timeout
                 // (NodeJoin watches it; the server waits a little longer so that NodeJoin speaks first).
                 server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize,
@@ -185,6 +189,7 @@ public final class RunCommand implements Callable<Integer> {
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (job.scheduler().spansNodes()) {
                     Files.createDirectories(rendezvousBase());
+                    RendezvousFile.publishSecret(rendezvousBase(), job.jobId(), secret);
                     RendezvousFile.publish(rendezvousBase(), job.jobId(), server.host(), server.port());
                 }
             } else {
@@ -194,6 +199,11 @@ public final class RunCommand implements Callable<Integer> {
                     return JobSupervisor.EXIT_RANK_FAILED;
                 }
                 endpoint = found.get();
+                secret = RendezvousFile.readSecret(rendezvousBase(), job.jobId());
+            }
+            for (int rank : myRanks) {
+                Files.createDirectories(layout.shmDir(rank));
+                secret.writePrivate(RankDirectory.JOB_SECRET.in(layout.shmDir(rank)));
             }
             RendezvousFile.Endpoint rv = endpoint;
             supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job), keepLocal);
@@ -362,7 +372,8 @@ public final class RunCommand implements Callable<Integer> {
                 cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
                 RuntimeConfig.Unpack.of(unpack), rank == 0 && System.console() != null,
                 RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch),
-                outputDir == null ? null : outputDir.toAbsolutePath()).toArgs());
+                outputDir == null ? null : outputDir.toAbsolutePath(),
+                RankDirectory.JOB_SECRET.in(layout.shmDir(rank))).toArgs());
         return cmd;
     }
 

@@ -112,6 +112,7 @@ public final class MaterializedCache {
                             + size);
                 }
             }
+            Files.setPosixFilePermissions(tmp, RankDirectory.SERVED_FILE_PERMISSIONS); // see Unpacker#write
             refs.clear(id);  // before the name appears: a direct open after it may set the bit and must keep it
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             done = true;

@@ -36,6 +36,8 @@ public enum RankDirectory {
     READY(Place.SHM, "ready", Kind.FILE, -1),
     /** Empty; appears (atomic rename) when this rank's background pull of other ranks' partitions has ended. */
     PREFETCHED(Place.SHM, "prefetched", Kind.FILE, -1),
+    /** The job's remote-fetch secret (32 bytes), written by the launcher, read by the runtime (mpi.JobSecret). */
+    JOB_SECRET(Place.SHM, "job-secret", Kind.FILE, 0600),
     /** Where the tasks sharing this node's runtime register. */
     TASKS_DIR(Place.SHM, "tasks", Kind.DIR, -1),
     /** A sharing task's pid being written, before its atomic rename to {@link #TASK_RUNNING}. */
@@ -58,6 +60,15 @@ public enum RankDirectory {
     STAGING_FILE(Place.STAGING, "h<id>", Kind.FILE, 0600),
     /** The output journal the shim reads: committed files and directories (format: runtime/output/README.md). */
     OUTPUT_JOURNAL(Place.SHM, "outputs", Kind.FILE, 0600);
+
+    /**
+     * The mode of every file handed to readers ({@link #CACHE_FILE}s and the unpacked files under
+     * {@link #FILES_DIR}), set before the file appears under its name: read-only, so nobody but root can write it
+     * (the readers' shim also refuses writes through /proc/self/fd/N). Unlinking and replacing need no write
+     * bit, so eviction is unaffected.
+     */
+    public static final Set<PosixFilePermission> SERVED_FILE_PERMISSIONS =
+            Set.copyOf(PosixFilePermissions.fromString("r--r--r--"));
 
     /** The directory a name lives in. */
     public enum Place {

@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import mpi.MPI;
 import mpi.Request;
+import mpi.Status;
 
 /**
  * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
@@ -26,6 +27,12 @@ import mpi.Request;
  * 0.44 a message a rank sends itself never matches a receive it posted earlier (measured: the Isend completes,
  * the Recv stays blocked), which cost ~5 s at every job end while stop waited out its join. A world of one
  * rank has nobody to serve, so it starts no dispatcher.
+ *
+ * <p>Every request, a shutdown too, must carry the job's {@link JobSecret}: niodev accepts connections from
+ * anywhere, and without the check any process that joined a world with this rank could read every file it
+ * holds, or stop its serving. A request without it is answered with UNAUTHORIZED alone, sent to the rank MPJ
+ * says it came from (not the requester field it claims), and logged with that rank. The check lives here, in
+ * front of every {@link FetchSource}, so whatever else comes to be served through this dispatcher is covered.
  */
 final class FetchDispatcher {
     /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
@@ -33,14 +40,17 @@ final class FetchDispatcher {
 
     private final MpiWorld world;
     private final FetchSource source;
+    private final JobSecret secret;
     private final ExecutorService workers;
     private final Thread dispatcher;
     private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
     private volatile Throwable failure;
+    private final AtomicInteger refused = new AtomicInteger();
 
-    FetchDispatcher(MpiWorld world, FetchSource source, int workerCount) {
+    FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
         this.world = world;
         this.source = source;
+        this.secret = secret;
         AtomicInteger n = new AtomicInteger();
         this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
                 new LinkedBlockingQueue<>(), r -> {
@@ -88,7 +98,7 @@ final class FetchDispatcher {
     /** Sends every peer a shutdown request and waits (until deadline) for them to leave. */
     private void wakePeers(long deadline) throws Exception {
         byte[] shutdown = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_SHUTDOWN,
-                world.rank(), 0, 0, 0, 0, 0));
+                world.rank(), 0, 0, 0, 0, 0), secret);
         Request[] sent = new Request[world.size()];
         for (int peer : PeerLiveness.othersThan(world.rank(), world.size())) {
             sent[peer] = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, peer, MpiTags.FETCH_REQUEST);
@@ -109,8 +119,13 @@ final class FetchDispatcher {
         try {
             while (true) {
                 byte[] raw = new byte[FetchProtocol.REQUEST_BYTES];
-                world.comm().Recv(raw, 0, raw.length, MPI.BYTE, MPI.ANY_SOURCE, MpiTags.FETCH_REQUEST);
+                Status from = world.comm().Recv(raw, 0, raw.length, MPI.BYTE, MPI.ANY_SOURCE,
+                        MpiTags.FETCH_REQUEST);
                 FetchProtocol.Request request = FetchProtocol.decode(raw);
+                if (!FetchProtocol.authentic(raw, secret)) {
+                    workers.execute(() -> refuseStranger(from.source, request));
+                    continue;
+                }
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
                     return;
                 }
@@ -182,6 +197,22 @@ final class FetchDispatcher {
             send(r, buffer, start + n);
             sent += n;
             first = false;
+        }
+    }
+
+    /** Logs (the first few, then every 1000th: a flood must not fill the log) and answers UNAUTHORIZED alone. */
+    private void refuseStranger(int source, FetchProtocol.Request claimed) {
+        int n = refused.incrementAndGet();
+        if (n <= 10 || n % 1000 == 0) {
+            System.err.println("fanstore rank " + world.rank() + ": refused a fetch request from rank " + source
+                    + " without this job's secret (" + n + " so far); is another job or user reaching this rank?");
+        }
+        try {
+            FetchProtocol.Request answer = new FetchProtocol.Request(claimed.kind(), source, claimed.replyTag(),
+                    claimed.chunkBytes(), claimed.id(), claimed.position(), claimed.length());
+            refuse(answer, RemoteFetchException.Reason.UNAUTHORIZED, -1);
+        } catch (Exception | LinkageError e) {
+            // the stranger is gone or never listened: nothing it should get anyway
         }
     }
 

@@ -12,6 +12,11 @@ import java.nio.ByteBuffer;
  * {@code replyLength} 0. Messages between one pair on one tag arrive in order (MPI's non-overtaking rule),
  * so chunks need no sequence numbers. Chunking bounds the buffers on both sides and lets objects exceed a
  * Java array (2 GiB).
+ *
+ * <p>Request layout version 2 (version 1, without {@link #VERSION_OFFSET} and the secret, was 40 bytes): every
+ * request, shutdowns included, carries the job's {@link JobSecret}; an owner answers a request whose version or
+ * secret is wrong with {@link RemoteFetchException.Reason#UNAUTHORIZED} and nothing else. A version-1 request
+ * arrives zero-padded, so it reads as version 0 and is refused too.
  */
 final class FetchProtocol {
     /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE} or {@link #KIND_SHUTDOWN}). */
@@ -28,7 +33,13 @@ final class FetchProtocol {
     static final int POSITION_OFFSET = 24;
     /** Request: bytes wanted. */
     static final int LENGTH_OFFSET = 32;
-    static final int REQUEST_BYTES = 40;
+    /** Request: {@link #LAYOUT_VERSION}, then 4 bytes of zero padding. */
+    static final int VERSION_OFFSET = 40;
+    /** Request: the job secret, {@link JobSecret#BYTES} bytes. */
+    static final int SECRET_OFFSET = 48;
+    static final int REQUEST_BYTES = SECRET_OFFSET + JobSecret.BYTES;
+
+    static final int LAYOUT_VERSION = 2;
 
     static final int KIND_FETCH = 1;
     /** Like {@link #KIND_FETCH}, but the owner refuses with BAD_RANGE unless the range ends exactly at the
@@ -56,13 +67,21 @@ final class FetchProtocol {
     record Request(int kind, int requester, int replyTag, int chunkBytes, long id, long position, long length) {
     }
 
-    static byte[] encode(Request r) {
+    static byte[] encode(Request r, JobSecret secret) {
         byte[] bytes = new byte[REQUEST_BYTES];
         ByteBuffer.wrap(bytes)
                 .putInt(KIND_OFFSET, r.kind()).putInt(REQUESTER_OFFSET, r.requester())
                 .putInt(REPLY_TAG_OFFSET, r.replyTag()).putInt(CHUNK_BYTES_OFFSET, r.chunkBytes())
-                .putLong(ID_OFFSET, r.id()).putLong(POSITION_OFFSET, r.position()).putLong(LENGTH_OFFSET, r.length());
+                .putLong(ID_OFFSET, r.id()).putLong(POSITION_OFFSET, r.position()).putLong(LENGTH_OFFSET, r.length())
+                .putInt(VERSION_OFFSET, LAYOUT_VERSION);
+        secret.copyInto(bytes, SECRET_OFFSET);
         return bytes;
+    }
+
+    /** Whether a received request has this layout and carries {@code secret} (compared in constant time). */
+    static boolean authentic(byte[] request, JobSecret secret) {
+        boolean versionOk = ByteBuffer.wrap(request).getInt(VERSION_OFFSET) == LAYOUT_VERSION;
+        return secret.matches(request, SECRET_OFFSET) & versionOk;
     }
 
     static Request decode(byte[] bytes) {

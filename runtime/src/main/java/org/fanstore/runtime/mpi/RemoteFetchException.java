@@ -4,7 +4,8 @@ import java.io.IOException;
 
 /**
  * The owner answered, but could not serve the request: the runtime maps {@link Reason#NOT_HELD} to
- * ENOENT and the others to EIO. (An owner that does not answer is a {@link RankFailedException}.)
+ * ENOENT and the others to EIO; {@link Reason#UNAUTHORIZED} means the
+ * two ranks were given different job secrets. (An owner that does not answer is a {@link RankFailedException}.)
  */
 public final class RemoteFetchException extends IOException {
     private static final long serialVersionUID = 1L;
@@ -18,7 +19,9 @@ public final class RemoteFetchException extends IOException {
         /** The range lies outside the object, or the length differs from what the requester expected. */
         BAD_RANGE,
         /** The request itself was malformed (e.g. an unsupported chunk size): a version mismatch. */
-        BAD_REQUEST
+        BAD_REQUEST,
+        /** The request did not carry this job's secret: it comes from another job or another user. */
+        UNAUTHORIZED
     }
 
     private final int owner;

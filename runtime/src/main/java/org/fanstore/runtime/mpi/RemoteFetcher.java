@@ -31,37 +31,41 @@ public final class RemoteFetcher implements AutoCloseable {
     private final MpiWorld world;
     private final FetchDispatcher dispatcher;
     private final int chunkBytes;
+    private final JobSecret secret;
     private final AtomicLong replySequence = new AtomicLong();
     /** Each fetching thread's two receive arrays, kept between fetches: allocating (and zeroing) up to two
      * chunks per fetch cost as much as the copy itself for multi-MiB objects. At most 2 x (chunk + header)
      * per thread that ever fetched; dropped after a failed fetch. */
     private final ThreadLocal<byte[][]> receiveBuffers = new ThreadLocal<>();
 
-    private RemoteFetcher(MpiWorld world, FetchDispatcher dispatcher, int chunkBytes) {
+    private RemoteFetcher(MpiWorld world, FetchDispatcher dispatcher, int chunkBytes, JobSecret secret) {
         this.world = world;
         this.dispatcher = dispatcher;
         this.chunkBytes = chunkBytes;
+        this.secret = secret;
     }
 
     /** Starts serving {@code source} with {@link #DEFAULT_WORKERS} workers and {@link #DEFAULT_CHUNK_BYTES} chunks. */
-    public static RemoteFetcher start(MpiWorld world, FetchSource source) {
-        return start(world, source, DEFAULT_WORKERS, DEFAULT_CHUNK_BYTES);
+    public static RemoteFetcher start(MpiWorld world, FetchSource source, JobSecret secret) {
+        return start(world, source, secret, DEFAULT_WORKERS, DEFAULT_CHUNK_BYTES);
     }
 
     /**
-     * Starts serving {@code source} to the other ranks.
+     * Starts serving {@code source} to the other ranks of the job that shares {@code secret}; requests without
+     * it are refused, and this rank's requests carry it.
      *
      * @param workers threads that read and send replies concurrently
      * @param chunkBytes the largest data message this rank asks owners for, 1..8 MiB
      */
-    public static RemoteFetcher start(MpiWorld world, FetchSource source, int workers, int chunkBytes) {
+    public static RemoteFetcher start(MpiWorld world, FetchSource source, JobSecret secret, int workers,
+            int chunkBytes) {
         if (chunkBytes < 1 || chunkBytes > FetchProtocol.MAX_CHUNK_BYTES) {
             throw new IllegalArgumentException("chunkBytes must be 1.." + FetchProtocol.MAX_CHUNK_BYTES
                     + ", got " + chunkBytes);
         }
-        FetchDispatcher dispatcher = new FetchDispatcher(world, source, workers);
+        FetchDispatcher dispatcher = new FetchDispatcher(world, source, secret, workers);
         dispatcher.start();
-        return new RemoteFetcher(world, dispatcher, chunkBytes);
+        return new RemoteFetcher(world, dispatcher, chunkBytes, secret);
     }
 
     /**
@@ -104,7 +108,7 @@ public final class RemoteFetcher implements AutoCloseable {
             byte[] first = buffers[0];
             Request firstArrives = world.comm().Irecv(first, 0, firstLength, MPI.BYTE, owner, tag);
             byte[] request = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(),
-                    tag, chunkBytes, id, position, length));
+                    tag, chunkBytes, id, position, length), secret);
             Request sent = world.comm().Isend(request, 0, request.length, MPI.BYTE, owner, MpiTags.FETCH_REQUEST);
             await(sent, owner, timeout, what + ": sending the request");
             await(firstArrives, owner, timeout, what + ": waiting for the reply");

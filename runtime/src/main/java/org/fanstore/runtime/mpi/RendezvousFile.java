@@ -17,6 +17,11 @@ import java.util.regex.Pattern;
  * {@code <dir>/fanstore-rendezvous-<jobid>} (one line {@code HOST:PORT}) on a directory every node sees,
  * and the other ranks poll for it. The file is written to a temporary name and renamed, so a reader never
  * sees half a line; the job id in the name keeps concurrent jobs apart.
+ *
+ * <p>Beside it, rank 0 publishes the job's {@link JobSecret} as {@code fanstore-secret-<jobid>} (mode 0600 from
+ * its creation, written before the endpoint, so a rank that sees the endpoint finds the secret), and removes
+ * both once every rank has joined. The directory is the user's own (default {@code ~/.fanstore/rendezvous});
+ * a secret file that is not the user's, or that others could read, is refused.
  */
 public final class RendezvousFile {
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
@@ -35,6 +40,21 @@ public final class RendezvousFile {
             throw new IllegalArgumentException("job id '" + jobId + "' must match " + JOB_ID.pattern());
         }
         return dir.resolve("fanstore-rendezvous-" + jobId);
+    }
+
+    public static Path secretPath(Path dir, String jobId) {
+        path(dir, jobId); // checks the job id
+        return dir.resolve("fanstore-secret-" + jobId);
+    }
+
+    /** Publishes the job's secret for the other nodes; call before {@link #publish}. */
+    public static Path publishSecret(Path dir, String jobId, JobSecret secret) throws IOException {
+        return secret.writePrivate(secretPath(dir, jobId));
+    }
+
+    /** The secret rank 0 published; call after {@link #await} returned. */
+    public static JobSecret readSecret(Path dir, String jobId) throws IOException {
+        return JobSecret.read(secretPath(dir, jobId));
     }
 
     /** Publishes {@code host:port} for {@code jobId}; {@code host} should be an IP literal (see RendezvousServer). */
@@ -81,9 +101,10 @@ public final class RendezvousFile {
         }
     }
 
-    /** Removes the file at job end so a rerun with the same id cannot read a stale endpoint. */
+    /** Removes the files at job end so a rerun with the same id cannot read a stale endpoint. */
     public static void remove(Path dir, String jobId) throws IOException {
         Files.deleteIfExists(path(dir, jobId));
+        Files.deleteIfExists(secretPath(dir, jobId));
     }
 
     private static Endpoint parse(Path file, String text) throws IOException {

@@ -25,6 +25,11 @@ import java.nio.charset.StandardCharsets;
  *       {@code socket.getInetAddress().getHostAddress()}: the source address the server saw the rank
  *       connect from, never a name the rank resolved itself.</li>
  * </ol>
+ * The listening address cannot be chosen: {@code NIODevice.bindPort} binds
+ * {@code new InetSocketAddress(randomPort)}, the wildcard, and {@code init} reads only the four conf keys of
+ * {@link #inlineConf} and no system property; the peer table only decides where a rank connects to, not where
+ * it listens. Short of patching MPJ, every rank accepts connections on all interfaces, even when the whole job
+ * is on one machine, so the job's {@link JobSecret} on every fetch request is what keeps strangers out.
  * MPJRun checks the greeting with {@code startsWith("Sending Info")}. The table is sent with
  * {@code writeUTF}, so it must stay under 65535 bytes of modified UTF-8: about 2000 ranks.
  */

@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.zip.CRC32C;
+import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 
@@ -148,6 +149,9 @@ public final class Unpacker implements AutoCloseable {
                 done += n;
             }
         }
+        // Readers get this very file: no write bit, so a reopen through /proc/self/fd/N for writing fails
+        // (for every user but root; the shim refuses it for root too). Rename and unlink need none.
+        Files.setPosixFilePermissions(tmp, RankDirectory.SERVED_FILE_PERMISSIONS);
         try {
             check.settle(index, (int) crc.getValue());
         } catch (CorruptBodyException e) {

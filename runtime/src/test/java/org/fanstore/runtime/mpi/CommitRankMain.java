@@ -34,6 +34,9 @@ public final class CommitRankMain {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     private static final int EEXIST = MapOutputNamespace.EEXIST;
 
+    /** The same on every rank of the test, as a launcher hands one secret to a whole job. */
+    private static final byte[] SHARED_SECRET = new byte[JobSecret.BYTES];
+
     private final MpiWorld world;
     private final int rank;
     private final Path work;
@@ -51,7 +54,8 @@ public final class CommitRankMain {
         this.nextId = OutputObjects.FIRST + ((long) rank << 32);
         this.drain = new DirectoryDrain(work.resolve("out"), rank);
         this.committer = ClusterCommitter.start(world, new OutputApplier(ns, staging, drain, rank));
-        this.fetcher = RemoteFetcher.start(world, new OutputFetchSource(staging, new PatternObjects(rank)));
+        this.fetcher = RemoteFetcher.start(world, new OutputFetchSource(staging, new PatternObjects(rank)),
+                JobSecret.of(SHARED_SECRET));
     }
 
     public static void main(String[] args) {

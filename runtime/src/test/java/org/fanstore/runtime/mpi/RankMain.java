@@ -23,7 +23,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Usage: {@code RankMain <scenario> <rank> <size> <endpoint> <chunkBytes> <threads>}, where endpoint is
  * {@code HOST:PORT} (a launcher's server) or {@code file:<dir>:<jobid>} (rank 0 serves and publishes).
  * Scenarios: {@code exercise} (allGather, fetches, concurrency, clean shutdown) and {@code survive}
- * (set up, print READY, wait for "go" on stdin after a peer is killed, then report how fetch and allGather fail).
+ * (set up, print READY, wait for "go" on stdin after a peer is killed, then report how fetch and allGather fail),
+ * {@code rogue} (2 ranks; rank 1 holds a different job secret than rank 0: it asks rank 0 for an object and
+ * must be refused with UNAUTHORIZED and get no byte; rank 0 checks that its own fetch from rank 1 is refused too).
  */
 public final class RankMain {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -44,9 +46,13 @@ public final class RankMain {
         int chunkBytes = Integer.parseInt(args[4]);
         int threads = Integer.parseInt(args[5]);
         MpiWorld world = join(rank, size, args[3]);
-        RemoteFetcher fetcher = RemoteFetcher.start(world, new PatternObjects(rank), 4, chunkBytes);
+        boolean rogue = scenario.equals("rogue");
+        RemoteFetcher fetcher = RemoteFetcher.start(world, new PatternObjects(rank),
+                secret(rogue && rank == 1 ? 1 : 0), 4, chunkBytes);
         int code;
-        if (scenario.equals("exercise")) {
+        if (rogue) {
+            code = rogue(world, fetcher);
+        } else if (scenario.equals("exercise")) {
             exercise(world, fetcher, threads);
             fetcher.close(Duration.ofSeconds(5));
             System.out.println("FINALIZED " + world.finalizeWorld(Duration.ofSeconds(10)));
@@ -57,6 +63,32 @@ public final class RankMain {
         System.out.println("DONE rank " + rank);
         System.out.flush();
         return code;
+    }
+
+    /** The secrets of the rogue scenario differ in the last byte only: the whole secret must be compared. */
+    private static JobSecret secret(int last) {
+        byte[] b = new byte[JobSecret.BYTES];
+        Arrays.fill(b, (byte) 7);
+        b[JobSecret.BYTES - 1] = (byte) last;
+        return JobSecret.of(b);
+    }
+
+    /** Each rank asks the other for a 9 MiB object; both must be refused before any byte reaches the sink. */
+    private static int rogue(MpiWorld world, RemoteFetcher fetcher) throws Exception {
+        int owner = 1 - world.rank();
+        long id = PatternObjects.id(owner, 4);
+        var sink = new PatternObjects.CheckingSink(id, 0);
+        try {
+            fetcher.fetch(owner, id, PatternObjects.SIZES[4], sink, TIMEOUT);
+            System.out.println("FETCHED " + sink.position() + " bytes (unexpected)");
+            return 1;
+        } catch (RemoteFetchException e) {
+            System.out.println("REFUSED " + e.reason() + " bytes=" + sink.position());
+        }
+        world.barrier(TIMEOUT); // both were refused and still share a working world
+        System.out.println("BARRIER_OK");
+        System.out.flush();
+        return 0;
     }
 
     static MpiWorld join(int rank, int size, String endpoint) throws Exception {

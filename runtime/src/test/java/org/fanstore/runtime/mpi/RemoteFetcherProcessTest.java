@@ -93,6 +93,32 @@ class RemoteFetcherProcessTest {
         }
     }
 
+    @Test
+    @Timeout(120)
+    void aRankWithoutTheJobSecretIsRefusedAndGetsNoByteAndTheRefusalIsLogged() throws Exception {
+        try (RendezvousServer server =
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(30));
+                RankProcesses ranks = new RankProcesses(dir)) {
+            String endpoint = server.host() + ":" + server.port();
+            List<Process> ps = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                ps.add(ranks.start(r, RankMain.class, "rogue", "" + r, "2", endpoint,
+                        "" + RemoteFetcher.DEFAULT_CHUNK_BYTES, "1"));
+            }
+            server.awaitCompletion();
+            for (int r = 0; r < 2; r++) {
+                int rank = r;
+                int code = ranks.exitCode(ps.get(r), RANK_TIMEOUT_MILLIS);
+                String out = ranks.output(r);
+                assertEquals(0, code, () -> "rank " + rank + " exited " + code + ":\n" + safeOutput(ranks));
+                assertTrue(out.contains("REFUSED UNAUTHORIZED bytes=0"), out);
+                assertTrue(out.contains("BARRIER_OK"), out);
+                assertTrue(out.contains("fanstore rank " + rank + ": refused a fetch request from rank " + (1 - rank)
+                        + " without this job's secret"), out);
+            }
+        }
+    }
+
     private static void assertNamesVictimQuickly(String out, String what, int victim) {
         Matcher m = Pattern.compile(what + " ranks=\\[(\\d+)] ms=(\\d+)").matcher(out);
         assertTrue(m.find(), () -> what + " missing:\n" + out);
