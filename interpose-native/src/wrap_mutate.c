@@ -63,13 +63,17 @@ static int fail_or(int rc)
 }
 
 /* One path: forward outside, refuse inside (a symlink leading out forwards with the target path). */
+/* Changes that would reach a file we serve when named as /proc/self/fd/N of one of our descriptors. */
+#define CHANGES_CONTENT(what) ((what) == CHANGES || (what) == TRUNCATES)
+
 #define PATH_DOOR(name, what, follow, params, args, args_out) \
     FS_EXPORT int name params \
     { \
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return (what) == CHANGES && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) : CALL_REAL(-1, name, args); \
+            return CHANGES_CONTENT(what) && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) \
+                                                                     : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \
@@ -82,7 +86,8 @@ static int fail_or(int rc)
         fs_key k; \
         int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
-            return (what) == CHANGES && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) : CALL_REAL(-1, name, args); \
+            return CHANGES_CONTENT(what) && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) \
+                                                                     : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, args_out); \
