@@ -51,11 +51,22 @@ netns = g("meta", "-", "-", "-", "-", "-", "netns") == 1
 rel = os.path.relpath(run, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 p = print
 p("\n## paper reproduction: `bench/run-paper.sh%s` (issue 11)\n" % (" --quick" if machine.get("mode") == "quick" else ""))
+def busy(load):
+    # the 1-minute load against the cores: above 1 per core, other work competed with the run
+    try:
+        return float(str(load).split()[0]) > float(machine.get("cores", 1))
+    except ValueError:
+        return True
+
+
+shared = busy(machine.get("load_start", "")) or busy(machine.get("load_end", ""))
 p("%s, commit %s, %s cores, %s GiB, load %s at the start and %s at the end, kernel %s; %s MiB per file size. "
-  "**The machine was shared** with other engineers' builds and benchmarks, so single figures move by tens of "
-  "percent; the full run is meant for a quiet machine. Raw CSV: `bench/%s/`. Plots: `bench/plots/`." % (
+  "%s Raw CSV: `bench/%s/`. Plots: `bench/plots/`." % (
       machine.get("date"), machine.get("commit"), machine.get("cores"), machine.get("mem_gib"),
-      machine.get("load_start"), machine.get("load_end"), machine.get("kernel"), machine.get("mib_per_size"), rel))
+      machine.get("load_start"), machine.get("load_end"), machine.get("kernel"), machine.get("mib_per_size"),
+      "**The machine was busy** (1-minute load above its core count) with other work, so single figures move by "
+      "tens of percent." if shared else "The machine was otherwise idle (1-minute load below its core count).",
+      rel))
 p("LZ4 data set: ratio %s (the paper's SRGAN data: 2.8x). Cold rows: %s. Several nodes: %s.\n" % (
     fmt(g("data", "txt", "all", "1", "0", "-", "lz4_ratio"), 2),
     "page cache dropped (`/proc/sys/vm/drop_caches`) before the pass" if drop else
