@@ -3,6 +3,7 @@ package org.fanstore.launcher.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the mount, the job's shared memory or its local directory is left open. Each rank's runtime JVM's peak
  * memory (VmHWM, read from /proc at the end of the job) is printed. After the job nothing of it is left.
  *
- * <p>{@code FANSTORE_SOAK=1} in the environment makes it the soak: 4 ranks, 6 epochs, twice the files.
+ * <p>{@code FANSTORE_SOAK=1} in the environment makes it the soak: 4 ranks, 6 epochs, twice the files, and
+ * the same with a cache barely larger than the largest file (a known bug: see that test).
  */
 class TrainingLoadTest {
     private static final boolean SOAK = "1".equals(System.getenv("FANSTORE_SOAK"));
@@ -113,17 +115,34 @@ class TrainingLoadTest {
 
     @Test
     void everySampleOfEveryEpochChecksOutAndNothingLeaks() throws Exception {
+        trainOnEveryRank(16);
+    }
+
+    /**
+     * Every file fits the cache (the largest is 5 MiB), so every open must succeed; 8 readers per rank make the
+     * cache evict while their answers are in flight. Fails today: a file evicted between the runtime's answer
+     * and the shim's open is asked for again at most 3 times (wrap_open.c), then the reader gets ENOENT for a
+     * file that exists. Runs with FANSTORE_SOAK=1 only, until that is fixed.
+     */
+    @Test
+    void aCacheJustLargerThanTheLargestFileStillServesEveryOpen() throws Exception {
+        assumeTrue(SOAK, "known bug (ENOENT when a cached file is evicted before the reader opens it): runs with"
+                + " FANSTORE_SOAK=1");
+        trainOnEveryRank(6);
+    }
+
+    private static void trainOnEveryRank(int cacheMb) throws Exception {
         Map<String, Integer> mix = mixSeenByRank0();
         for (String kind : List.of("local raw", "local lz4", "remote raw", "remote lz4")) {
             assertTrue(mix.getOrDefault(kind, 0) >= FILES / 16, "too few " + kind + " files for rank 0: " + mix);
         }
         String job = "tload" + System.nanoTime();
-        Path local = Files.createDirectories(work.resolve("local"));
+        Path local = Files.createDirectories(work.resolve("local-" + job));
         Path done = Files.createDirectories(work.resolve("done-" + job));
         long t0 = System.nanoTime();
         FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job),
                 SOAK ? 1800 : 300, "run", "--ranks", Integer.toString(RANKS), "--data", data.toString(),
-                "--local-dir", local.toString(), "--cache-mb", "16", "--", PYTHON,
+                "--local-dir", local.toString(), "--cache-mb", Integer.toString(cacheMb), "--", PYTHON,
                 FanstoreProcess.repo().resolve("tests/load/training_load.py").toString(), "rank",
                 "--expected", expectedFile.toString(), "--local-dir", local.toString(), "--done-dir",
                 done.toString(), "--procs", Integer.toString(PROCS), "--workers", Integer.toString(WORKERS),
@@ -170,10 +189,10 @@ class TrainingLoadTest {
         StringBuilder peaks = new StringBuilder();
         peakKb.forEach((rank, kb) -> peaks.append(String.format(" rank %d %.0f MiB;", rank, kb / 1024.0)));
         System.out.printf("LOAD: %d ranks x %d processes x %d forked workers x %d epochs, %d files (%.1f MiB; rank 0"
-                        + " sees %s), cache 16 MiB: %d samples, %.1f MiB checksummed, 0 mismatches, 0 errors,"
+                        + " sees %s), cache %d MiB: %d samples, %.1f MiB checksummed, 0 mismatches, 0 errors,"
                         + " 0 descriptors left, nothing left in /dev/shm or the local directory; %.1f s;"
                         + " runtime peak memory (VmHWM):%s%n", RANKS, PROCS, WORKERS, EPOCHS, FILES,
-                totalBytes / 1048576.0, mix, samples, bytes / 1048576.0, seconds, peaks);
+                totalBytes / 1048576.0, mix, cacheMb, samples, bytes / 1048576.0, seconds, peaks);
     }
 
     /** How rank 0 meets the files: held by it or by another rank, stored raw or LZ4 (from the partitions). */
