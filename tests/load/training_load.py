@@ -6,7 +6,8 @@
 `rank` is the command of one rank: it starts --procs `train` processes (through subprocess, so under the shim's
 vfork path), waits for them, waits until every rank of the job has written its file in --done-dir, then reads
 the peak memory (VmHWM) of its own rank's runtime JVM from /proc and prints
-  RUNTIME rank=R pid=P vmhwm_kb=N vmrss_kb=N
+  RUNTIME rank=R pid=P vmhwm_kb=N vmrss_kb=N rss_anon_kb=N rss_file_kb=N rss_shmem_kb=N
+(the peak, then what the resident set is made of now: heap and other anonymous memory, mapped files, tmpfs).
 
 `train` is one training process: it lists /fanstore/<name> with os.walk, checks the listing and every size
 against the expected map (lines "sha256<TAB>size<TAB>/fanstore/path", computed from the source tree before the
@@ -222,8 +223,9 @@ def run_rank(args):
     if pid is None:
         print("RANK %d: no runtime process found for job %s" % (rank, job), flush=True)
         return 1
-    print("RUNTIME rank=%d pid=%d vmhwm_kb=%d vmrss_kb=%d" % (rank, pid, status_kb(pid, "VmHWM"),
-                                                            status_kb(pid, "VmRSS")), flush=True)
+    print("RUNTIME rank=%d pid=%d vmhwm_kb=%d vmrss_kb=%d rss_anon_kb=%d rss_file_kb=%d rss_shmem_kb=%d"
+          % ((rank, pid) + tuple(status_kb(pid, f) for f in ("VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem"))),
+          flush=True)
     return status
 
 

@@ -55,7 +55,7 @@ class TrainingLoadTest {
             + " distinct=(\\d+) bytes=(\\d+) mismatches=(\\d+) errors=(\\d+) worker_fd_leaks=(\\d+) fd_leak=(\\d+)"
             + " seconds=\\S+$", Pattern.MULTILINE);
     private static final Pattern RUNTIME = Pattern.compile("^RUNTIME rank=(\\d+) pid=(\\d+) vmhwm_kb=(\\d+)"
-            + " vmrss_kb=(\\d+)$", Pattern.MULTILINE);
+            + " vmrss_kb=(\\d+) rss_anon_kb=(\\d+) rss_file_kb=(\\d+) rss_shmem_kb=(\\d+)$", Pattern.MULTILINE);
 
     @TempDir
     static Path work;
@@ -171,8 +171,12 @@ class TrainingLoadTest {
 
         Matcher rt = RUNTIME.matcher(r.stdout());
         Map<Integer, Long> peakKb = new TreeMap<>();
+        Map<Integer, String> rssNow = new TreeMap<>();
         while (rt.find()) {
             peakKb.put(Integer.parseInt(rt.group(1)), Long.parseLong(rt.group(3)));
+            rssNow.put(Integer.parseInt(rt.group(1)), String.format("%d (anon %d, file %d, shmem %d)",
+                    Long.parseLong(rt.group(4)) >> 10, Long.parseLong(rt.group(5)) >> 10,
+                    Long.parseLong(rt.group(6)) >> 10, Long.parseLong(rt.group(7)) >> 10));
         }
         assertEquals(RANKS, peakKb.size(), "one RUNTIME line per rank\n" + output);
         peakKb.values().forEach(kb -> assertTrue(kb > 0, "VmHWM read\n" + output));
@@ -191,8 +195,9 @@ class TrainingLoadTest {
         System.out.printf("LOAD: %d ranks x %d processes x %d forked workers x %d epochs, %d files (%.1f MiB; rank 0"
                         + " sees %s), cache %d MiB: %d samples, %.1f MiB checksummed, 0 mismatches, 0 errors,"
                         + " 0 descriptors left, nothing left in /dev/shm or the local directory; %.1f s;"
-                        + " runtime peak memory (VmHWM):%s%n", RANKS, PROCS, WORKERS, EPOCHS, FILES,
-                totalBytes / 1048576.0, mix, cacheMb, samples, bytes / 1048576.0, seconds, peaks);
+                        + " runtime peak memory (VmHWM):%s resident at the end, MiB: %s%n", RANKS, PROCS, WORKERS,
+                EPOCHS, FILES, totalBytes / 1048576.0, mix, cacheMb, samples, bytes / 1048576.0, seconds, peaks,
+                rssNow);
     }
 
     /** How rank 0 meets the files: held by it or by another rank, stored raw or LZ4 (from the partitions). */
