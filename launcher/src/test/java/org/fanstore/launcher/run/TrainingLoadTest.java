@@ -27,14 +27,17 @@ import org.fanstore.runtime.layout.RankDirectory;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The load test (issue 10): `fanstore run --ranks 2`, and on every rank 2 python3 training processes
  * (tests/load/training_load.py), each a torch DataLoader with 4 forked workers reading the whole dataset in
- * random order for 2 epochs. The dataset mixes sizes (0 B to 5 MiB) and bodies that LZ4 keeps compressed with
- * random ones stored raw, in 8 partitions, so every rank reads local raw files (direct opens), local compressed
- * ones (decoded into the cache), remote ones of both kinds (fetched from the other rank), through a 16 MiB cache
- * that must evict while 8 readers hold files open. Every sample's SHA-256 is compared with the source tree's;
+ * random order for 2 epochs (with the default knobs, then with lazy unpacking and no pull). The dataset mixes
+ * sizes (0 B to 5 MiB) and bodies that LZ4 keeps compressed with random ones stored raw, in 8 partitions, so
+ * every rank reads local raw files (direct opens), local compressed ones (decoded into the cache), remote ones of
+ * both kinds (fetched from the other rank), through a 16 MiB cache that must evict while 8 readers hold files
+ * open. Every sample's SHA-256 is compared with the source tree's;
  * every worker checks after each sample, and every process at the end of each epoch, that no descriptor into
  * the mount, the job's shared memory or its local directory is left open. Each rank's runtime JVM's peak
  * memory (VmHWM, read from /proc at the end of the job) is printed. After the job nothing of it is left.
@@ -113,9 +116,15 @@ class TrainingLoadTest {
         return 1 + rnd.nextInt(64 << 10);
     }
 
-    @Test
-    void everySampleOfEveryEpochChecksOutAndNothingLeaks() throws Exception {
-        trainOnEveryRank(16);
+    /**
+     * Defaults (local files unpacked in the background after ready, other ranks' partitions pulled in the
+     * background: both race the first epoch's opens), then every local file unpacked on its first open (8
+     * readers racing for the same files) with no pull (remote files fetched from their owner every time).
+     */
+    @ParameterizedTest(name = "--unpack {0} --prefetch {1}")
+    @CsvSource({"background, on", "lazy, off"})
+    void everySampleOfEveryEpochChecksOutAndNothingLeaks(String unpack, String prefetch) throws Exception {
+        trainOnEveryRank(16, "--unpack", unpack, "--prefetch", prefetch);
     }
 
     /**
@@ -131,7 +140,7 @@ class TrainingLoadTest {
         trainOnEveryRank(6);
     }
 
-    private static void trainOnEveryRank(int cacheMb) throws Exception {
+    private static void trainOnEveryRank(int cacheMb, String... options) throws Exception {
         Map<String, Integer> mix = mixSeenByRank0();
         for (String kind : List.of("local raw", "local lz4", "remote raw", "remote lz4")) {
             assertTrue(mix.getOrDefault(kind, 0) >= FILES / 16, "too few " + kind + " files for rank 0: " + mix);
@@ -140,13 +149,15 @@ class TrainingLoadTest {
         Path local = Files.createDirectories(work.resolve("local-" + job));
         Path done = Files.createDirectories(work.resolve("done-" + job));
         long t0 = System.nanoTime();
-        FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job),
-                SOAK ? 1800 : 300, "run", "--ranks", Integer.toString(RANKS), "--data", data.toString(),
-                "--local-dir", local.toString(), "--cache-mb", Integer.toString(cacheMb), "--", PYTHON,
-                FanstoreProcess.repo().resolve("tests/load/training_load.py").toString(), "rank",
-                "--expected", expectedFile.toString(), "--local-dir", local.toString(), "--done-dir",
+        List<String> args = new ArrayList<>(List.of("run", "--ranks", Integer.toString(RANKS), "--data",
+                data.toString(), "--local-dir", local.toString(), "--cache-mb", Integer.toString(cacheMb)));
+        args.addAll(List.of(options));
+        args.addAll(List.of("--", PYTHON, FanstoreProcess.repo().resolve("tests/load/training_load.py").toString(),
+                "rank", "--expected", expectedFile.toString(), "--local-dir", local.toString(), "--done-dir",
                 done.toString(), "--procs", Integer.toString(PROCS), "--workers", Integer.toString(WORKERS),
                 "--epochs", Integer.toString(EPOCHS)));
+        FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job),
+                SOAK ? 1800 : 300, args.toArray(String[]::new)));
         double seconds = (System.nanoTime() - t0) / 1e9;
         String output = "stdout:\n" + r.stdout() + "\nstderr:\n" + r.stderr();
         assertTrue(r.stderr().contains("fanstore: ready: " + RANKS + " ranks, " + FILES + " files"), output);
@@ -193,11 +204,11 @@ class TrainingLoadTest {
         StringBuilder peaks = new StringBuilder();
         peakKb.forEach((rank, kb) -> peaks.append(String.format(" rank %d %.0f MiB;", rank, kb / 1024.0)));
         System.out.printf("LOAD: %d ranks x %d processes x %d forked workers x %d epochs, %d files (%.1f MiB; rank 0"
-                        + " sees %s), cache %d MiB: %d samples, %.1f MiB checksummed, 0 mismatches, 0 errors,"
+                        + " sees %s), cache %d MiB %s: %d samples, %.1f MiB checksummed, 0 mismatches, 0 errors,"
                         + " 0 descriptors left, nothing left in /dev/shm or the local directory; %.1f s;"
                         + " runtime peak memory (VmHWM):%s resident at the end, MiB: %s%n", RANKS, PROCS, WORKERS,
-                EPOCHS, FILES, totalBytes / 1048576.0, mix, cacheMb, samples, bytes / 1048576.0, seconds, peaks,
-                rssNow);
+                EPOCHS, FILES, totalBytes / 1048576.0, mix, cacheMb, String.join(" ", options), samples,
+                bytes / 1048576.0, seconds, peaks, rssNow);
     }
 
     /** How rank 0 meets the files: held by it or by another rank, stored raw or LZ4 (from the partitions). */
