@@ -130,7 +130,7 @@ final class NodeRuntime implements AutoCloseable {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
         if (config.outputDir() != null) {
-            drain = new DirectoryDrain(config.outputDir(), config.rank());
+            drain = new DirectoryDrain(config.outputDir(), config.rank(), config.size());
         }
         world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
                 INIT_TIMEOUT);

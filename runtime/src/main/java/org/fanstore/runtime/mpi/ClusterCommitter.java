@@ -115,11 +115,10 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
             return Errno.EIO;
         }
         int owner = deciderOf(r, world.size());
-        if (owner == world.rank()) {
-            Outcome o = decide(r, BoundedWait.deadlineAfter(timeout));
-            return o.errno;
-        }
-        return propose(owner, r, timeout);
+        int errno = owner == world.rank() ? decide(r, BoundedWait.deadlineAfter(timeout)).errno
+                : propose(owner, r, timeout);
+        applier.settled(r);
+        return errno;
     }
 
     /** The errno of a decision, and the rank that failed to acknowledge it (-1 if none). */

@@ -17,7 +17,9 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,16 +39,22 @@ import java.util.zip.CRC32C;
  * behind, never a short file under the final name (the failure UnifyFS's stage-out once had).
  *
  * <p>Another rank may commit the same path later (last commit wins): this rank is told (its file was replaced)
- * and a copy of its own still in progress then does not land. Only a copy that the other holder starts and
- * finishes within the time one commit takes to reach every rank could be overtaken by this rank's older one.
+ * and a copy of its own still in progress then does not land. The newer holder renames its copy into place only
+ * once its commit has settled, that is once every rank, the older holder included, has applied it: the older
+ * holder has then either already renamed its copy (and the newer one lands over it) or sees the takeover and
+ * drops its copy. Without that wait a fast copy of the newer file could land first and the older one over it.
  */
 public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private static final int BUFFER_BYTES = 1 << 20;
     /** In partial names: unique across the ranks of a node and across a crashed run's leftovers. */
     private static final long PID = ProcessHandle.current().pid();
+    /** A commit settles within its own bound (seconds); past this the copy lands anyway rather than never. */
+    private static final long SETTLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final Path dir;
     private final int rank;
+    /** With one rank nobody else can take a name over, so no copy waits for its commit to settle. */
+    private final boolean waitForSettle;
     private final ExecutorService worker;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
     /** Per key, bumped when another rank's bytes take the name over; a copy that saw an older value does not
@@ -56,15 +64,19 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private final Map<String, String> failed = new TreeMap<>();
     /** Keys queued or being copied, with how many copies of each are outstanding. */
     private final Map<String, Integer> pending = new HashMap<>();
+    /** Object ids of this rank's files whose commit has not settled yet, and of those that have since. */
+    private final Set<Long> unsettled = new HashSet<>();
+    private final Set<Long> settledIds = new HashSet<>();
     private long partialSequence;
     private long copiedFiles;
     private long copiedBytes;
     private long busyNanos;
     private boolean finished;
 
-    public DirectoryDrain(Path dir, int rank) {
+    public DirectoryDrain(Path dir, int rank, int worldSize) {
         this.dir = dir.toAbsolutePath().normalize();
         this.rank = rank;
+        this.waitForSettle = worldSize > 1;
         this.worker = Executors.newSingleThreadExecutor(task -> {
             Thread t = new Thread(task, "fanstore-drain");
             t.setDaemon(true);
@@ -86,7 +98,11 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             case FILE -> {
                 if (r.holderRank() == rank) {
                     long seen = takeover(key);
-                    queue(key, () -> copy(key, file, r.size(), seen));
+                    long id = r.objectId();
+                    if (waitForSettle) {
+                        unsettled.add(id);
+                    }
+                    queue(key, () -> copy(key, file, r.size(), seen, id));
                 } else {
                     takeOver(key);
                 }
@@ -106,6 +122,28 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             }
             default -> throw new IllegalArgumentException("unknown record " + r);
         }
+    }
+
+    @Override
+    public synchronized void settled(OutputRecord r) {
+        if (unsettled.remove(r.objectId())) {
+            settledIds.add(r.objectId());
+            notifyAll();
+        }
+    }
+
+    /** Bounded: see SETTLE_WAIT_NANOS. */
+    private synchronized void awaitSettled(long objectId) throws InterruptedException {
+        long deadline = System.nanoTime() + SETTLE_WAIT_NANOS;
+        while (unsettled.contains(objectId)) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                unsettled.remove(objectId);
+                return;
+            }
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        settledIds.remove(objectId);
     }
 
     private void queue(String key, Runnable task) {
@@ -130,7 +168,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         failed.remove(key);
     }
 
-    private void copy(String key, Path staging, long size, long takeoverSeen) {
+    private void copy(String key, Path staging, long size, long takeoverSeen, long objectId) {
         long started = System.nanoTime();
         Path target;
         Path partial = null;
@@ -152,6 +190,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                 throw new IOException("the copy does not match: " + length + " bytes (CRC32C " + hex(copyCrc)
                         + ") after writing " + size + " committed bytes (CRC32C " + hex(sourceCrc) + ")");
             }
+            awaitSettled(objectId);
             synchronized (this) {
                 if (takeover(key) != takeoverSeen) {
                     return; // another rank's newer file owns the name now; its holder copies that
@@ -165,6 +204,9 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                 copiedFiles++;
                 copiedBytes += size;
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            fail(key, "copy to " + dir.resolve(key) + " was stopped before it landed");
         } catch (IOException | RuntimeException e) {
             synchronized (this) {
                 if (takeover(key) == takeoverSeen) { // else a newer file of another rank replaced it: not lost

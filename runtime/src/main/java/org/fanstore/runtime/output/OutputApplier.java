@@ -48,6 +48,13 @@ public final class OutputApplier {
      * a directory may hold files of every rank, so every rank moves it (the first move wins, the others find no
      * source and do nothing).
      */
+    /** Called by the committer once a commit this rank started has finished on every rank (or failed). */
+    public void settled(OutputRecord r) {
+        if (r.kind() == OutputRecord.Kind.FILE && r.holderRank() == rank) {
+            drain.settled(r);
+        }
+    }
+
     private OutputRecord withSourceHolder(OutputRecord r) {
         Optional<OutputRecord> source = namespace.lookup(r.key());
         if (source.isEmpty()) {

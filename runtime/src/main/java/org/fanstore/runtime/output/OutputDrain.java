@@ -11,4 +11,11 @@ public interface OutputDrain {
     OutputDrain NONE = (r, file) -> { };
 
     void applied(OutputRecord r, Path file);
+
+    /**
+     * The commit of {@code r}, started on this rank, has finished: every rank applied it, or the commit failed.
+     * Until then another rank may not know yet that {@code r} replaced its file.
+     */
+    default void settled(OutputRecord r) {
+    }
 }

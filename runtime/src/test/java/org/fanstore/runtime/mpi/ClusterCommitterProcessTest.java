@@ -60,7 +60,7 @@ class ClusterCommitterProcessTest {
                 expected.add(m.group(1));
                 assertEquals(-1L, Files.mismatch(Path.of(m.group(2)), out.resolve(m.group(1))), m.group(1));
             }
-            assertEquals(16 + 16 + 12 + 8 + 1 + 1, expected.size(), all);
+            assertEquals(16 + 16 + 12 + CommitRankMain.LWW_KEYS + 1 + 1, expected.size(), all);
             assertEquals(expected, filesUnder(out), "renamed sources, unlinked files or partial names left over");
         }
     }

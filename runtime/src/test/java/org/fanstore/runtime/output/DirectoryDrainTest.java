@@ -34,7 +34,7 @@ class DirectoryDrainTest {
     @Test
     @Timeout(60)
     void copiesAreByteIdenticalAndRenamesAndUnlinksAreMirrored() throws Exception {
-        DirectoryDrain drain = new DirectoryDrain(out, 0);
+        DirectoryDrain drain = new DirectoryDrain(out, 0, 1);
         OutputApplier applier = new OutputApplier(new MapOutputNamespace(Set.of()), files, drain, 0);
         byte[] a = random(3 * (1 << 20) + 17, 1);
         byte[] model = random(1 << 20, 2);
@@ -63,7 +63,7 @@ class DirectoryDrainTest {
     @Timeout(60)
     void aFailingCopyIsReportedByNameInWordsAndOthersStillLand() throws Exception {
         Files.writeString(out.resolve("blocked"), "a file where the drain needs a directory");
-        DirectoryDrain drain = new DirectoryDrain(out, 0);
+        DirectoryDrain drain = new DirectoryDrain(out, 0, 1);
         OutputApplier applier = new OutputApplier(new MapOutputNamespace(Set.of()), files, drain, 0);
         applier.apply(MapOutputNamespace.dir("blocked"));
         commit(applier, "blocked/x.bin", random(1000, 4));
@@ -83,7 +83,7 @@ class DirectoryDrainTest {
     @Timeout(60)
     void aFileReplacedByAnotherRanksCommitIsNotReportedAndOnlyTheUnlinkOfOwnFilesTouchesTheDirectory()
             throws Exception {
-        DirectoryDrain drain = new DirectoryDrain(out, 0);
+        DirectoryDrain drain = new DirectoryDrain(out, 0, 1);
         MapOutputNamespace ns = new MapOutputNamespace(Set.of());
         OutputApplier applier = new OutputApplier(ns, files, drain, 0);
         long id = nextId++;
@@ -123,7 +123,7 @@ class DirectoryDrainTest {
             p.destroyForcibly();
         }
         // A later drain of the same file still ends with the whole file under the final name.
-        DirectoryDrain again = new DirectoryDrain(out, 0);
+        DirectoryDrain again = new DirectoryDrain(out, 0, 1);
         files.put(OutputObjects.FIRST, big);
         new OutputApplier(new MapOutputNamespace(Set.of()), files, again, 0)
                 .apply(MapOutputNamespace.file("ckpt.bin", Files.size(big), 0, OutputObjects.FIRST, false));

@@ -17,7 +17,7 @@ public final class DrainCrashMain {
         Path staged = Path.of(args[0]);
         MapStaging staging = new MapStaging();
         staging.put(OutputObjects.FIRST, staged);
-        DirectoryDrain drain = new DirectoryDrain(Path.of(args[1]), 0);
+        DirectoryDrain drain = new DirectoryDrain(Path.of(args[1]), 0, 1);
         OutputApplier applier = new OutputApplier(new MapOutputNamespace(Set.of()), staging, drain, 0);
         applier.apply(MapOutputNamespace.file(args[2], Files.size(staged), 0, OutputObjects.FIRST, false));
         DirectoryDrain.Report report = drain.finish(Duration.ofSeconds(60));
