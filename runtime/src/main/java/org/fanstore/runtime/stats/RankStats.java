@@ -20,6 +20,8 @@ public final class RankStats {
     private final int rank;
     private final LongAdder[] opens = new LongAdder[KINDS.length];
     private final LatencyHistogram[] latency = new LatencyHistogram[KINDS.length];
+    private static final RemoteStage[] STAGES = RemoteStage.values();
+    private final LatencyHistogram[] stages = new LatencyHistogram[STAGES.length];
     private final LongAdder errors = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
     private final LongAdder opened = new LongAdder();
@@ -36,6 +38,9 @@ public final class RankStats {
         for (int i = 0; i < KINDS.length; i++) {
             opens[i] = new LongAdder();
             latency[i] = new LatencyHistogram();
+        }
+        for (int i = 0; i < STAGES.length; i++) {
+            stages[i] = new LatencyHistogram();
         }
     }
 
@@ -82,6 +87,13 @@ public final class RankStats {
             fetched.add(bytes);
         } else {
             localRead.add(bytes);
+        }
+    }
+
+    /** One remote open's time per {@link RemoteStage}, indexed by ordinal. */
+    void remoteStages(long[] nanos) {
+        for (int i = 0; i < STAGES.length; i++) {
+            stages[i].record(nanos[i]);
         }
     }
 
@@ -159,6 +171,12 @@ public final class RankStats {
             String h = latency[i].encode();
             if (!h.isEmpty()) {
                 sb.append(" latency_").append(KINDS[i].key()).append('=').append(h);
+            }
+        }
+        for (int i = 0; i < STAGES.length; i++) {
+            String h = stages[i].encode();
+            if (!h.isEmpty()) {
+                sb.append(" stage_").append(STAGES[i].key()).append('=').append(h);
             }
         }
         return sb.toString();
