@@ -73,10 +73,13 @@ import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
 s = t.get("remote_open_stages_us", {})
 n = t["open_latency_us"]["remote"]
-parts = sorted(((v["mean"], k) for k, v in s.items() if k != "cache_write"), reverse=True)
-print("remote opens %d, mean %d us (p50 %d, p99 %d); mean per stage: %s; cache_write (in fetch_rest) %d us" % (
+parts = sorted(((v["mean"], k) for k, v in s.items() if k != "cache_write" and not k.startswith("holder_")),
+               reverse=True)
+h = lambda k: s.get(k, {}).get("mean", 0)
+print("remote opens %d, mean %d us (p50 %d, p99 %d); mean per stage: %s; cache_write (in fetch_rest) %d us;"
+      " holder queue %d + read/send %d us (in fetch_first_byte)" % (
     n["count"], sum(m for m, _ in parts), n["p50"], n["p99"], ", ".join("%s %d" % (k, m) for m, k in parts),
-    s.get("cache_write", {}).get("mean", 0)))
+    h("cache_write"), h("holder_serve_queue"), h("holder_serve_first")))
 PY
 }
 firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S: the first pass, raw MPJ at that size, the stage line

@@ -175,6 +175,7 @@ final class NodeRuntime implements AutoCloseable {
         RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)),
                 JobSecret.read(config.secretFile()));
         toClose.add(0, fetcher);
+        fetcher.timeServing(stats.serveTimes());
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount());
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
@@ -189,6 +190,7 @@ final class NodeRuntime implements AutoCloseable {
         Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local, check);
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
+        fetcher.holdOffRangesWhile(() -> demand.running() > 0);
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
         OutputService outputs = startOutputs(ns.table(), workers, fetcher, cacheDir);

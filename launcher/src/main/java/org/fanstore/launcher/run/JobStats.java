@@ -176,11 +176,23 @@ final class JobStats {
             for (Map<String, String> f : perRank) {
                 LatencyHistogram.decodeInto(f.get("stage_" + s.key()), b);
             }
-            Map<String, Object> l = latency(b);
-            l.put("mean", LatencyHistogram.mean(b) / 1000);
-            out.put(s.key(), l);
+            out.put(s.key(), withMean(b));
+        }
+        // the holder's side of peers' reader fetches (its share of their fetch_first_byte)
+        for (String h : new String[] {"serve_queue", "serve_first"}) {
+            long[] b = new long[LatencyHistogram.BUCKETS];
+            for (Map<String, String> f : perRank) {
+                LatencyHistogram.decodeInto(f.get(h), b);
+            }
+            out.put("holder_" + h, withMean(b));
         }
         return out;
+    }
+
+    private static Map<String, Object> withMean(long[] b) {
+        Map<String, Object> l = latency(b);
+        l.put("mean", LatencyHistogram.mean(b) / 1000);
+        return l;
     }
 
     private static Map<String, Object> latency(long[] buckets) {
