@@ -190,7 +190,6 @@ final class NodeRuntime implements AutoCloseable {
         Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local, check);
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
-        fetcher.holdOffRangesWhile(() -> demand.running() > 0);
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
         OutputService outputs = startOutputs(ns.table(), workers, fetcher, cacheDir);

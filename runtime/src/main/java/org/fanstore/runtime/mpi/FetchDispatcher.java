@@ -9,8 +9,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import mpi.MPI;
 import mpi.Request;
@@ -40,7 +38,6 @@ import mpi.Status;
 final class FetchDispatcher {
     /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
-    private static final long RANGE_HOLD_OFF_NS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final MpiWorld world;
     private final FetchSource source;
@@ -51,9 +48,6 @@ final class FetchDispatcher {
     private volatile Throwable failure;
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicLong arrivals = new AtomicLong();
-    /** Range requests being served now (see {@link #holdOffRanges}). */
-    private final AtomicInteger rangesServing = new AtomicInteger();
-    private volatile BooleanSupplier readersWaiting = () -> false;
     private volatile ServeTimes serveTimes;
 
     FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
@@ -119,24 +113,6 @@ final class FetchDispatcher {
         }
     }
 
-    /** While {@code busy} says this rank's own readers wait on fetches, range requests are served one at a time. */
-    void holdOffRangesWhile(BooleanSupplier busy) {
-        readersWaiting = busy;
-    }
-
-    /**
-     * A range (pull) request waits, at most {@link #RANGE_HOLD_OFF_NS}, while this rank's readers wait on their
-     * own fetches and another range is being served: on 2 cores every pulled chunk served takes CPU from the
-     * readers' fetches (the pull pauses its own requests likewise, PartitionPuller). Bounded, so a rank whose
-     * readers always miss still serves its peers' pulls.
-     */
-    private void holdOffRanges() {
-        long until = System.nanoTime() + RANGE_HOLD_OFF_NS;
-        while (rangesServing.get() > 0 && readersWaiting.getAsBoolean() && System.nanoTime() < until) {
-            LockSupport.parkNanos(RANGE_HOLD_OFF_NS / 10);
-        }
-    }
-
     void timeServing(ServeTimes times) {
         serveTimes = times;
     }
@@ -170,15 +146,7 @@ final class FetchDispatcher {
                     if (times != null && firstSent != 0) {
                         times.readerServed(started - received, firstSent - started);
                     }
-                } : () -> {
-                    holdOffRanges();
-                    rangesServing.incrementAndGet();
-                    try {
-                        serve(request);
-                    } finally {
-                        rangesServing.decrementAndGet();
-                    }
-                }));
+                } : () -> serve(request)));
             }
         } catch (Throwable t) {
             failure = t;
@@ -187,10 +155,9 @@ final class FetchDispatcher {
 
     /**
      * A queued request. Whole-object fetches are readers waiting in open(); range fetches are background pulls
-     * (PartitionPuller) that move hundreds of them per partition: measured at 2 ranks, a reader's fetch queued
-     * behind pull ranges waited 4.7 ms (p50) for its first byte against 0.5 ms with the pull off. So readers'
-     * requests are served first, each class in arrival order; a pull waits at most while readers keep every
-     * worker busy, and their requests are bounded by their own readers' threads.
+     * (PartitionPuller: up to 3 in flight per pulling peer, so with 3+ peers pulling they fill the queue). Readers'
+     * requests are served first, each class in arrival order; a pull range waits only while readers' requests
+     * keep every worker busy, and those are bounded by the peers' reader threads.
      */
     private record Job(boolean reader, long arrival, Runnable work) implements Runnable, Comparable<Job> {
         @Override

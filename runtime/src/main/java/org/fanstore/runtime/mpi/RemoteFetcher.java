@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import mpi.MPI;
 import mpi.Request;
@@ -67,14 +66,6 @@ public final class RemoteFetcher implements AutoCloseable {
         FetchDispatcher dispatcher = new FetchDispatcher(world, source, secret, workers);
         dispatcher.start();
         return new RemoteFetcher(world, dispatcher, chunkBytes, secret);
-    }
-
-    /**
-     * Tells the serving half when this rank's own readers wait on fetches: peers' range requests (their
-     * background pulls) are then served one at a time, each held off at most a few milliseconds.
-     */
-    public void holdOffRangesWhile(BooleanSupplier readersWaiting) {
-        dispatcher.holdOffRangesWhile(readersWaiting);
     }
 
     /** Reports how long this rank, as holder, took to start answering each reader's request. */

@@ -62,9 +62,10 @@ public final class PartitionPuller implements AutoCloseable {
     /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
     /**
-     * While readers fetch, a new chunk goes out only this long after the previous one (so at most ~50 MB/s): one
-     * 508 KiB chunk in flight beside them (the rule before) still tripled their time to first byte at 2 ranks.
-     * Never zero, so an epoch that keeps missing cannot stop the pull for good.
+     * While readers fetch, a new chunk goes out only this long after the previous one (so at most ~50 MB/s): a
+     * reader's reply shares niodev's one connection per pair of ranks with the pull's 508 KiB replies, and with
+     * a chunk always in flight (the rule before) one was nearly always queued ahead of it. Never zero, so an
+     * epoch that keeps missing cannot stop the pull for good.
      */
     static final long READER_HOLD_OFF_NS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final int CHECK_BUFFER = 1 << 20;
