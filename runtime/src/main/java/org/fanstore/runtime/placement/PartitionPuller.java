@@ -23,7 +23,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
@@ -40,9 +39,11 @@ import org.fanstore.runtime.layout.RankDirectory;
  * <p>Invariants: a partition is written under {@code .pull-<name>}, checked against the manifest's
  * whole-file CRC32C, and only then renamed and added to {@link LocalPartitions}; a failed pull (a full disk,
  * a holder gone) removes its temporary file and leaves that partition fetched on demand, so prefetching never
- * fails a read. Readers go first: while on-demand fetches run, a chunk goes out only every
- * {@link #READER_HOLD_OFF_NS} (pausing altogether would starve the pull for as long as an epoch keeps missing,
- * i.e. for ever), and holders serve readers' requests ahead of queued ranges (FetchDispatcher).
+ * fails a read. Readers go first: while on-demand fetches run, at most one chunk is in flight (pausing
+ * altogether would starve the pull for as long as an epoch keeps missing, i.e. for ever), and holders serve
+ * readers' requests ahead of queued ranges (FetchDispatcher). Pacing further (one chunk per 10 ms while readers
+ * fetch) left more files to fetch one by one and showed no end-to-end gain within the noise (bench/RESULTS.md,
+ * "cold remote reads"), so it was not kept.
  *
  * <p>Order: a partition a reader just missed on comes first (the epoch is reading it now); otherwise the
  * partitions owned by rank+1, then rank+2, and so on. At the start every rank pulls at once, and rank r
@@ -61,13 +62,6 @@ public final class PartitionPuller implements AutoCloseable {
     static final int CHUNK_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
     /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
-    /**
-     * While readers fetch, a new chunk goes out only this long after the previous one (so at most ~50 MB/s): a
-     * reader's reply shares niodev's one connection per pair of ranks with the pull's 508 KiB replies, and with
-     * a chunk always in flight (the rule before) one was nearly always queued ahead of it. Never zero, so an
-     * epoch that keeps missing cannot stop the pull for good.
-     */
-    static final long READER_HOLD_OFF_NS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final int CHECK_BUFFER = 1 << 20;
     private static final String MARKER = RankDirectory.PREFETCHED.fileName();
 
@@ -220,25 +214,18 @@ public final class PartitionPuller implements AutoCloseable {
         long next = 0;
         int inFlight = 0;
         IOException failure = null;
-        long lastSubmit = System.nanoTime();
         while (next < info.bytes() || inFlight > 0) {
-            int limit = demand.running() == 0 ? IN_FLIGHT
-                    : System.nanoTime() - lastSubmit >= READER_HOLD_OFF_NS ? 1 : 0;
+            int limit = demand.running() > 0 ? 1 : IN_FLIGHT;
             if (next < info.bytes() && inFlight < limit && failure == null && !stopping) {
                 long position = next;
                 long length = Math.min(CHUNK_BYTES, info.bytes() - position);
                 done.submit(() -> fetchRange(info, out, position, length), null);
                 next += length;
                 inFlight++;
-                lastSubmit = System.nanoTime();
                 continue;
             }
             if (inFlight == 0) {
-                if (next >= info.bytes() || failure != null || stopping) {
-                    break;
-                }
-                LockSupport.parkNanos(READER_HOLD_OFF_NS / 10); // held off by readers: look again shortly
-                continue;
+                break;
             }
             Future<Void> f = poll(done);
             if (f == null) {
