@@ -29,6 +29,7 @@ import org.fanstore.runtime.shm.Responder;
 import org.fanstore.runtime.stats.OpenKind;
 import org.fanstore.runtime.stats.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
+import org.fanstore.runtime.stats.RemoteStage;
 
 /**
  * Answers the shim's OPEN: the path of a file the reader can open read-only. A local uncompressed file the
@@ -126,6 +127,7 @@ public final class OpenService implements RequestHandler {
         }
         try {
             workers.execute(() -> {
+                responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
                 if (raw) {
                     unpack(index, responder);
                 } else {
@@ -176,8 +178,16 @@ public final class OpenService implements RequestHandler {
 
     private void materialize(int index, OpenTimer responder) {
         try {
-            Path path = cache.obtain(index, table.size(index), out -> writeBody(index, out, responder),
-                    fetchTimeout.toNanos());
+            long asked = System.nanoTime();
+            long[] written = new long[1];
+            Path path = cache.obtain(index, table.size(index), out -> {
+                responder.stage(RemoteStage.CACHE_SETUP, System.nanoTime() - asked);
+                writeBody(index, out, responder);
+                written[0] = System.nanoTime();
+            }, fetchTimeout.toNanos());
+            if (written[0] != 0) {
+                responder.stage(RemoteStage.COMMIT, System.nanoTime() - written[0]);
+            }
             responder.ok(path.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             boolean full = noSpace(e);
@@ -207,7 +217,7 @@ public final class OpenService implements RequestHandler {
                     continue;
                 }
                 try {
-                    fetchFrom(holder, index, out);
+                    fetchFrom(holder, index, out, timer);
                     timer.kind(OpenKind.REMOTE, stored);
                     return;
                 } catch (IOException e) {
@@ -222,12 +232,18 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    private void fetchFrom(int holder, int index, FileChannel out) throws IOException {
+    private void fetchFrom(int holder, int index, FileChannel out, OpenTimer timer) throws IOException {
         long stored = bodies.storedLength(index);
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
-            CrcChannel checked = new CrcChannel(out);
+            TimedChannel timed = new TimedChannel(out);
+            CrcChannel checked = new CrcChannel(timed);
+            long asked = System.nanoTime();
             fetcher.fetch(holder, index, stored, checked, fetchTimeout);
             checkCrc(index, checked.value(), "from rank " + holder);
+            long first = timed.firstWrite() != 0 ? timed.firstWrite() : System.nanoTime();
+            timer.stage(RemoteStage.FETCH_FIRST_BYTE, first - asked);
+            timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - first);
+            timer.stage(RemoteStage.CACHE_WRITE, timed.writing());
             return;
         }
         Path tmp = scratch.resolve("fetch-" + index + "-" + Thread.currentThread().getId());
