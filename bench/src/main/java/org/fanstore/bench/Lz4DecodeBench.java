@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
+import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.Lz4DirectDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
@@ -19,9 +20,10 @@ import org.fanstore.prep.format.PartitionReader;
  * The LZ4 decoder alone on the bodies of a prepared dataset: every LZ4 body whose raw size is SIZE, read from the
  * partition files (warm in the page cache), decoded and CRC-checked by {@link Lz4DirectDecoder} (what the runtime
  * runs per open) into a sink that keeps nothing, on THREADS threads, each body once per round. Prints one line
- * per round, then the best: the ceiling of a first pass through fanstore on this data.
+ * per round, then the best: the ceiling of a first pass through fanstore on this data. With {@code heap} last,
+ * the heap-array path the runtime used before ({@link Lz4Chunked#decodeTo}) instead, for comparison.
  *
- * <pre>java -cp ... org.fanstore.bench.Lz4DecodeBench DATASET_DIR SIZE_BYTES THREADS ROUNDS</pre>
+ * <pre>java -cp ... org.fanstore.bench.Lz4DecodeBench DATASET_DIR SIZE_BYTES THREADS ROUNDS [heap]</pre>
  */
 public final class Lz4DecodeBench {
     private Lz4DecodeBench() {
@@ -35,6 +37,7 @@ public final class Lz4DecodeBench {
         long size = Long.parseLong(args[1]);
         int threads = Integer.parseInt(args[2]);
         int rounds = Integer.parseInt(args[3]);
+        boolean heap = args.length > 4 && args[4].equals("heap");
         List<Body> bodies = new ArrayList<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path p : files.filter(f -> f.toString().endsWith(".fsp")).sorted().toList()) {
@@ -60,7 +63,7 @@ public final class Lz4DecodeBench {
                 int share = t;
                 Thread w = new Thread(() -> {
                     try {
-                        decodeShare(bodies, share, threads);
+                        decodeShare(bodies, share, threads, heap);
                     } catch (IOException | RuntimeException e) {
                         failures.add(e);
                     }
@@ -80,11 +83,11 @@ public final class Lz4DecodeBench {
             System.out.printf("round %d: %d bodies in %.4f s, %.0f files/s, %.0f MB/s raw%n", round, bodies.size(), s,
                     bodies.size() / s, mbs);
         }
-        System.out.printf("decoder alone: best %.0f files/s %.0f MB/s raw (%d bodies of %d bytes, %d threads)%n",
-                best * 1e6 / size, best, bodies.size(), size, threads);
+        System.out.printf("%s alone: best %.0f files/s %.0f MB/s raw (%d bodies of %d bytes, %d threads)%n",
+                heap ? "heap decoder" : "decoder", best * 1e6 / size, best, bodies.size(), size, threads);
     }
 
-    private static void decodeShare(List<Body> bodies, int share, int threads) throws IOException {
+    private static void decodeShare(List<Body> bodies, int share, int threads, boolean heap) throws IOException {
         Lz4DirectDecoder decoder = new Lz4DirectDecoder();
         FileChannel open = null;
         Path openPath = null;
@@ -99,7 +102,11 @@ public final class Lz4DecodeBench {
                     openPath = b.partition();
                 }
                 CRC32C crc = new CRC32C();
-                decoder.decode(open, b.offset(), b.stored(), b.raw(), Sink.INSTANCE, crc);
+                if (heap) {
+                    Lz4Chunked.decodeTo(open, b.offset(), b.stored(), b.raw(), Sink.INSTANCE, crc);
+                } else {
+                    decoder.decode(open, b.offset(), b.stored(), b.raw(), Sink.INSTANCE, crc);
+                }
                 if ((int) crc.getValue() != b.crc()) {
                     throw new IOException("CRC32C mismatch in " + b.partition() + " at " + b.offset());
                 }
