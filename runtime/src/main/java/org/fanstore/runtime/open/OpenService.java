@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.FileModes;
-import org.fanstore.prep.format.Lz4Chunked;
+import org.fanstore.prep.format.Lz4DirectDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
@@ -57,6 +57,8 @@ public final class OpenService implements RequestHandler {
     private static final int EEXIST = 17;
     private static final int EISDIR = 21;
     private static final int EINVAL = 22;
+    /** Each worker decodes with its own off-heap buffers; workers decode different files in parallel. */
+    private static final ThreadLocal<Lz4DirectDecoder> DECODERS = ThreadLocal.withInitial(Lz4DirectDecoder::new);
 
     private final MetadataTable table;
     private final BodyIndex bodies;
@@ -206,7 +208,13 @@ public final class OpenService implements RequestHandler {
             timer.kind(bodies.codec(index) == PartitionDescriptor.CODEC_RAW ? OpenKind.LOCAL : OpenKind.DECOMPRESSED,
                     stored);
             demand.decodedLocally();
-            decode(local.channel(partition), bodies.bodyOffset(index), index, out);
+            try {
+                decode(local.channel(partition), bodies.bodyOffset(index), index, out);
+            } catch (IOException e) {
+                // The log line must say which partition copy to check (fanstore verify), not just the file.
+                throw new IOException(e.getMessage() + " (body in the local copy of "
+                        + local.file(partition).getFileName() + ")", e);
+            }
             return;
         }
         demand.fetchStarted(partition);
@@ -271,7 +279,7 @@ public final class OpenService implements RequestHandler {
             return;
         }
         CRC32C crc = new CRC32C();
-        Lz4Chunked.decodeTo(in, offset, stored, table.size(index), out, crc);
+        DECODERS.get().decode(in, offset, stored, table.size(index), out, crc);
         checkCrc(index, (int) crc.getValue(), "after decompression");
     }
 
