@@ -30,6 +30,8 @@
 #define FS_RANK_PARTS_DIR       "parts"
 #define FS_RANK_PARTITION_COPY  "<partition>"
 #define FS_RANK_FILES_DIR       "files"
+/* Beside FILES_DIR (the table's local root): materialised files of at least cache.ref's threshold. */
+#define FS_RANK_LOCAL_CACHE_DIR "cache"
 #define FS_RANK_STAGING_DIR     "staging"
 /* Output files are "h" then the object id (2^48 + handle id) in decimal; the shim opens committed ones so. */
 #define FS_RANK_STAGING_FILE_PREFIX "h"
@@ -58,6 +60,7 @@
     X(PARTS_DIR,      "local", FS_RANK_PARTS_DIR,      "dir",  -1)   \
     X(PARTITION_COPY, "parts", FS_RANK_PARTITION_COPY, "file", -1)   \
     X(FILES_DIR,      "local", FS_RANK_FILES_DIR,      "dir",  -1)   \
+    X(LOCAL_CACHE_DIR, "local", FS_RANK_LOCAL_CACHE_DIR, "dir", -1)   \
     X(STAGING_DIR,    "local", FS_RANK_STAGING_DIR,    "dir",  0700) \
     X(STAGING_FILE,   "staging", FS_RANK_STAGING_FILE, "file", 0600) \
     X(OUTPUT_JOURNAL, "shm",   FS_RANK_OUTPUT_JOURNAL, "file", 0600)

@@ -276,7 +276,7 @@ const fs_cache *fs_state_cache(const fs_table *t)
     pthread_mutex_lock(&cache_lock);
     if (!atomic_load_explicit(&cache_tried, memory_order_relaxed)) {
         inside_shim++;
-        int rc = fs_cache_attach(&cache, state.shm_dir, t->entry_count);
+        int rc = fs_cache_attach(&cache, state.shm_dir, t->entry_count, t->local_root, t->local_root_len);
         inside_shim--;
         if (rc == 0)
             atomic_store_explicit(&cache_ready, &cache, memory_order_release);

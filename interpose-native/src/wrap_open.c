@@ -66,7 +66,7 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
     } else {
         const fs_cache *c = fs_state_cache(t);
         char path[PATH_MAX];
-        if (c != NULL && fs_cache_path(c, idx, path, sizeof path) == 0) {
+        if (c != NULL && fs_cache_path(c, idx, e->size, path, sizeof path) == 0) {
             int fd = open_real_file(path, flags);
             if (fd >= 0) {
                 fs_cache_touch(c, idx);   /* a hit the runtime does not see: tell its eviction */

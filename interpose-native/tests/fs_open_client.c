@@ -91,7 +91,7 @@ static int read_entry(const fs_table *table, const fs_cache *cache, fs_wire *wir
     if (e->flags & FS_ENTRY_LOCAL_RAW) {
         snprintf(target, sizeof target, "%s/%s", table->local_root, key);
         rc = read_path(target, o);
-    } else if (cache->ref != NULL && fs_cache_path(cache, idx, target, sizeof target) == 0) {
+    } else if (cache->ref != NULL && fs_cache_path(cache, idx, e->size, target, sizeof target) == 0) {
         rc = read_path(target, o);
         o->direct = rc == 0;
         if (rc == 0)
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
         return 1;
     }
     fs_cache cache;
-    rc = fs_cache_attach(&cache, argv[1], table.entry_count);
+    rc = fs_cache_attach(&cache, argv[1], table.entry_count, table.local_root, table.local_root_len);
     if (rc != 0)
         fprintf(stderr, "fs_open_client: no cache view (%s): every file goes through the runtime\n", strerror(-rc));
     snprintf(path, sizeof path, "%s/" FS_RANK_CONTROL_FILE, argv[1]);
@@ -199,7 +199,8 @@ int main(int argc, char **argv)
         int gone = 0;
         for (size_t i = 0; i < n_cached; i++) {
             struct stat st;
-            if (cache.ref != NULL && fs_cache_path(&cache, cached[i], path, sizeof path) == 0 &&
+            uint64_t size = fs_table_entry(&table, cached[i])->size;
+            if (cache.ref != NULL && fs_cache_path(&cache, cached[i], size, path, sizeof path) == 0 &&
                 stat(path, &st) != 0 && errno == ENOENT)
                 gone++;
         }

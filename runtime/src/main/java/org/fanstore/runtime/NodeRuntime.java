@@ -177,9 +177,10 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(0, fetcher);
         fetcher.timeServing(stats.serveTimes());
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
-                ns.table().entryCount());
+                ns.table().entryCount(), MaterializedCache.LOCAL_MIN_BYTES);
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
-        MaterializedCache cache = new MaterializedCache(cacheDir, config.cacheMb() << 20, refs);
+        MaterializedCache cache = new MaterializedCache(cacheDir, RankDirectory.LOCAL_CACHE_DIR.in(config.localDir()),
+                config.cacheMb() << 20, refs);
         stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");

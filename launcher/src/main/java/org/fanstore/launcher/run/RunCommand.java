@@ -50,7 +50,8 @@ public final class RunCommand implements Callable<Integer> {
         description = "default: ${DEFAULT-VALUE}")
     String mount;
 
-    @Option(names = "--cache-mb", paramLabel = "M", description = "tmpfs cache bound per node (default: 1/4 of RAM)")
+    @Option(names = "--cache-mb", paramLabel = "M",
+            description = "cache bound per node, tmpfs and local disk together (default: 1/4 of RAM)")
     Long cacheMb;
 
     @Option(names = "--replicas", paramLabel = "K", defaultValue = "0", description = "extra copies of each partition")

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeoutException;
 import org.fanstore.runtime.layout.RankDirectory;
 
 /**
- * Files materialised on tmpfs (decompressed or fetched bodies), bounded by bytes, evicted by CLOCK (second chance).
+ * Files materialised on tmpfs, or on node-local disk from {@link #LOCAL_MIN_BYTES} (decompressed or fetched
+ * bodies), bounded by bytes (both places together), evicted by CLOCK (second chance).
  *
  * <p>Invariants: the bytes of files present plus bytes reserved for files being written never exceed the
  * capacity; a file appears under its final name only when complete and checked (written under a temporary
@@ -38,7 +39,16 @@ public final class MaterializedCache {
         void writeTo(FileChannel out) throws IOException;
     }
 
+    /**
+     * Files from this size on are materialised on node-local disk, smaller ones on tmpfs. Why: reads of large
+     * tmpfs files run at a third of ext4's speed here (4 KiB pages against large folios; bench/RESULTS.md,
+     * "large materialised files on local disk"), while creating a small file costs ~7x more on the disk.
+     */
+    public static final long LOCAL_MIN_BYTES = 1L << 20;
+
     private final Path dir;
+    /** Where files of {@code refs.localMinBytes()} bytes or more go; null: everything in {@link #dir}. */
+    private final Path localDir;
     private final long capacity;
     private final Object lock = new Object();
     private final ReferenceBits refs;
@@ -51,10 +61,19 @@ public final class MaterializedCache {
 
     /** A cache in {@code dir} whose entry ids index {@code refs}. */
     public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs) throws IOException {
+        this(dir, null, capacityBytes, refs);
+    }
+
+    /**
+     * A cache in {@code dir} and, for files of at least {@code refs.localMinBytes()} bytes, in {@code localDir}
+     * (node-local disk); {@code capacityBytes} bounds both together.
+     */
+    public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs) throws IOException {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("cache capacity must be positive, got " + capacityBytes);
         }
         this.dir = Files.createDirectories(dir);
+        this.localDir = localDir == null ? null : Files.createDirectories(localDir);
         this.capacity = capacityBytes;
         this.refs = refs;
     }
@@ -64,13 +83,15 @@ public final class MaterializedCache {
      * the lock's short critical sections: the dispatcher thread answers hits with it.
      */
     public Path lookup(int id) {
+        Long size;
         synchronized (lock) {
-            if (present.get(id) == null) {
+            size = present.get(id);
+            if (size == null) {
                 return null;
             }
         }
         refs.set(id);
-        return pathOf(id);
+        return pathOf(id, size);
     }
 
     /**
@@ -86,7 +107,7 @@ public final class MaterializedCache {
         synchronized (lock) {
             if (present.get(id) != null) {
                 refs.set(id);
-                return pathOf(id);
+                return pathOf(id, size);
             }
             running = inFlight.get(id);
             if (running == null) {
@@ -100,8 +121,8 @@ public final class MaterializedCache {
     }
 
     private Path produce(int id, long size, Materializer producer, CompletableFuture<Path> mine) throws IOException {
-        Path tmp = dir.resolve(RankDirectory.CACHE_FILE.fileName(id) + ".tmp");
-        Path target = pathOf(id);
+        Path target = pathOf(id, size);
+        Path tmp = target.resolveSibling(RankDirectory.CACHE_FILE.fileName(id) + ".tmp");  // same file system
         boolean done = false;
         try {
             try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -176,7 +197,7 @@ public final class MaterializedCache {
             }
             usedBytes -= size;
             evictions++;
-            Files.deleteIfExists(pathOf(id));
+            Files.deleteIfExists(pathOf(id, size));
             return true;
         }
         return false;
@@ -195,8 +216,18 @@ public final class MaterializedCache {
         }
     }
 
+    /** Where file {@code id} lives if it is below the local threshold (the tmpfs directory). */
     public Path pathOf(int id) {
         return RankDirectory.CACHE_FILE.in(dir, id);
+    }
+
+    /**
+     * Where file {@code id} of {@code size} bytes lives. The shim derives the same directory from the entry's
+     * size and the threshold in cache.ref (cache_view.c, fs_cache_path), so both must follow this one rule.
+     */
+    public Path pathOf(int id, long size) {
+        boolean local = localDir != null && Long.compareUnsigned(size, refs.localMinBytes()) >= 0;
+        return RankDirectory.CACHE_FILE.in(local ? localDir : dir, id);
     }
 
     /** Bytes of the files present (not counting those being written). */

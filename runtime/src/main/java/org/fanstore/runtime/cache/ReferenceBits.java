@@ -2,6 +2,7 @@ package org.fanstore.runtime.cache;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -14,9 +15,11 @@ import org.fanstore.runtime.layout.RankDirectory;
 
 /**
  * The cache's reference bits, shared with the shim: the file {@code cache.ref} ({@link RankDirectory#CACHE_REF}) in
- * the rank directory, one byte per metadata-table entry (byte i belongs to entry i), nothing else. Its length equals
- * the table's entry count, which is the whole version check: a reader that finds another length does not use it.
- * Specification: runtime/src/main/java/org/fanstore/runtime/shm/README.md ("cache.ref").
+ * the rank directory, one byte per metadata-table entry (byte i belongs to entry i), then the 8-byte size from
+ * which materialised files live in the node-local cache directory. Its length (entry count + 8) is the whole
+ * version check: a reader that finds another length does not use it. Specification:
+ * runtime/src/main/java/org/fanstore/runtime/shm/README.md ("cache.ref"); golden image:
+ * {@code tests/vectors/cache/cache-ref-3.bin}.
  *
  * <p>The shim opens a materialised file straight from the cache without asking the runtime, so the runtime
  * never sees those hits; instead the shim stores 1 into the file's byte (a plain store, no system call) and the
@@ -28,19 +31,32 @@ import org.fanstore.runtime.layout.RankDirectory;
  */
 public final class ReferenceBits {
 
+    /** Bytes after the entries' bytes: the local threshold, u64 little-endian. */
+    public static final int TRAILER_BYTES = 8;
+    /** A threshold no file reaches: every materialised file stays in the tmpfs cache. */
+    public static final long NEVER_LOCAL = -1L;
+
     private final UnsafeBuffer bits;
     private final int entries;
+    private final long localMinBytes;
 
-    private ReferenceBits(MappedByteBuffer mapped, int entries) {
+    private ReferenceBits(MappedByteBuffer mapped, int entries, long localMinBytes) {
         this.bits = new UnsafeBuffer(mapped);
         this.entries = entries;
+        this.localMinBytes = localMinBytes;
+    }
+
+    /** A file for a table of {@code entries} entries whose files all stay in the tmpfs cache. */
+    public static ReferenceBits create(Path path, int entries) throws IOException {
+        return create(path, entries, NEVER_LOCAL);
     }
 
     /**
      * Creates {@code path} (mode 0600, all bits clear, replacing a stale file) for a table of {@code entries}
-     * entries and maps it; readers map it read-write.
+     * entries and maps it; readers map it read-write. Files of at least {@code localMinBytes} bytes are
+     * materialised in the node-local cache directory ({@link #NEVER_LOCAL}: none); the shim reads the value here.
      */
-    public static ReferenceBits create(Path path, int entries) throws IOException {
+    public static ReferenceBits create(Path path, int entries, long localMinBytes) throws IOException {
         if (entries <= 0) {
             throw new IllegalArgumentException("a table has at least one entry, got " + entries);
         }
@@ -48,9 +64,17 @@ public final class ReferenceBits {
         try (FileChannel channel = FileChannel.open(path,
                 Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-            channel.write(ByteBuffer.allocate(1), entries - 1L);  // sizes the (sparse, zeroed) file
-            return new ReferenceBits(channel.map(FileChannel.MapMode.READ_WRITE, 0, entries), entries);
+            ByteBuffer trailer = ByteBuffer.allocate(TRAILER_BYTES).order(ByteOrder.LITTLE_ENDIAN);
+            trailer.putLong(0, localMinBytes);
+            channel.write(trailer, entries);  // sizes the file; the entries' bytes stay sparse zeros
+            return new ReferenceBits(channel.map(FileChannel.MapMode.READ_WRITE, 0, entries), entries,
+                    localMinBytes);
         }
+    }
+
+    /** Materialised files of at least this many bytes live in the node-local cache directory (unsigned). */
+    public long localMinBytes() {
+        return localMinBytes;
     }
 
     public int entries() {

@@ -26,7 +26,8 @@ public enum RankDirectory {
     CONTROL_FILE(Place.SHM, "ctl", Kind.FILE, 0600),
     /** Remote and decompressed files materialised for opens, bounded by --cache-mb. */
     CACHE_DIR(Place.SHM, "cache", Kind.DIR, -1),
-    /** One materialised file, named by its metadata-table entry index (the shim opens it directly). */
+    /** One materialised file, named by its metadata-table entry index, in {@link #CACHE_DIR} or
+     * {@link #LOCAL_CACHE_DIR} by its size (the shim opens it directly). */
     CACHE_FILE(Place.CACHE, "e<index>", Kind.FILE, -1),
     /** The cache's reference bits, one byte per table entry (format: runtime/shm/README.md). */
     CACHE_REF(Place.SHM, "cache.ref", Kind.FILE, 0600),
@@ -54,6 +55,11 @@ public enum RankDirectory {
     PARTITION_COPY(Place.PARTS, "<partition>", Kind.FILE, -1),
     /** Uncompressed local files unpacked for direct opens: {@code files/<key>}. */
     FILES_DIR(Place.LOCAL, "files", Kind.DIR, -1),
+    /**
+     * Materialised files of at least the threshold in cache.ref (MaterializedCache.LOCAL_MIN_BYTES): large
+     * files read faster from local disk than from tmpfs. The shim finds it beside the table's local root.
+     */
+    LOCAL_CACHE_DIR(Place.LOCAL, "cache", Kind.DIR, -1),
     /** Output files being written and committed ones this rank holds (the shim opens them by name). */
     STAGING_DIR(Place.LOCAL, "staging", Kind.DIR, 0700),
     /** One output file, named by its handle id (the record's object id) in decimal. */
@@ -80,7 +86,7 @@ public enum RankDirectory {
         SHM,
         /** A rank's node-local directory. */
         LOCAL,
-        /** {@link #CACHE_DIR}. */
+        /** {@link #CACHE_DIR} or {@link #LOCAL_CACHE_DIR}. */
         CACHE,
         /** {@link #TASKS_DIR}. */
         TASKS,

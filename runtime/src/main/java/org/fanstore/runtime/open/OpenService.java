@@ -195,8 +195,8 @@ public final class OpenService implements RequestHandler {
             boolean full = noSpace(e);
             System.err.println("fanstore rank " + myRank + ": cannot open "
                     + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes)"
-                    + (full ? ": no space left on device in " + scratch + " (the cache; lower --cache-mb or free"
-                    + " memory)" : ": " + e.getMessage()));
+                    + (full ? ": no space left on device in " + cache.pathOf(index, table.size(index)).getParent()
+                    + " (the cache; lower --cache-mb, or free memory or disk space there)" : ": " + e.getMessage()));
             responder.error(full ? Errno.ENOSPC : Errno.EIO);
         }
     }

@@ -51,7 +51,7 @@ class MaterializedCacheTest {
     private void touchAsShim(int id) throws IOException {
         try (FileChannel ch = FileChannel.open(RankDirectory.CACHE_REF.in(rankDir), StandardOpenOption.READ,
                 StandardOpenOption.WRITE)) {
-            assertEquals(ENTRIES, ch.size(), "one byte per entry, nothing else");
+            assertEquals(ENTRIES + ReferenceBits.TRAILER_BYTES, ch.size(), "one byte per entry, then the threshold");
             MappedByteBuffer shared = ch.map(FileChannel.MapMode.READ_WRITE, 0, ENTRIES);
             shared.put(id, (byte) 1);
         }

@@ -1,0 +1,111 @@
+package org.fanstore.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Large materialised files on node-local disk (issue 8): LZ4 files just below and from the 1 MiB threshold are
+ * decoded into the tmpfs cache and the local one respectively, read right on the first and the warm pass, every
+ * warm open a direct shim hit (so the shim found both directories without asking), and both caches are gone
+ * when the job ends.
+ */
+class LocalCacheReadTest {
+    private static final int MIB = 1 << 20;
+    private static final int[] SIZES = {100_000, MIB - 1, MIB, 2 * MIB + 1};
+
+    @TempDir
+    Path work;
+
+    @Test
+    void filesOnEitherSideOfTheThresholdReadRightAndWarmOpensAreDirect() throws Exception {
+        Path src = work.resolve("src/lz");
+        Files.createDirectories(src);
+        Map<String, String> sums = new TreeMap<>();
+        StringBuilder files = new StringBuilder();
+        for (int size : SIZES) {
+            byte[] body = text(size);
+            String name = "f" + size + ".csv";
+            Files.write(src.resolve(name), body);
+            sums.put(name, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
+            files.append(" /fanstore/lz/").append(name);
+        }
+        Path data = work.resolve("lz.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                data.toString(), "--partitions", "1", "--compress", "lz4"));
+        Path local = work.resolve("local");
+        Files.createDirectories(local);
+        String job = "sha256sum" + files + " > first.txt"
+                + " && ls \"$FANSTORE_SHM_DIR/cache\" > shm-cache.txt"
+                + " && ls " + local + "/fanstore-*/rank-0/cache > local-cache.txt"
+                + " && sha256sum" + files + " > warm.txt"
+                + " && printf %s \"$FANSTORE_SHM_DIR\" > shm-dir.txt";
+        Path stats = work.resolve("stats.json");
+        FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "run", "--ranks", "1",
+                "--data", data.toString(), "--local-dir", local.toString(), "--stats", stats.toString(), "--",
+                "sh", "-c", job));
+        assertEquals(sums, read(work.resolve("first.txt")), "first pass\n" + r.stderr());
+        assertEquals(sums, read(work.resolve("warm.txt")), "warm pass\n" + r.stderr());
+        assertEquals(2, cacheFiles(work.resolve("shm-cache.txt")), "files below 1 MiB in tmpfs");
+        assertEquals(2, cacheFiles(work.resolve("local-cache.txt")), "files from 1 MiB on, on local disk");
+
+        String json = Files.readString(stats);
+        assertEquals(SIZES.length, firstNumber(json, "decompressed"), "one decode per file\n" + json);
+        assertEquals(SIZES.length, firstNumber(json, "cache_hit_direct"), "warm opens by the shim itself\n" + json);
+        assertEquals(0, firstNumber(json, "cache_hit_via_runtime"), json);
+        assertEquals(0, firstNumber(json, "evictions"), json);
+
+        try (Stream<Path> left = Files.list(local)) {
+            assertEquals(List.of(), left.toList(), "nothing left in the local directory");
+        }
+        Path shmDir = Path.of(Files.readString(work.resolve("shm-dir.txt")));
+        assertTrue(shmDir.startsWith("/dev/shm"), shmDir.toString());
+        assertFalse(Files.exists(shmDir.getParent()), "the job's /dev/shm root is gone: " + shmDir.getParent());
+    }
+
+    private static Map<String, String> read(Path sums) throws Exception {
+        Map<String, String> got = new TreeMap<>();
+        for (String line : Files.readAllLines(sums)) {
+            String[] f = line.split(" +", 2);
+            got.put(f[1].substring("/fanstore/lz/".length()), f[0]);
+        }
+        return got;
+    }
+
+    /** Complete cache files (e<index>) in an ls listing, not temporaries. */
+    private static long cacheFiles(Path listing) throws Exception {
+        return Files.readAllLines(listing).stream().filter(n -> n.matches("e\\d+")).count();
+    }
+
+    private static long firstNumber(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
+        assertTrue(m.find(), key + " missing");
+        return Long.parseLong(m.group(1));
+    }
+
+    /** CSV-like rows, which LZ4 compresses (prep then stores them LZ4). */
+    private static byte[] text(int size) {
+        Random rnd = new Random(size);
+        StringBuilder sb = new StringBuilder(size + 64);
+        while (sb.length() < size) {
+            sb.append("2026-11-").append(10 + rnd.nextInt(20)).append(",n").append(rnd.nextInt(100))
+                    .append(rnd.nextBoolean() ? ",train," : ",val,").append(rnd.nextInt(1000)).append('\n');
+        }
+        return sb.substring(0, size).getBytes(StandardCharsets.US_ASCII);
+    }
+}
