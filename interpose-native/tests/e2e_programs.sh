@@ -386,20 +386,22 @@ else
 fi
 
 # The same entry already materialised in the cache (cache/e<index>, as the runtime leaves it): the shim opens it
-# directly, with no runtime to ask, and sets the entry's byte in cache.ref. A cache.ref of another length (or
-# none, above) is not used: the open goes to the (absent) runtime, EIO, and nothing crashes.
+# directly, with no runtime to ask, and sets the entry's byte in cache.ref. A cache.ref of another length (here
+# the format before its threshold trailer; or none, above) is not used: the open goes to the (absent) runtime,
+# EIO, and nothing crashes. The trailer (u64 LE, 1 MiB) puts this 12-byte file in the tmpfs cache directory.
 mkdir -p "$work/shm2/cache" && cp "$src/val/labels.csv" "$work/shm2/cache/e$idx"
-head -c "$((entries + 1))" /dev/zero > "$work/shm2/cache.ref"
+head -c "$entries" /dev/zero > "$work/shm2/cache.ref"
 msg="$(env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$work/shm2" timeout 20 cat "$V/val/labels.csv" 2>&1)"; rc=$?
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [[ "$msg" == *"Input/output error"* ]]; then
     pass "cache.ref of another length is ignored (no direct cache open)"
 else
     fail "cache.ref of another length" "rc=$rc msg=$msg"
 fi
-head -c "$entries" /dev/zero > "$work/shm2/cache.ref" && chmod 600 "$work/shm2/cache.ref"
+{ head -c "$entries" /dev/zero; printf '\000\000\020\000\000\000\000\000'; } > "$work/shm2/cache.ref"
+chmod 600 "$work/shm2/cache.ref"
 got="$(env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$work/shm2" timeout 20 cat "$V/val/labels.csv" 2>&1)"; rc=$?
 bit="$(od -An -tu1 -j "$idx" -N1 "$work/shm2/cache.ref" | tr -d ' ')"
-set_bits="$(tr -d '\0' < "$work/shm2/cache.ref" | wc -c)"
+set_bits="$(head -c "$entries" "$work/shm2/cache.ref" | tr -d '\0' | wc -c)"
 if [ "$rc" -eq 0 ] && [ "$got" = "$(cat "$src/val/labels.csv")" ] && [ "$bit" = 1 ] && [ "$set_bits" = 1 ]; then
     pass "materialised file opens straight from the cache and sets its reference bit"
 else

@@ -7,9 +7,9 @@
  * <local_root>/<key> (through fs_wire_open if not unpacked yet); others at <shm_dir>/cache/e<index> when the
  * runtime already materialised them (setting their reference bit, as the shim does), else through fs_wire_open.
  * Prints "<fnv1a64 of content, hex> <bytes> <key>" or "ERR <errno> <key>". With --cache-usage, also prints
- * "CACHE <bytes>" after each open: the bytes of files in <shm_dir>/cache at that moment, so a test can check the
- * bound from outside. With --hot KEY, KEY is opened again after every key and "HOT <direct|runtime> <inode>
- * <hash> <bytes>" printed (how it was opened, and the cache file's inode: the same inode means never evicted);
+ * "CACHE <bytes>" after each open: the bytes of files in <shm_dir>/cache and in the local cache directory at that
+ * moment, so a test can check the bound from outside. With --hot KEY, KEY is opened again after every key and
+ * "HOT <direct|runtime> <inode> <hash> <bytes>" printed (how it was opened, and the cache file's inode: the same inode means never evicted);
  * at the end "GONE <n> <m>": n of the m keys read through the cache (not KEY, not LOCAL_RAW) are no longer in it. */
 #include <dirent.h>
 #include <errno.h>
@@ -25,10 +25,8 @@
 #include "../src/rank_dir.h"
 #include "../src/wire_client.h"
 
-static long long cache_usage(const char *shm_dir)
+static long long dir_usage(const char *dir)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/" FS_RANK_CACHE_DIR, shm_dir);
     DIR *d = opendir(dir);
     if (!d)
         return 0;
@@ -41,6 +39,14 @@ static long long cache_usage(const char *shm_dir)
     }
     closedir(d);
     return total;
+}
+
+/* Both cache directories: the bound covers the tmpfs one and the node-local one together. */
+static long long cache_usage(const char *shm_dir, const fs_cache *c)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/" FS_RANK_CACHE_DIR, shm_dir);
+    return dir_usage(dir) + (c->ref != NULL && c->local_dir_len > 0 ? dir_usage(c->local_dir) : 0);
 }
 
 static int hash_fd(int fd, unsigned long long *hash, long long *bytes)
@@ -184,7 +190,7 @@ int main(int argc, char **argv)
             cached[n_cached++] = (uint32_t)idx;
         }
         if (show_cache)
-            printf("CACHE %lld\n", cache_usage(argv[1]));
+            printf("CACHE %lld\n", cache_usage(argv[1], &cache));
         if (hot != NULL) {
             rc = read_entry(&table, &cache, wire, hot, strlen(hot), (uint32_t)hot_idx, &o);
             if (rc != 0) {
