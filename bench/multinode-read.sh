@@ -4,6 +4,10 @@
 # Reader: bench/native/reader.c, stat + open + read + close of every file, 2 threads; "warm" = 3 passes, the last
 # reported; "first" = the one and only pass right after ready (what the first epoch sees).
 #   bench/multinode-read.sh [WORK_DIR] [MIB_PER_SET] [SIZES...]      e.g. bench/multinode-read.sh /tmp/mr 256 128K 2M
+# Next to each 2/4-rank first pass: raw MPJ Send/Recv between two rank JVMs (RemoteFetchBench, runtime JVM flags,
+# same protocol switch limit) at the file size, measured right after it, and first pass / raw (the goal: >= 0.8x);
+# the pass runs with --stats, and the line under it gives the remote opens' mean time per stage (docs/stats.md).
+# FANSTORE_MULTINODE_ONLY=first runs only those rows (and their native baseline).
 # FANSTORE_RUNTIME_JAVA_OPTS is passed through (e.g. to compare runtime JVM flags).
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -50,6 +54,43 @@ for s in "${sizes[@]}"; do
   done
 done
 cache=$(( mib * 4 ))
+nice mvn -B -o -q -f "$repo/pom.xml" -pl bench -am package -DskipTests >/dev/null
+bench_cp="$repo/bench/target/classes:$repo/runtime/target/classes:$repo/prep/format/target/classes:$repo/prep/target/classes"
+bench_cp="$bench_cp:/usr/share/java/mpj.jar:$(ls "$repo"/bench/target/lib/*.jar | tr '\n' ':')"
+rawmpj() { # rawmpj BYTES: median MB/s of raw MPJ Send/Recv between two rank JVMs on this machine
+  local d out; d=$(mktemp -d); local -a java
+  # shellcheck disable=SC2207
+  java=(java $("$repo/scripts/jvm-flags" runtime) -Xmx512m -Dbench.sizes="$1" -Dbench.mib=64 -cp "$bench_cp"
+        org.fanstore.bench.RemoteFetchBench)
+  MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${java[@]}" 1 "$d" "raw-$$" 524288 520192 >/dev/null 2>&1 &
+  out=$(MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${java[@]}" 0 "$d" "raw-$$" 524288 520192 2>/dev/null || true)
+  wait || true; rm -rf "$d"
+  awk '$2 == "KiB" {print $3}' <<<"$out" | tail -n1
+}
+stages() { # stages STATS_JSON: the remote opens' mean microseconds per stage, largest first
+  python3 - "$1" <<'PY' 2>/dev/null || echo "(no stats)"
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+s = t.get("remote_open_stages_us", {})
+n = t["open_latency_us"]["remote"]
+parts = sorted(((v["mean"], k) for k, v in s.items() if k != "cache_write" and not k.startswith("holder_")),
+               reverse=True)
+h = lambda k: s.get(k, {}).get("mean", 0)
+print("remote opens %d, mean %d us (p50 %d, p99 %d); mean per stage: %s; cache_write (in fetch_rest) %d us;"
+      " holder queue %d + read/send %d us (in fetch_first_byte)" % (
+    n["count"], sum(m for m, _ in parts), n["p50"], n["p99"], ", ".join("%s %d" % (k, m) for m, k in parts),
+    h("cache_write"), h("holder_serve_queue"), h("holder_serve_first")))
+PY
+}
+firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S: the first pass, raw MPJ at that size, the stage line
+  local out raw mbs
+  out=$(fsrun 1 rnd "$1" --ranks "$2" --only-rank 0 --stats "$work/stats-$2-$1.json")
+  row "$1" "$2 ranks, rank 0 reads all, first pass" "$out" "$3"
+  raw=$(rawmpj "$(bytes_of "$1")"); mbs=$(awk '{print $8}' <<<"$out")
+  printf "| %-5s | %-34s | %10s | %8s | %6s |\n" "$1" "raw MPJ Send/Recv, first pass / raw" "-" "${raw:-?}" \
+    "$(awk -v a="$mbs" -v b="${raw:-0}" 'BEGIN{ if (b > 0 && a != "") printf "%.2fx", a / b; else print "-" }')"
+  echo "|       | $(stages "$work/stats-$2-$1.json") |"
+}
 fsrun() { # fsrun PASSES SET SIZE RUN_ARGS...
   local passes=$1 list="$work/fs-$2-$3.list" data="$work/$2.fs"; shift 3
   "$repo/fanstore" run --data "$data" --local-dir "$work" --cache-mb "$cache" "$@" -- "$reader" read "$passes" "$list" "$threads" 2>"$work/run.err" \
@@ -68,6 +109,10 @@ echo "|-------|------------------------------------|-----------:|---------:|----
 for s in "${sizes[@]}"; do
   nat=$("$reader" read 3 "$work/native-rnd-$s.list" "$threads"); natf=$(awk '{print $6}' <<<"$nat")
   row "$s" "native ext4 warm" "$nat" "$natf"
+  if [ "${FANSTORE_MULTINODE_ONLY:-}" = first ]; then
+    for r in 2 4; do firstrow "$s" $r "$natf"; done
+    continue
+  fi
   row "$s" "1 rank --unpack eager, warm" "$(fsrun 3 rnd "$s" --ranks 1 --unpack eager)" "$natf"
   row "$s" "1 rank default, first pass" "$(fsrun 1 rnd "$s" --ranks 1)" "$natf"
   row "$s" "1 rank default, warm" "$(fsrun 3 rnd "$s" --ranks 1)" "$natf"
@@ -76,10 +121,11 @@ for s in "${sizes[@]}"; do
   row "$s" "1 rank LZ4 text, first pass" "$(fsrun 1 txt "$s" --ranks 1)" "$nattf"
   row "$s" "1 rank LZ4 text, warm" "$(fsrun 3 txt "$s" --ranks 1)" "$nattf"
   for r in 2 4; do
-    row "$s" "$r ranks, rank 0 reads all, first pass" "$(fsrun 1 rnd "$s" --ranks $r --only-rank 0)" "$natf"
+    firstrow "$s" $r "$natf"
     row "$s" "$r ranks, rank 0 reads all, warm" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0)" "$natf"
   done
 done
+[ "${FANSTORE_MULTINODE_ONLY:-}" = first ] && exit 0
 # End of job: wall of `fanstore run --ranks 2 -- true` minus the load time its ready line reports.
 for i in 1 2 3; do
   t0=$(date +%s.%N)

@@ -198,13 +198,22 @@ for n in 1 2 4; do
   for r in $(seq 0 $((n - 1))); do
     in_ns "$r" env PMI_RANK="$r" PMI_SIZE="$n" PMI_JOBID="$tag-mn$n" FANSTORE_VERBOSE=1 \
       "$fs" run --data "$work/mn.fs" --local-dir "$work/node$r" --rendezvous-dir "$work/rdv" --unpack eager \
-      --prefetch off --cache-mb $(( mib * 8 )) -- "$work/mn.sh" > "$work/mn$n-$r.out" 2> "$work/mn$n-$r.err" &
+      --prefetch off --cache-mb $(( mib * 8 )) --stats "$work/mn$n-stats.json" -- "$work/mn.sh" > "$work/mn$n-$r.out" 2> "$work/mn$n-$r.err" &
     jp+=($!); pids+=($!)
   done
   ok=1; for j in "${jp[@]}"; do wait "$j" || ok=0; done
   [ $ok = 1 ] || say "FAILED: a rank of the $n-rank job exited non-zero (see $log)"
   cat "$work"/mn$n-*.out "$work"/mn$n-*.err >> "$log"
   cat "$work"/mn$n-*.out | read_rows multinode "$n"
+  # where remote opens spent their time (docs/stats.md, remote_open_stages_us; rank 0's launcher wrote it)
+  "$py" - "$work/mn$n-stats.json" <<'PY' 2>>"$log" | while read -r k v; do emit stages mn all "$n" 2 first "$k" "$v"; done
+import json, sys
+t = json.load(open(sys.argv[1]))["totals"]
+print("remote_opens", t["open_latency_us"]["remote"]["count"])
+print("remote_p50_us", t["open_latency_us"]["remote"]["p50"])
+for k, v in t.get("remote_open_stages_us", {}).items():
+    print(k + "_mean_us", v["mean"])
+PY
   for r in $(seq 0 $((n - 1))); do
     sed -n 's/^fanstore rank [0-9]*: files=.* entries=\([0-9]*\) meta_bytes=\([0-9]*\) load_ms=\([0-9]*\) copy_ms=\([0-9]*\) gather_ms=\([0-9]*\) table_ms=\([0-9]*\).*/\1 \2 \3 \4 \5 \6/p' \
       "$work/mn$n-$r.err" | while read -r e mb l c g tb; do

@@ -21,7 +21,7 @@ public final class DrainBench {
 
     public static void main(String[] args) throws Exception {
         Path staging = Path.of(args[0]);
-        DirectoryDrain drain = new DirectoryDrain(Path.of(args[1]), 0);
+        DirectoryDrain drain = new DirectoryDrain(Path.of(args[1]), 0, 1);
         long start = System.nanoTime();
         long id = OutputObjects.FIRST;
         long bytes = 0;

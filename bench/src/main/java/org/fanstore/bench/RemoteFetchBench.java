@@ -27,7 +27,9 @@ import org.fanstore.runtime.mpi.RendezvousServer;
  * <p>Usage: {@code RemoteFetchBench <rank> <rendezvous-dir> <jobid> <protocolSwitchLimit> <chunkBytes>}
  */
 public final class RemoteFetchBench {
-    private static final int[] SIZES = {128 << 10, 2 << 20, 8 << 20};
+    /** -Dbench.sizes=BYTES,...: the message sizes (bench/multinode-read.sh asks for the sizes of its files). */
+    private static final int[] SIZES = Arrays.stream(System.getProperty("bench.sizes",
+            (128 << 10) + "," + (2 << 20) + "," + (8 << 20)).split(",")).mapToInt(Integer::parseInt).toArray();
     private static final long BYTES_PER_MEASUREMENT = Long.getLong("bench.mib", 256) << 20;
     private static final int ROUNDS = 3;
     private static final int RAW_REQUEST_TAG = 7_000;

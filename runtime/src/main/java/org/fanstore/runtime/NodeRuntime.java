@@ -176,6 +176,7 @@ final class NodeRuntime implements AutoCloseable {
         RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)),
                 JobSecret.read(config.secretFile()));
         toClose.add(0, fetcher);
+        fetcher.timeServing(stats.serveTimes());
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount());
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());

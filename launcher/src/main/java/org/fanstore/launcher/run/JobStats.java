@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -16,6 +17,7 @@ import java.util.TreeMap;
 import org.fanstore.runtime.stats.LatencyHistogram;
 import org.fanstore.runtime.stats.OpenKind;
 import org.fanstore.runtime.stats.RankStats;
+import org.fanstore.runtime.stats.RemoteStage;
 
 /**
  * The job's I/O statistics as the launcher sees them at the end: the runtimes' {@code FANSTORE-STATS} lines
@@ -109,6 +111,7 @@ final class JobStats {
             latency.put(k.key(), latency(histogram(f, k)));
         }
         r.put("open_latency_us", latency);
+        r.put("remote_open_stages_us", stages(List.of(f)));
         r.put("runtime_wait_ms", num(f, "runtime_wait_us") / 1000);
         r.put("cache", cache(f));
         Map<String, Object> load = new LinkedHashMap<>();
@@ -166,6 +169,33 @@ final class JobStats {
         return c;
     }
 
+    /** Per {@link RemoteStage}: count, p50, p99 and mean over the remote opens of {@code perRank}. */
+    private static Map<String, Object> stages(Collection<Map<String, String>> perRank) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (RemoteStage s : RemoteStage.values()) {
+            long[] b = new long[LatencyHistogram.BUCKETS];
+            for (Map<String, String> f : perRank) {
+                LatencyHistogram.decodeInto(f.get("stage_" + s.key()), b);
+            }
+            out.put(s.key(), withMean(b));
+        }
+        // the holder's side of peers' reader fetches (its share of their fetch_first_byte)
+        for (String h : new String[] {"serve_queue", "serve_first"}) {
+            long[] b = new long[LatencyHistogram.BUCKETS];
+            for (Map<String, String> f : perRank) {
+                LatencyHistogram.decodeInto(f.get(h), b);
+            }
+            out.put("holder_" + h, withMean(b));
+        }
+        return out;
+    }
+
+    private static Map<String, Object> withMean(long[] b) {
+        Map<String, Object> l = latency(b);
+        l.put("mean", LatencyHistogram.mean(b) / 1000);
+        return l;
+    }
+
     private static Map<String, Object> latency(long[] buckets) {
         long count = 0;
         for (long c : buckets) {
@@ -202,6 +232,7 @@ final class JobStats {
         }
         latency.put("all", latency(merged(null)));
         t.put("open_latency_us", latency);
+        t.put("remote_open_stages_us", stages(ranks.values()));
         t.put("runtime_wait_ms", wait / 1000);
         t.put("cache", sum(c, cache(Map.of())));
         Map<String, Object> load = new LinkedHashMap<>();

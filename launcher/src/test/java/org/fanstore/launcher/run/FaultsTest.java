@@ -370,7 +370,10 @@ class FaultsTest {
         }
 
         static Job start(Map<String, String> env, List<String> options, String shellCommand) throws IOException {
-            List<String> cmd = new ArrayList<>(List.of(FanstoreProcess.repo().resolve("fanstore").toString(), "run",
+            // A shell without job control starts background jobs with SIGINT ignored, and the launcher rightly
+            // keeps an inherited "ignore": undo it so ^C tests do not depend on how the suite was started.
+            List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT",
+                    FanstoreProcess.repo().resolve("fanstore").toString(), "run",
                     "--data", data.toString(), "--local-dir", work.toString()));
             cmd.addAll(options);
             cmd.addAll(List.of("--", "sh", "-c", shellCommand));

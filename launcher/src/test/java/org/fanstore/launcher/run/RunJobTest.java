@@ -230,7 +230,9 @@ class RunJobTest {
     @Test
     void ctrlCStopsEverythingAndCleansUp() throws Exception {
         String job = "tint" + System.nanoTime();
-        ProcessBuilder pb = new ProcessBuilder(FanstoreProcess.repo().resolve("fanstore").toString(), "run",
+        // env: a suite started by a shell without job control inherits SIGINT ignored, which the launcher keeps
+        ProcessBuilder pb = new ProcessBuilder("env", "--default-signal=INT",
+                FanstoreProcess.repo().resolve("fanstore").toString(), "run",
                 "--ranks", "2", "--data", plain.toString(), "--local-dir", work.toString(), "--", "sleep", "120")
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD);
         pb.environment().put("FANSTORE_JOB_ID", job);

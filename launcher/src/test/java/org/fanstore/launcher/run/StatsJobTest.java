@@ -99,7 +99,12 @@ class StatsJobTest {
                 + "+b['opened_via_runtime'])\n"
                 + "  print(r['rank'], 'shim_counters', int(r['shim_counters']))\n"
                 + "  print(r['rank'], 'remote_latency_count', r['open_latency_us']['remote']['count'])\n"
-                + "  print(r['rank'], 'remote_p99_positive', int(r['open_latency_us']['remote']['p99'] > 0))\n";
+                + "  print(r['rank'], 'remote_p99_positive', int(r['open_latency_us']['remote']['p99'] > 0))\n"
+                + "  st=r['remote_open_stages_us']\n"
+                + "  print(r['rank'], 'stage_counts_min', min(v['count'] for k,v in st.items() if 'holder' not in k))\n"
+                + "  print(r['rank'], 'stage_counts_max', max(v['count'] for k,v in st.items() if 'holder' not in k))\n"
+                + "  print(r['rank'], 'first_byte_p99_positive', int(st['fetch_first_byte']['p99'] > 0))\n"
+                + "  print(r['rank'], 'holder_served', st['holder_serve_first']['count'])\n";
         Process py = new ProcessBuilder("python3", "-c", script, json.toString()).redirectErrorStream(true).start();
         String out = new String(py.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertEquals(0, py.waitFor(), "python3 json.load: " + out + "\n" + Files.readString(json));
@@ -120,6 +125,11 @@ class StatsJobTest {
             assertEquals(files[other], got.get(rank + " remote"), "rank " + rank + " remote opens\n" + context);
             assertEquals(files[other], got.get(rank + " remote_latency_count"), context);
             assertEquals(1L, got.get(rank + " remote_p99_positive"), context);
+            // every remote open is broken down into every stage; the holder timed each reader request it served
+            assertEquals(files[other], got.get(rank + " stage_counts_min"), context);
+            assertEquals(files[other], got.get(rank + " stage_counts_max"), context);
+            assertEquals(1L, got.get(rank + " first_byte_p99_positive"), context);
+            assertEquals(files[rank], got.get(rank + " holder_served"), context);
             assertEquals(0L, got.get(rank + " decompressed"), context);
             assertEquals(0L, got.get(rank + " errors"), context);
             assertEquals(60L, got.get(rank + " total"), context);

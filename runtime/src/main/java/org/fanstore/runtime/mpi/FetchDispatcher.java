@@ -4,10 +4,11 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import mpi.MPI;
 import mpi.Request;
@@ -46,6 +47,8 @@ final class FetchDispatcher {
     private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
     private volatile Throwable failure;
     private final AtomicInteger refused = new AtomicInteger();
+    private final AtomicLong arrivals = new AtomicLong();
+    private volatile ServeTimes serveTimes;
 
     FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
         this.world = world;
@@ -53,7 +56,7 @@ final class FetchDispatcher {
         this.secret = secret;
         AtomicInteger n = new AtomicInteger();
         this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> {
+                new PriorityBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "fanstore-fetch-worker-" + n.incrementAndGet());
                     t.setDaemon(true);
                     return t;
@@ -110,6 +113,10 @@ final class FetchDispatcher {
         }
     }
 
+    void timeServing(ServeTimes times) {
+        serveTimes = times;
+    }
+
     /** Why the dispatcher stopped on its own, or null. */
     Throwable failure() {
         return failure;
@@ -123,47 +130,77 @@ final class FetchDispatcher {
                         MpiTags.FETCH_REQUEST);
                 FetchProtocol.Request request = FetchProtocol.decode(raw);
                 if (!FetchProtocol.authentic(raw, secret)) {
-                    workers.execute(() -> refuseStranger(from.source, request));
+                    workers.execute(new Job(false, arrivals.getAndIncrement(),
+                            () -> refuseStranger(from.source, request)));
                     continue;
                 }
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
                     return;
                 }
-                workers.execute(() -> serve(request));
+                boolean reader = request.kind() == FetchProtocol.KIND_FETCH_WHOLE;
+                long received = System.nanoTime();
+                workers.execute(new Job(reader, arrivals.getAndIncrement(), reader ? () -> {
+                    long started = System.nanoTime();
+                    long firstSent = serve(request);
+                    ServeTimes times = serveTimes;
+                    if (times != null && firstSent != 0) {
+                        times.readerServed(started - received, firstSent - started);
+                    }
+                } : () -> serve(request)));
             }
         } catch (Throwable t) {
             failure = t;
         }
     }
 
-    private void serve(FetchProtocol.Request r) {
+    /**
+     * A queued request. Whole-object fetches are readers waiting in open(); range fetches are background pulls
+     * (PartitionPuller: up to 3 in flight per pulling peer, so with 3+ peers pulling they fill the queue). Readers'
+     * requests are served first, each class in arrival order; a pull range waits only while readers' requests
+     * keep every worker busy, and those are bounded by the peers' reader threads.
+     */
+    private record Job(boolean reader, long arrival, Runnable work) implements Runnable, Comparable<Job> {
+        @Override
+        public void run() {
+            work.run();
+        }
+
+        @Override
+        public int compareTo(Job o) {
+            return reader != o.reader ? (reader ? -1 : 1) : Long.compare(arrival, o.arrival);
+        }
+    }
+
+    /** Answers one request; returns when its first reply message had left ({@link System#nanoTime()}), or 0. */
+    private long serve(FetchProtocol.Request r) {
         try {
             boolean whole = r.kind() == FetchProtocol.KIND_FETCH_WHOLE;
             if ((r.kind() != FetchProtocol.KIND_FETCH && !whole)
                     || r.chunkBytes() < 1 || r.chunkBytes() > FetchProtocol.MAX_CHUNK_BYTES
                     || r.position() < 0 || r.length() < 0) {
                 refuse(r, RemoteFetchException.Reason.BAD_REQUEST, -1);
-                return;
+                return 0;
             }
             long objectLength;
             try {
                 objectLength = source.length(r.id());
             } catch (IOException e) {
                 refuse(r, RemoteFetchException.Reason.READ_FAILED, -1);
-                return;
+                return 0;
             }
             if (objectLength == FetchSource.NOT_HELD) {
                 refuse(r, RemoteFetchException.Reason.NOT_HELD, -1);
-                return;
+                return 0;
             }
             if (r.position() > objectLength || r.length() > objectLength - r.position()
                     || (whole && r.position() + r.length() != objectLength)) {
                 refuse(r, RemoteFetchException.Reason.BAD_RANGE, objectLength);
-                return;
+                return 0;
             }
-            sendData(r, objectLength);
+            return sendData(r, objectLength);
         } catch (Exception | LinkageError e) {
             // MPJ failed to send (the requester or the device is gone): the requester's deadline reports it
+            return 0;
         }
     }
 
@@ -172,10 +209,11 @@ final class FetchDispatcher {
      * previous Isend (two rendezvous sends outstanding on one tag) gained nothing measurable and was the
      * prime suspect when the 4-rank test stalled once, so it was taken out.
      */
-    private void sendData(FetchProtocol.Request r, long objectLength) throws Exception {
+    private long sendData(FetchProtocol.Request r, long objectLength) throws Exception {
         byte[] buffer = buffer();
         int header = FetchProtocol.REPLY_HEADER_BYTES;
         long sent = 0;
+        long firstSent = 0;
         boolean first = true;
         while (first || sent < r.length()) {
             int start = first ? header : 0;
@@ -189,15 +227,19 @@ final class FetchDispatcher {
                     refuse(r, RemoteFetchException.Reason.READ_FAILED, objectLength);
                 }
                 // mid-transfer the requester cannot be told (its buffers await data): it times out instead
-                return;
+                return 0;
             }
             if (first) {
                 FetchProtocol.putHeader(buffer, FetchProtocol.STATUS_OK, objectLength, r.length());
             }
             send(r, buffer, start + n);
+            if (first) {
+                firstSent = System.nanoTime();
+            }
             sent += n;
             first = false;
         }
+        return firstSent;
     }
 
     /** Logs (the first few, then every 1000th: a flood must not fill the log) and answers UNAUTHORIZED alone. */

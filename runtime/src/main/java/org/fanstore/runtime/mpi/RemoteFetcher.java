@@ -68,6 +68,11 @@ public final class RemoteFetcher implements AutoCloseable {
         return new RemoteFetcher(world, dispatcher, chunkBytes, secret);
     }
 
+    /** Reports how long this rank, as holder, took to start answering each reader's request. */
+    public void timeServing(ServeTimes times) {
+        dispatcher.timeServing(times);
+    }
+
     /**
      * Copies the whole object {@code id} held by {@code owner} into {@code sink}.
      *

@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.FileModes;
-import org.fanstore.prep.format.Lz4Chunked;
+import org.fanstore.prep.format.Lz4DirectDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
@@ -29,6 +29,7 @@ import org.fanstore.runtime.shm.Responder;
 import org.fanstore.runtime.stats.OpenKind;
 import org.fanstore.runtime.stats.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
+import org.fanstore.runtime.stats.RemoteStage;
 
 /**
  * Answers the shim's OPEN: the path of a file the reader can open read-only. A local uncompressed file the
@@ -58,6 +59,8 @@ public final class OpenService implements RequestHandler {
     private static final int EEXIST = 17;
     private static final int EISDIR = 21;
     private static final int EINVAL = 22;
+    /** Each worker decodes with its own off-heap buffers; workers decode different files in parallel. */
+    private static final ThreadLocal<Lz4DirectDecoder> DECODERS = ThreadLocal.withInitial(Lz4DirectDecoder::new);
 
     private final MetadataTable table;
     private final BodyIndex bodies;
@@ -128,6 +131,7 @@ public final class OpenService implements RequestHandler {
         }
         try {
             workers.execute(() -> {
+                responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
                 if (raw) {
                     unpack(index, responder);
                 } else {
@@ -178,8 +182,16 @@ public final class OpenService implements RequestHandler {
 
     private void materialize(int index, OpenTimer responder) {
         try {
-            Path path = cache.obtain(index, table.size(index), out -> writeBody(index, out, responder),
-                    fetchTimeout.toNanos());
+            long asked = System.nanoTime();
+            long[] written = new long[1];
+            Path path = cache.obtain(index, table.size(index), out -> {
+                responder.stage(RemoteStage.CACHE_SETUP, System.nanoTime() - asked);
+                writeBody(index, out, responder);
+                written[0] = System.nanoTime();
+            }, fetchTimeout.toNanos());
+            if (written[0] != 0) {
+                responder.stage(RemoteStage.COMMIT, System.nanoTime() - written[0]);
+            }
             responder.ok(path.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             boolean full = noSpace(e);
@@ -198,7 +210,13 @@ public final class OpenService implements RequestHandler {
             timer.kind(bodies.codec(index) == PartitionDescriptor.CODEC_RAW ? OpenKind.LOCAL : OpenKind.DECOMPRESSED,
                     stored);
             demand.decodedLocally();
-            decode(local.channel(partition), bodies.bodyOffset(index), index, out);
+            try {
+                decode(local.channel(partition), bodies.bodyOffset(index), index, out);
+            } catch (IOException e) {
+                // The log line must say which partition copy to check (fanstore verify), not just the file.
+                throw new IOException(e.getMessage() + " (body in the local copy of "
+                        + local.file(partition).getFileName() + ")", e);
+            }
             return;
         }
         demand.fetchStarted(partition);
@@ -209,7 +227,7 @@ public final class OpenService implements RequestHandler {
                     continue;
                 }
                 try {
-                    fetchFrom(holder, index, out);
+                    fetchFrom(holder, index, out, timer);
                     timer.kind(OpenKind.REMOTE, stored);
                     return;
                 } catch (IOException e) {
@@ -224,12 +242,18 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    private void fetchFrom(int holder, int index, FileChannel out) throws IOException {
+    private void fetchFrom(int holder, int index, FileChannel out, OpenTimer timer) throws IOException {
         long stored = bodies.storedLength(index);
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
-            CrcChannel checked = new CrcChannel(out);
+            TimedChannel timed = new TimedChannel(out);
+            CrcChannel checked = new CrcChannel(timed);
+            long asked = System.nanoTime();
             fetcher.fetch(holder, index, stored, checked, fetchTimeout);
             checkCrc(index, checked.value(), "from rank " + holder);
+            long first = timed.firstWrite() != 0 ? timed.firstWrite() : System.nanoTime();
+            timer.stage(RemoteStage.FETCH_FIRST_BYTE, first - asked);
+            timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - first);
+            timer.stage(RemoteStage.CACHE_WRITE, timed.writing());
             return;
         }
         Path tmp = scratch.resolve("fetch-" + index + "-" + Thread.currentThread().getId());
@@ -257,7 +281,7 @@ public final class OpenService implements RequestHandler {
             return;
         }
         CRC32C crc = new CRC32C();
-        Lz4Chunked.decodeTo(in, offset, stored, table.size(index), out, crc);
+        DECODERS.get().decode(in, offset, stored, table.size(index), out, crc);
         checkCrc(index, (int) crc.getValue(), "after decompression");
     }
 

@@ -40,7 +40,10 @@ import org.fanstore.runtime.layout.RankDirectory;
  * whole-file CRC32C, and only then renamed and added to {@link LocalPartitions}; a failed pull (a full disk,
  * a holder gone) removes its temporary file and leaves that partition fetched on demand, so prefetching never
  * fails a read. Readers go first: while on-demand fetches run, at most one chunk is in flight (pausing
- * altogether would starve the pull for as long as an epoch keeps missing, i.e. for ever).
+ * altogether would starve the pull for as long as an epoch keeps missing, i.e. for ever), and holders serve
+ * readers' requests ahead of queued ranges (FetchDispatcher). Pacing further (one chunk per 10 ms while readers
+ * fetch) left more files to fetch one by one and showed no end-to-end gain within the noise (bench/RESULTS.md,
+ * "cold remote reads"), so it was not kept.
  *
  * <p>Order: a partition a reader just missed on comes first (the epoch is reading it now); otherwise the
  * partitions owned by rank+1, then rank+2, and so on. At the start every rank pulls at once, and rank r

@@ -89,6 +89,21 @@ public final class LatencyHistogram {
         return (long) (SUB + i % SUB) << (exponent - SUB_BITS);
     }
 
+    /** The mean as bucket midpoints weigh it (within 12.5%, like the percentiles); 0 for no data. */
+    public static long mean(long[] buckets) {
+        long total = 0;
+        double sum = 0;
+        for (int i = 0; i < buckets.length; i++) {
+            if (buckets[i] != 0) {
+                long lo = lowerBound(i);
+                long hi = i + 1 < BUCKETS ? lowerBound(i + 1) : lo;
+                total += buckets[i];
+                sum += buckets[i] * (lo + (hi - lo) / 2.0);
+            }
+        }
+        return total == 0 ? 0 : Math.round(sum / total);
+    }
+
     /**
      * The value below which a fraction q of the counted durations lie, as the middle of the bucket holding it
      * (within 12.5% of the truth); 0 for no data.

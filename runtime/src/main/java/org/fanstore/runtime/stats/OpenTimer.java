@@ -15,6 +15,8 @@ public final class OpenTimer implements Responder {
     private volatile OpenKind kind = OpenKind.CACHE_HIT;
     private volatile long bytes;
     private volatile long fileSize;
+    /** Per {@link RemoteStage}: written by the one worker that serves the request, read when it answers. */
+    private final long[] stages = new long[RemoteStage.values().length];
 
     OpenTimer(Responder inner, RankStats stats) {
         this.inner = inner;
@@ -32,16 +34,37 @@ public final class OpenTimer implements Responder {
         this.bytes = bytesRead;
     }
 
+    /** When the handler first looked at the request ({@link System#nanoTime()}). */
+    public long started() {
+        return started;
+    }
+
+    /** Adds {@code nanos} to stage {@code s} of this open; counted only if the open turns out REMOTE. */
+    public void stage(RemoteStage s, long nanos) {
+        stages[s.ordinal()] += nanos;
+    }
+
     @Override
     public void ok(byte[] path) {
+        long replying = System.nanoTime();
         inner.ok(path);
-        stats.opened(kind, bytes, fileSize, System.nanoTime() - started);
+        answered(replying);
     }
 
     @Override
     public void ok(int result, byte[] path) {
+        long replying = System.nanoTime();
         inner.ok(result, path);
-        stats.opened(kind, bytes, fileSize, System.nanoTime() - started);
+        answered(replying);
+    }
+
+    private void answered(long replying) {
+        long now = System.nanoTime();
+        stats.opened(kind, bytes, fileSize, now - started);
+        if (kind == OpenKind.REMOTE) {
+            stages[RemoteStage.REPLY.ordinal()] = now - replying;
+            stats.remoteStages(stages);
+        }
     }
 
     @Override

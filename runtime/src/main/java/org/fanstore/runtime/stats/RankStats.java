@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.mpi.FetchSource;
+import org.fanstore.runtime.mpi.ServeTimes;
 import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.shm.Responder;
 
@@ -20,6 +21,11 @@ public final class RankStats {
     private final int rank;
     private final LongAdder[] opens = new LongAdder[KINDS.length];
     private final LatencyHistogram[] latency = new LatencyHistogram[KINDS.length];
+    private static final RemoteStage[] STAGES = RemoteStage.values();
+    private final LatencyHistogram[] stages = new LatencyHistogram[STAGES.length];
+    /** As holder: peers' reader requests, queue (receive to worker) and worker start to first message sent. */
+    private final LatencyHistogram serveQueue = new LatencyHistogram();
+    private final LatencyHistogram serveFirst = new LatencyHistogram();
     private final LongAdder errors = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
     private final LongAdder opened = new LongAdder();
@@ -37,6 +43,9 @@ public final class RankStats {
             opens[i] = new LongAdder();
             latency[i] = new LatencyHistogram();
         }
+        for (int i = 0; i < STAGES.length; i++) {
+            stages[i] = new LatencyHistogram();
+        }
     }
 
     public int rank() {
@@ -51,6 +60,14 @@ public final class RankStats {
     /** The fetch source peers read from, counting what they are served. */
     public FetchSource countServed(FetchSource source) {
         return new CountingFetchSource(source, this);
+    }
+
+    /** Times this rank's answers to peers' reader requests (the holder's share of their time to first byte). */
+    public ServeTimes serveTimes() {
+        return (queued, firstSent) -> {
+            serveQueue.record(queued);
+            serveFirst.record(firstSent);
+        };
     }
 
     public void attach(MaterializedCache materialized, ShimCounters counters) {
@@ -82,6 +99,13 @@ public final class RankStats {
             fetched.add(bytes);
         } else {
             localRead.add(bytes);
+        }
+    }
+
+    /** One remote open's time per {@link RemoteStage}, indexed by ordinal. */
+    void remoteStages(long[] nanos) {
+        for (int i = 0; i < STAGES.length; i++) {
+            stages[i].record(nanos[i]);
         }
     }
 
@@ -162,6 +186,17 @@ public final class RankStats {
             String h = latency[i].encode();
             if (!h.isEmpty()) {
                 sb.append(" latency_").append(KINDS[i].key()).append('=').append(h);
+            }
+        }
+        for (int i = 0; i < STAGES.length; i++) {
+            String h = stages[i].encode();
+            if (!h.isEmpty()) {
+                sb.append(" stage_").append(STAGES[i].key()).append('=').append(h);
+            }
+        }
+        for (String[] h : new String[][] {{"serve_queue", serveQueue.encode()}, {"serve_first", serveFirst.encode()}}) {
+            if (!h[1].isEmpty()) {
+                sb.append(' ').append(h[0]).append('=').append(h[1]);
             }
         }
         return sb.toString();

@@ -35,6 +35,11 @@ class LatencyHistogramTest {
         assertTrue(Math.abs(p50 - 500_000) <= 500_000 / 8, "p50 " + p50);
         assertTrue(Math.abs(p99 - 990_000) <= 990_000 / 8, "p99 " + p99);
         assertEquals(0, LatencyHistogram.percentile(new long[LatencyHistogram.BUCKETS], 0.99));
+        long mean = LatencyHistogram.mean(buckets);  // 500.5 us; a skewed tail must pull the mean, not the p50
+        assertTrue(Math.abs(mean - 500_500) <= 500_500 / 8, "mean " + mean);
+        h.record(1_000_000_000L);
+        assertTrue(LatencyHistogram.mean(h.snapshot()) > 1_400_000, "one 1 s outlier in 1001 adds ~1 ms");
+        assertEquals(0, LatencyHistogram.mean(new long[LatencyHistogram.BUCKETS]));
     }
 
     @Test

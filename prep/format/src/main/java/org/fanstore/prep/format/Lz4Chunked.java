@@ -159,7 +159,7 @@ public final class Lz4Chunked {
         return produced;
     }
 
-    private static void checkChunk(final int chunkRaw, final int chunkCompressed, final long storedLeft,
+    static void checkChunk(final int chunkRaw, final int chunkCompressed, final long storedLeft,
         final long rawLeft, final long at) throws IOException {
         if (chunkRaw <= 0 || chunkRaw > LZ4_CHUNK_RAW_LENGTH || chunkRaw > rawLeft) {
             throw new IOException("LZ4 chunk at body byte " + at + " claims " + Integer.toUnsignedString(chunkRaw) +

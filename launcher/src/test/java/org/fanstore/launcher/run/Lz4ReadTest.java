@@ -1,0 +1,125 @@
+package org.fanstore.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.fanstore.launcher.badinput.PartitionSurgery;
+import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.prep.format.PartitionEntry;
+import org.fanstore.prep.format.PartitionReader;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Compressed reads end to end (issue 8 item 6): LZ4 files at the sizes where the decoder's chunks and windows
+ * change, read through the shim by four processes at once on their first open, each getting the bytes prep saw;
+ * the runtime decodes each file once (its statistics say so); a damaged compressed body is EIO and the log names
+ * the file and the partition copy.
+ */
+class Lz4ReadTest {
+    private static final int CHUNK = PartitionDescriptor.LZ4_CHUNK_RAW_LENGTH;
+    private static final int[] SIZES = {0, 1, 64 * 1024 - 1, 128 * 1024, CHUNK, CHUNK + 1, 2 * CHUNK, 2 * CHUNK + 1};
+    private static final int READERS = 4;
+
+    @TempDir
+    Path work;
+
+    @Test
+    void concurrentFirstOpensGetTheRightBytesFromOneDecodeEach() throws Exception {
+        Path src = work.resolve("src/lz");
+        Files.createDirectories(src);
+        Map<String, String> sums = new TreeMap<>();
+        for (int size : SIZES) {
+            byte[] body = text(size);
+            String name = "f" + size + ".csv";
+            Files.write(src.resolve(name), body);
+            sums.put(name, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
+        }
+        Path data = work.resolve("lz.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                data.toString(), "--partitions", "2", "--compress", "lz4"));
+        int compressed = 0;
+        long storedBytes = 0;
+        for (int p = 0; p < 2; p++) {
+            try (PartitionReader r = PartitionReader.open(data.resolve(String.format("part-%05d.fsp", p)))) {
+                for (PartitionEntry e : r.entries()) {
+                    if (e.isFile() && e.codec() == PartitionDescriptor.CODEC_LZ4_CHUNKED) {
+                        compressed++;
+                        storedBytes += e.storedLength();
+                    }
+                }
+            }
+        }
+        assertTrue(compressed >= SIZES.length - 3, "prep stored only " + compressed + " files compressed");
+
+        StringBuilder files = new StringBuilder();
+        for (String name : sums.keySet()) {
+            files.append(" /fanstore/lz/").append(name);
+        }
+        // Every reader starts with the same file, so first opens of one file meet in the runtime.
+        String readers = "for i in $(seq " + READERS + "); do sha256sum" + files + " > sums-$i.txt & done; wait";
+        Path stats = work.resolve("stats.json");
+        FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "run", "--ranks", "1",
+                "--data", data.toString(), "--local-dir", work.toString(), "--stats", stats.toString(), "--", "sh",
+                "-c", readers));
+        for (int i = 1; i <= READERS; i++) {
+            Map<String, String> got = new TreeMap<>();
+            for (String line : Files.readAllLines(work.resolve("sums-" + i + ".txt"))) {
+                String[] f = line.split(" +", 2);
+                got.put(f[1].substring("/fanstore/lz/".length()), f[0]);
+            }
+            assertEquals(sums, got, "reader " + i + "\n" + r.stderr());
+        }
+        String json = Files.readString(stats);
+        assertEquals(compressed, firstNumber(json, "decompressed"), "decodes (one per compressed file)\n" + json);
+        assertEquals(storedBytes, firstNumber(json, "local_read_by_runtime"), "compressed bytes read\n" + json);
+    }
+
+    @Test
+    void aDamagedCompressedBodyIsEioNamingThePartition() throws Exception {
+        PartitionSurgery s = PartitionSurgery.golden();
+        int pattern = s.entry("data/pattern.txt");
+        assertEquals(PartitionDescriptor.CODEC_LZ4_CHUNKED,
+                s.part()[s.field(pattern, PartitionDescriptor.CODEC_OFFSET)], "golden pattern.txt is LZ4");
+        // A byte inside the first LZ4 block: the block then fails to decode or decodes to other bytes.
+        s.part()[(int) s.body(pattern) + PartitionDescriptor.LZ4_CHUNK_HEADER_LENGTH + 3] ^= 0x41;
+        Path data = s.forgeManifest().writeTo(work.resolve("bad-lz4.fs"));
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of(), 120, "run", "--ranks", "1", "--data",
+                data.toString(), "--local-dir", work.toString(), "--", "sh", "-c",
+                "cat /fanstore/golden/data/pattern.txt > out.txt; echo status $?");
+        assertTrue(r.stdout().contains("status 1"), r.stdout() + r.stderr());
+        assertEquals(0, Files.size(work.resolve("out.txt")), "bytes of a damaged body were served");
+        assertTrue(r.stderr().contains("Input/output error"), r.stderr());
+        assertTrue(r.stderr().contains("data/pattern.txt") && r.stderr().contains(PartitionSurgery.PARTITION),
+                r.stderr());
+        assertFalse(r.stderr().contains("Exception"), r.stderr());
+    }
+
+    private static long firstNumber(String json, String key) {
+        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
+        assertTrue(m.find(), key + " missing");
+        return Long.parseLong(m.group(1));
+    }
+
+    /** CSV-like rows: LZ4 halves them, as it does real text datasets. */
+    private static byte[] text(int size) {
+        Random rnd = new Random(size);
+        StringBuilder sb = new StringBuilder(size + 64);
+        while (sb.length() < size) {
+            sb.append("2026-11-").append(10 + rnd.nextInt(20)).append(",n").append(rnd.nextInt(100))
+                    .append(rnd.nextBoolean() ? ",train," : ",val,").append(rnd.nextInt(1000)).append('\n');
+        }
+        return sb.substring(0, size).getBytes(StandardCharsets.US_ASCII);
+    }
+}
