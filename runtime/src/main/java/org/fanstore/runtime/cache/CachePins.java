@@ -42,6 +42,7 @@ final class CachePins {
     /** Checked, still present, not yet past the grace: their readers are slow (or gone). Few. */
     private final List<Pin> waiting = new ArrayList<>();
     private long seq;
+    private long waitingSwept;
     private long made;
     private long expired;
 
@@ -49,6 +50,7 @@ final class CachePins {
         this.dir = dir;
         this.graceNanos = graceNanos;
         this.checkAfterNanos = Math.min(CHECK_AFTER_NANOS, graceNanos);
+        this.waitingSwept = System.nanoTime() - checkAfterNanos;   // nanoTime has no fixed origin
         this.nameOf = nameOf;
         this.warn = warn;
     }
@@ -86,7 +88,11 @@ final class CachePins {
                 waiting.add(p);
             }
         }
-        waiting.removeIf(p -> !Files.exists(path(p)) || now - p.born() > graceNanos && expire(p));
+        // at most every checkAfterNanos / 10: many stalled readers must not cost every answer a stat each
+        if (!waiting.isEmpty() && now - waitingSwept >= checkAfterNanos / 10) {
+            waitingSwept = now;
+            waiting.removeIf(p -> !Files.exists(path(p)) || now - p.born() > graceNanos && expire(p));
+        }
     }
 
     private boolean expire(Pin p) {
