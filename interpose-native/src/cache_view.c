@@ -1,5 +1,6 @@
-/* cache_view: see cache_view.h. Runs inside the LD_PRELOAD shim, which wraps open/fstat/close: the ref file is
- * opened, stat'ed and closed with raw syscall(2) (as meta_table.c does) so the shim never re-enters itself. */
+/* cache_view: see cache_view.h. Runs inside the LD_PRELOAD shim, which wraps open/fstat/close/unlink: the ref file
+ * is opened, stat'ed and closed, and pins unlinked, with raw syscall(2) (as meta_table.c does) so the shim never
+ * re-enters itself. */
 #include "cache_view.h"
 #include "rank_dir.h"
 
@@ -101,4 +102,14 @@ int fs_cache_path(const fs_cache *c, uint32_t idx, uint64_t size, char *buf, siz
     int n = snprintf(buf, cap, "%.*s/" FS_RANK_CACHE_FILE_PREFIX "%u", (int)(local ? c->local_dir_len : c->dir_len),
                      local ? c->local_dir : c->dir, idx);
     return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+void fs_cache_release_pin(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    if (base == NULL || strncmp(base + 1, FS_RANK_CACHE_PIN_PREFIX, strlen(FS_RANK_CACHE_PIN_PREFIX)) != 0)
+        return;
+    int saved = errno;
+    syscall(SYS_unlinkat, AT_FDCWD, path, 0);
+    errno = saved;
 }

@@ -9,6 +9,7 @@
  * Invariants the shim relies on (the runtime's MaterializedCache keeps them): cache/e<index> exists only complete
  * and CRC-checked (written under a temporary name, then renamed), and eviction unlinks it, so an open of that name
  * gives either the whole, right file (kept alive by the descriptor) or ENOENT, a miss the runtime then serves.
+ * A runtime answer is a pin (fs_cache_release_pin), which eviction cannot remove before the opener's open.
  * A view whose ref file is missing, not ours or of another length is not usable: the caller asks the runtime for
  * every file, as before (slower, never wrong). No function here allocates or calls exit(). */
 #ifndef FANSTORE_CACHE_VIEW_H
@@ -41,6 +42,12 @@ void fs_cache_detach(fs_cache *c);
  * threshold, <dir>/e<idx> otherwise (the runtime's MaterializedCache.pathOf follows the same rule). Returns 0, or
  * -ENAMETOOLONG; -ERANGE for an index outside the table. */
 int fs_cache_path(const fs_cache *c, uint32_t idx, uint64_t size, char *buf, size_t cap);
+
+/* Releases a pin: the runtime answers a cache file with a second name made for that open alone
+ * (<cache dir>/p<index>-<n>, CachePins.java), which the opener unlinks once its open is done (succeeded or
+ * failed); the unlink is how the runtime learns it is released. A path whose last component is not a pin is left
+ * alone; a failed unlink only leaves the name to the runtime's grace sweep. errno is preserved. */
+void fs_cache_release_pin(const char *path);
 
 /* Records a use of entry idx the runtime will not see. A relaxed load, and a relaxed store only when the bit is
  * clear, so the many readers of a hot file do not keep pulling its cache line away from each other. */

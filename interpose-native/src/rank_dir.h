@@ -15,6 +15,9 @@
 /* Cache files are "e" then the entry index in decimal; the shim builds the name from the prefix. */
 #define FS_RANK_CACHE_FILE_PREFIX "e"
 #define FS_RANK_CACHE_FILE      FS_RANK_CACHE_FILE_PREFIX "<index>"
+/* A pin: the runtime's answer for a cache file, a second name the shim opens and then unlinks (CachePins.java). */
+#define FS_RANK_CACHE_PIN_PREFIX "p"
+#define FS_RANK_CACHE_PIN       FS_RANK_CACHE_PIN_PREFIX "<index>-<pin>"
 #define FS_RANK_CACHE_REF       "cache.ref"
 #define FS_RANK_SHIM_COUNTERS   "shim.counters"
 #define FS_RANK_READY           "ready"
@@ -47,6 +50,7 @@
     X(CONTROL_FILE,   "shm",   FS_RANK_CONTROL_FILE,   "file", 0600) \
     X(CACHE_DIR,      "shm",   FS_RANK_CACHE_DIR,      "dir",  -1)   \
     X(CACHE_FILE,     "cache", FS_RANK_CACHE_FILE,     "file", -1)   \
+    X(CACHE_PIN,      "cache", FS_RANK_CACHE_PIN,      "file", -1)   \
     X(CACHE_REF,      "shm",   FS_RANK_CACHE_REF,      "file", 0600) \
     X(SHIM_COUNTERS,  "shm",   FS_RANK_SHIM_COUNTERS,  "file", 0600) \
     X(READY,          "shm",   FS_RANK_READY,          "file", -1)   \

@@ -12,7 +12,8 @@
  * The opens that need no request are counted in shim.counters (shim_counters.h): the runtime cannot see them.
  * Errors chosen: write access or O_TRUNC on an input, O_TMPFILE -> EROFS; O_CREAT|O_EXCL on an existing entry
  * -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
- * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing -> EIO.
+ * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing, or a file in the
+ * table whose answers could not be opened FS_OPEN_ATTEMPTS times -> EIO (never ENOENT for a file in the table).
  * Outside paths are forwarded, except a write open of /proc/self/fd/N (or /dev/fd/N...) where N is one of our
  * file descriptors: that reaches our backing file by another name -> EROFS (see proc_fd.h). */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cache_view.h"
 #include "rank_dir.h"
 #include "namespace.h"
 #include "output_handles.h"
@@ -39,6 +41,9 @@ static int open_real_file(const char *path, int flags)
     int fd = CALL_REAL(-1, open, path, O_RDONLY | (flags & KEEP_FLAGS));
     return fd < 0 ? -errno : fd;
 }
+
+/* Times the shim asks the runtime for one file whose answer then cannot be opened (a reclaimed pin). */
+#define FS_OPEN_ATTEMPTS 3
 
 /* An open the runtime will not see: counted for its statistics (shim_counters.h). */
 static void count_direct(enum fs_counter opens, uint64_t bytes)
@@ -81,9 +86,11 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
     fs_wire *w = fs_state_wire(&err);
     if (w == NULL)
         return err;
-    /* The runtime's file may be evicted between its answer and our open: ask again, at most 3 times. */
+    /* A cache answer is a pin (a name for this open alone, cache_view.h), so eviction cannot remove it before our open;
+     * only a pin the runtime reclaimed because we stalled past its grace can be gone: ask again, then give up with
+     * EIO, never ENOENT, for a file that is in the table. */
     int fd = -ENOENT;
-    for (int attempt = 0; attempt < 3 && fd == -ENOENT; attempt++) {
+    for (int attempt = 0; attempt < FS_OPEN_ATTEMPTS && fd == -ENOENT; attempt++) {
         char path[PATH_MAX];
         fs_state_enter();
         int rc = fs_wire_open(w, k->buf, k->len, idx, t->generation, flags, path, sizeof path);
@@ -91,9 +98,11 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
         if (rc < 0)
             return rc;
         fd = open_real_file(path, flags);
+        if (!(e->flags & FS_ENTRY_LOCAL_RAW))
+            fs_cache_release_pin(path);   /* our descriptor (if any) holds the file now */
     }
     (void)s;
-    return fd;
+    return fd == -ENOENT ? -EIO : fd;
 }
 
 /* A committed output opened for reading: read-only, from the holder's staging file (this rank) or the copy the

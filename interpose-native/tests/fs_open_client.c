@@ -106,8 +106,11 @@ static int read_entry(const fs_table *table, const fs_cache *cache, fs_wire *wir
     /* As the shim: anything not local-and-unpacked or already materialised is asked of the runtime. */
     if (rc == -ENOENT) {
         rc = fs_wire_open(wire, key, len, idx, table->generation, O_RDONLY, target, sizeof target);
-        if (rc == 0)
+        if (rc == 0) {
             rc = read_path(target, o);
+            if (!(e->flags & FS_ENTRY_LOCAL_RAW))
+                fs_cache_release_pin(target);   /* as the shim: the answer was a pin for this open */
+        }
     }
     return rc;
 }

@@ -1,6 +1,7 @@
 package org.fanstore.runtime;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -179,8 +180,11 @@ final class NodeRuntime implements AutoCloseable {
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 ns.table().entryCount(), MaterializedCache.LOCAL_MIN_BYTES);
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
+        MetadataTable names = ns.table();
         MaterializedCache cache = new MaterializedCache(cacheDir, RankDirectory.LOCAL_CACHE_DIR.in(config.localDir()),
-                config.cacheMb() << 20, refs);
+                config.cacheMb() << 20, refs,
+                MaterializedCache.PIN_GRACE_NANOS, i -> new String(names.key(i), StandardCharsets.UTF_8),
+                line -> System.err.println("fanstore rank " + config.rank() + ": " + line));
         stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");

@@ -162,7 +162,8 @@ final class JobStats {
 
     private static Map<String, Long> cache(Map<String, String> f) {
         Map<String, Long> c = new LinkedHashMap<>();
-        for (String k : new String[] {"bytes", "files", "capacity_bytes", "evictions"}) {
+        for (String k : new String[] {"bytes", "files", "capacity_bytes", "evictions", "pins", "pins_expired",
+            "streamed"}) {
             c.put(k, num(f, "cache_" + k));
         }
         return c;

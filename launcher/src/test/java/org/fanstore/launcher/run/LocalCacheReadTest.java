@@ -63,6 +63,11 @@ class LocalCacheReadTest {
         assertEquals(sums, read(work.resolve("warm.txt")), "warm pass\n" + r.stderr());
         assertEquals(2, cacheFiles(work.resolve("shm-cache.txt")), "files below 1 MiB in tmpfs");
         assertEquals(2, cacheFiles(work.resolve("local-cache.txt")), "files from 1 MiB on, on local disk");
+        for (String listing : List.of("shm-cache.txt", "local-cache.txt")) {
+            // each runtime answer was a pin (a hard link beside its file); the reader's shim unlinked it after opening
+            assertEquals(List.of(), Files.readAllLines(work.resolve(listing)).stream().filter(n -> n.startsWith("p"))
+                    .toList(), listing + ": pins left behind");
+        }
 
         String json = Files.readString(stats);
         assertEquals(SIZES.length, firstNumber(json, "decompressed"), "one decode per file\n" + json);

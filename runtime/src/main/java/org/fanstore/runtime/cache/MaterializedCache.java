@@ -13,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.IntFunction;
 import org.fanstore.runtime.layout.RankDirectory;
 
 /**
@@ -20,10 +22,21 @@ import org.fanstore.runtime.layout.RankDirectory;
  * bodies), bounded by bytes (both places together), evicted by CLOCK (second chance).
  *
  * <p>Invariants: the bytes of files present plus bytes reserved for files being written never exceed the
- * capacity; a file appears under its final name only when complete and checked (written under a temporary
- * name, then renamed), so a reader never opens a partial file; two requests for the same id materialise it once.
- * Eviction unlinks: a reader that already opened the file keeps its data until it closes (tmpfs then still
- * holds those pages, outside this bound; that is the price of handing out real descriptors).
+ * capacity, except for one file larger than the whole cache, written alone into an empty cache; a file appears
+ * under its final name only when complete and checked (written under a temporary name, then renamed), so a reader
+ * never opens a partial file; two requests for the same id materialise it once.
+ *
+ * <p>Pins (issue 8, "never a wrong answer"): every answer, hit or fresh file, is a {@link CachePins pin}, a hard
+ * link made under the lock while the file is certainly present, which the reader's shim opens and then unlinks.
+ * So an entry the runtime has just answered cannot vanish before the reader's open: eviction unlinks only the
+ * file's own name ({@code e<index>}), and a pinned or opened inode keeps its data (open descriptors already did).
+ * What that costs in bytes: the cache directory holds at most {@code max(capacity, the one oversized file being
+ * written)} plus the pinned files no longer present, and a pin lives from its answer to the shim's open (a few
+ * microseconds) or, if its reader died in between, for the grace ({@link #PIN_GRACE_NANOS}). So the excess is at
+ * most (readers between an answer and their open + readers killed in the last grace) x the largest file.
+ * A file larger than the whole cache is still served: written alone into the emptied cache, handed out as a
+ * pin only (never present), so each open of it decodes it again, like a stream (and the log says to raise
+ * --cache-mb, once).
  *
  * <p>Why CLOCK: the shim opens a present file straight from this directory without asking, so most hits never
  * reach this class; they only set the file's {@link ReferenceBits reference bit}. The hand is the head of the
@@ -32,6 +45,8 @@ import org.fanstore.runtime.layout.RankDirectory;
  * file read once per epoch goes before one read again since the hand last passed.
  */
 public final class MaterializedCache {
+    /** How long a pin waits for its reader's open before it is reclaimed (its reader died or stalled). */
+    public static final long PIN_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** Writes the complete body of one file. */
     @FunctionalInterface
@@ -52,23 +67,38 @@ public final class MaterializedCache {
     private final long capacity;
     private final Object lock = new Object();
     private final ReferenceBits refs;
+    private final CachePins pins;
+    private final IntFunction<String> nameOf;
+    private final Consumer<String> warn;
     /** In hand order: the head is the next file the hand looks at. */
     private final LinkedHashMap<Integer, Long> present = new LinkedHashMap<>(1024);
-    private final Map<Integer, CompletableFuture<Path>> inFlight = new HashMap<>();
+    private final Map<Integer, CompletableFuture<Void>> inFlight = new HashMap<>();
     private long usedBytes;
     private long reservedBytes;
     private long evictions;
+    private long streamed;
+    /** Requests for files larger than the cache waiting for it to empty: new reservations wait behind them. */
+    private int oversizedWaiting;
 
-    /** A cache in {@code dir} whose entry ids index {@code refs}. */
+    /** A cache in {@code dir} whose entry ids index {@code refs}; logs on stderr, naming entries by index. */
     public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs) throws IOException {
-        this(dir, null, capacityBytes, refs);
+        this(dir, null, capacityBytes, refs, PIN_GRACE_NANOS, id -> "entry " + id, System.err::println);
+    }
+
+    /** As below, with every file in {@code dir} (no node-local directory). */
+    public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
+                             IntFunction<String> nameOf, Consumer<String> warn) throws IOException {
+        this(dir, null, capacityBytes, refs, pinGraceNanos, nameOf, warn);
     }
 
     /**
      * A cache in {@code dir} and, for files of at least {@code refs.localMinBytes()} bytes, in {@code localDir}
-     * (node-local disk); {@code capacityBytes} bounds both together.
+     * (node-local disk; null: none), {@code capacityBytes} bounding both together, whose entry ids index
+     * {@code refs}; {@code nameOf} names an entry in the one-line warnings given to {@code warn} (a pin reclaimed
+     * unopened, a file larger than the cache).
      */
-    public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs) throws IOException {
+    public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
+                             IntFunction<String> nameOf, Consumer<String> warn) throws IOException {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("cache capacity must be positive, got " + capacityBytes);
         }
@@ -76,54 +106,87 @@ public final class MaterializedCache {
         this.localDir = localDir == null ? null : Files.createDirectories(localDir);
         this.capacity = capacityBytes;
         this.refs = refs;
+        this.nameOf = nameOf;
+        this.warn = warn;
+        this.pins = new CachePins(pinGraceNanos, nameOf, warn);
     }
 
     /**
-     * The path of file {@code id} when it is present (counted as a use), null otherwise. Never waits beyond
-     * the lock's short critical sections: the dispatcher thread answers hits with it.
+     * A new pin of file {@code id} when it is present (counted as a use), null otherwise (or when the pin cannot
+     * be made: the caller then takes the {@link #obtain} path, which reports why). Never waits beyond the lock's
+     * short critical sections: the dispatcher thread answers hits with it.
      */
     public Path lookup(int id) {
-        Long size;
         synchronized (lock) {
-            size = present.get(id);
+            Long size = present.get(id);
             if (size == null) {
                 return null;
             }
+            refs.set(id);
+            try {
+                return pins.link(id, pathOf(id, size));
+            } catch (IOException e) {
+                return null;
+            }
         }
-        refs.set(id);
-        return pathOf(id, size);
     }
 
     /**
-     * The path of the materialised file {@code id} of {@code size} bytes, producing it if absent.
+     * A new pin of the materialised file {@code id} of {@code size} bytes, producing the file if absent. The
+     * caller hands the pin to exactly one reader, whose shim unlinks it after opening it.
      *
-     * @throws CacheFullException when the file is larger than the whole cache, or no room frees up before the
-     *                            deadline because every byte is reserved by files still being written
+     * @throws CacheFullException when no room frees up before the deadline because every byte is reserved by
+     *                            files still being written
      */
     public Path obtain(int id, long size, Materializer producer, long timeoutNanos) throws IOException {
         long deadline = System.nanoTime() + timeoutNanos;
-        CompletableFuture<Path> running;
-        CompletableFuture<Path> mine = null;
-        synchronized (lock) {
-            if (present.get(id) != null) {
-                refs.set(id);
-                return pathOf(id, size);
+        while (true) {
+            CompletableFuture<Void> running;
+            CompletableFuture<Void> mine = null;
+            synchronized (lock) {
+                if (present.get(id) != null) {
+                    refs.set(id);
+                    return pins.link(id, pathOf(id, size));
+                }
+                running = inFlight.get(id);
+                if (running == null) {
+                    // In flight before reserving: reserve() may wait (releasing the lock), and a second request
+                    // for this id must then wait for this one, not write the same temporary file beside it.
+                    mine = new CompletableFuture<>();
+                    inFlight.put(id, mine);
+                    try {
+                        reserve(id, size, deadline);
+                    } catch (IOException | RuntimeException e) {
+                        inFlight.remove(id);
+                        mine.completeExceptionally(e);
+                        throw e;
+                    }
+                }
             }
-            running = inFlight.get(id);
-            if (running == null) {
-                reserve(id, size, deadline);
-                mine = new CompletableFuture<>();
-                inFlight.put(id, mine);
+            if (mine != null) {
+                return produce(id, size, producer, mine);
             }
+            // Waiting happens outside the lock: the producer needs it to publish. Then look again: the file is
+            // pinned if still present, or (evicted meanwhile by a tiny cache, or too large to stay) made again.
+            await(running, id, deadline);
         }
-        // Waiting happens outside the lock: the producer needs it to publish its result.
-        return mine == null ? await(running, id, deadline) : produce(id, size, producer, mine);
     }
 
-    private Path produce(int id, long size, Materializer producer, CompletableFuture<Path> mine) throws IOException {
+    private Path produce(int id, long size, Materializer producer, CompletableFuture<Void> mine) throws IOException {
         Path target = pathOf(id, size);
         Path tmp = target.resolveSibling(RankDirectory.CACHE_FILE.fileName(id) + ".tmp");  // same file system
+        boolean oversized = size > capacity;
+        // Too large to stay: goes straight to a pin (never present, so never counted against the bound).
+        CachePins.Pin streamPin = null;
+        if (oversized) {
+            synchronized (lock) {
+                streamPin = pins.next(id, target.getParent());
+            }
+        }
         boolean done = false;
+        Path pin = null;
+        IOException failure = null;
+        boolean firstStream = false;
         try {
             try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -134,36 +197,70 @@ public final class MaterializedCache {
                 }
             }
             Files.setPosixFilePermissions(tmp, RankDirectory.SERVED_FILE_PERMISSIONS); // see Unpacker#write
-            refs.clear(id);  // before the name appears: a direct open after it may set the bit and must keep it
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            if (oversized) {
+                Files.move(tmp, pins.path(streamPin), StandardCopyOption.ATOMIC_MOVE);
+            } else {
+                refs.clear(id);  // before the name appears: a direct open after it may set the bit and must keep it
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            }
             done = true;
         } finally {
             synchronized (lock) {
                 reservedBytes -= size;
                 inFlight.remove(id);
-                if (done) {
+                if (done && oversized) {
+                    pins.track(streamPin);
+                    pin = pins.path(streamPin);
+                    firstStream = ++streamed == 1;
+                } else if (done) {
                     present.put(id, size);
                     usedBytes += size;
+                    try {
+                        pin = pins.link(id, target);  // in the same critical section: nothing evicts it first
+                    } catch (IOException e) {
+                        failure = e;
+                    }
                 }
                 lock.notifyAll();
             }
-            if (!done) {
+            if (done) {
+                mine.complete(null);
+            } else {
                 mine.completeExceptionally(new IOException("materialising entry " + id + " failed"));
                 Files.deleteIfExists(tmp);
             }
         }
-        mine.complete(target);
-        return target;
+        if (failure != null) {
+            throw failure;
+        }
+        if (firstStream) {
+            warn.accept(nameOf.apply(id) + " (" + size + " bytes) is larger than the whole cache (" + capacity
+                    + " bytes): each open of such a file decodes it again; raise --cache-mb");
+        }
+        return pin;
     }
 
-    /** Makes room for size bytes by evicting cold files; caller holds the lock. */
+    /**
+     * Makes room for size bytes by evicting cold files; caller holds the lock. A file larger than the whole cache
+     * waits until the cache is empty (evicting everything) and is then written alone; meanwhile new reservations
+     * wait behind it, so a steady stream of small files cannot starve it.
+     */
     private void reserve(int id, long size, long deadline) throws IOException {
-        if (size > capacity) {
-            throw new CacheFullException("entry " + id + " needs " + size + " bytes but the cache holds "
-                    + capacity + ": raise --cache-mb");
+        boolean oversized = size > capacity;
+        if (oversized) {
+            oversizedWaiting++;
         }
-        while (usedBytes + reservedBytes + size > capacity) {
-            if (!evictOne()) {
+        try {
+            while (true) {
+                boolean fits = oversized ? usedBytes + reservedBytes == 0
+                        : usedBytes + reservedBytes + size <= capacity && oversizedWaiting == 0;
+                if (fits) {
+                    break;
+                }
+                // short of room (a small file behind an oversized one only waits: evicting would not help it)
+                if ((oversized || oversizedWaiting == 0) && evictOne()) {
+                    continue;
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new CacheFullException("no room for entry " + id + " (" + size + " bytes): "
@@ -175,6 +272,11 @@ public final class MaterializedCache {
                     Thread.currentThread().interrupt();
                     throw new IOException("interrupted while waiting for cache room", e);
                 }
+            }
+        } finally {
+            if (oversized) {
+                oversizedWaiting--;
+                lock.notifyAll();   // the reservations that waited behind this one
             }
         }
         reservedBytes += size;
@@ -203,9 +305,9 @@ public final class MaterializedCache {
         return false;
     }
 
-    private static Path await(CompletableFuture<Path> running, int id, long deadline) throws IOException {
+    private static void await(CompletableFuture<Void> running, int id, long deadline) throws IOException {
         try {
-            return running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            running.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             throw new IOException("timed out waiting for another request to materialise entry " + id, e);
         } catch (ExecutionException e) {
@@ -244,6 +346,26 @@ public final class MaterializedCache {
         }
     }
 
+    /** Answers pinned so far, and those reclaimed unopened after the grace (for statistics). */
+    public long pins() {
+        synchronized (lock) {
+            return pins.made();
+        }
+    }
+
+    public long expiredPins() {
+        synchronized (lock) {
+            return pins.expired();
+        }
+    }
+
+    /** Opens of files larger than the whole cache, served by a copy for that open alone (for statistics). */
+    public long streamed() {
+        synchronized (lock) {
+            return streamed;
+        }
+    }
+
     /** Files evicted so far (for statistics). */
     public long evictions() {
         synchronized (lock) {
@@ -255,7 +377,7 @@ public final class MaterializedCache {
         return capacity;
     }
 
-    /** Thrown when a file cannot fit; the runtime logs it and answers the reader with EIO. */
+    /** Thrown when no room frees up in time; the runtime logs it and answers the reader with EIO. */
     public static final class CacheFullException extends IOException {
         private static final long serialVersionUID = 1L;
 

@@ -29,6 +29,11 @@ public enum RankDirectory {
     /** One materialised file, named by its metadata-table entry index, in {@link #CACHE_DIR} or
      * {@link #LOCAL_CACHE_DIR} by its size (the shim opens it directly). */
     CACHE_FILE(Place.CACHE, "e<index>", Kind.FILE, -1),
+    /**
+     * A second name (hard link) of a cache file, one per runtime answer: the reader's shim opens it, then unlinks
+     * it, so eviction of {@link #CACHE_FILE} can never come between the answer and the open (cache/CachePins).
+     */
+    CACHE_PIN(Place.CACHE, "p<index>-<pin>", Kind.FILE, -1),
     /** The cache's reference bits, one byte per table entry (format: runtime/shm/README.md). */
     CACHE_REF(Place.SHM, "cache.ref", Kind.FILE, 0600),
     /** Counts of the opens the shim serves without a request (format: runtime/stats/README.md). */

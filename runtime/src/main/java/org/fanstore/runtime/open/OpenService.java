@@ -43,8 +43,10 @@ import org.fanstore.runtime.stats.RemoteStage;
  * rule, so a file answers the same whether the shim opens it directly or asks here: O_CREAT without O_EXCL on
  * an existing file just opens it, as Linux does, and O_APPEND means nothing to a reader), EEXIST for
  * O_CREAT|O_EXCL, EISDIR for a
- * directory, EIO for a corrupt body, an unreachable holder, or a cache too small for the file (the runtime's
- * log then says which and what to do).
+ * directory, EIO for a corrupt body, an unreachable holder, or no cache room freeing up in time (the runtime's
+ * log then says which and what to do). A cache answer is a pin the reader's shim unlinks after its open, so
+ * eviction cannot turn it into ENOENT (see {@link MaterializedCache}); a file larger than the whole cache is
+ * still served, by a copy of its own.
  *
  * <p>Statistics: every request is timed from here to its answer ({@link OpenTimer}); each path says its
  * {@link OpenKind} (an output open: {@code timer.kind(OpenKind.OUTPUT, 0)}).

@@ -177,6 +177,9 @@ public final class RankStats {
             put(sb, "cache_files", c.files());
             put(sb, "cache_capacity_bytes", c.capacity());
             put(sb, "cache_evictions", c.evictions());
+            put(sb, "cache_pins", c.pins());
+            put(sb, "cache_pins_expired", c.expiredPins());
+            put(sb, "cache_streamed", c.streamed());
         }
         sb.append(loadFields);
         for (int i = 0; i < KINDS.length; i++) {

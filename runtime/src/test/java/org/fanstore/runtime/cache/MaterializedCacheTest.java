@@ -69,17 +69,43 @@ class MaterializedCacheTest {
         return out -> out.write(ByteBuffer.wrap(expected(id, size)));
     }
 
+    /** What the shim does with an answer: opens the pin (here: reads it whole), then unlinks it. */
+    private static byte[] openAsShim(Path pin) throws IOException {
+        assertTrue(pin.getFileName().toString().startsWith("p"), "an answer is a pin: " + pin);
+        byte[] body = Files.readAllBytes(pin);
+        Files.delete(pin);
+        return body;
+    }
+
+    /** Asks for id and opens the answer as the shim does. */
+    private static byte[] served(MaterializedCache cache, int id, int size) throws IOException {
+        byte[] body = openAsShim(cache.obtain(id, size, bytes(id, size), SECOND));
+        assertArrayEquals(expected(id, size), body, "entry " + id);
+        return body;
+    }
+
+    /** What the cache directory costs tmpfs: each inode once (a pin is a second name of a present file). */
+    private long bytesInDir() throws IOException {
+        java.util.Map<Object, Long> inodes = new java.util.HashMap<>();
+        try (var files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                try {
+                    inodes.put(Files.getAttribute(f, "unix:ino"), Files.size(f));
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    // released or evicted while listing
+                }
+            }
+        }
+        return inodes.values().stream().mapToLong(Long::longValue).sum();
+    }
+
     @Test
     void neverHoldsMoreThanItsBoundAndKeepsWhatTheRuntimeSawUsed() throws IOException {
         MaterializedCache cache = cache(10_000);
         for (int id = 0; id < 40; id++) {
-            Path p = cache.obtain(id, 3_000, bytes(id, 3_000), SECOND);
-            assertEquals(3_000, Files.size(p));
-            cache.obtain(0, 3_000, bytes(0, 3_000), SECOND); // a hit served by the runtime sets the bit
-            long onDisk;
-            try (var files = Files.list(dir)) {
-                onDisk = files.mapToLong(f -> f.toFile().length()).sum();
-            }
+            served(cache, id, 3_000);
+            served(cache, 0, 3_000); // a hit served by the runtime sets the bit
+            long onDisk = bytesInDir();
             assertTrue(onDisk <= 10_000, "bytes on tmpfs " + onDisk);
         }
         assertTrue(Files.exists(cache.pathOf(0)), "the hot entry survived");
@@ -92,13 +118,13 @@ class MaterializedCacheTest {
     @Test
     void clockGivesFilesOpenedBehindItsBackASecondChance() throws IOException {
         MaterializedCache cache = cache(10_000);
-        cache.obtain(1, 3_000, bytes(1, 3_000), SECOND);
-        cache.obtain(2, 3_000, bytes(2, 3_000), SECOND);
-        cache.obtain(3, 3_000, bytes(3, 3_000), SECOND);
+        served(cache, 1, 3_000);
+        served(cache, 2, 3_000);
+        served(cache, 3, 3_000);
         assertFalse(refs.isSet(1), "the open that materialised a file does not count as a reuse");
         for (int id = 4; id < 40; id++) {
             touchAsShim(1);  // a hit the cache never hears of, only its bit
-            cache.obtain(id, 3_000, bytes(id, 3_000), SECOND);
+            served(cache, id, 3_000);
             assertTrue(Files.exists(cache.pathOf(1)), "entry 1, referenced, survived round " + id);
             if (id - 2 != 1) {
                 assertFalse(Files.exists(cache.pathOf(id - 2)), "entry " + (id - 2) + ", never reused, was evicted");
@@ -117,7 +143,7 @@ class MaterializedCacheTest {
 
         // Not referenced any more: the hand clears its bit once, then evicts it.
         for (int id = 40; id < 43; id++) {
-            cache.obtain(id, 3_000, bytes(id, 3_000), SECOND);
+            served(cache, id, 3_000);
         }
         assertFalse(Files.exists(cache.pathOf(1)), "a file nobody opens again goes on the hand's second pass");
         assertTrue(cache.usedBytes() <= 10_000);
@@ -127,11 +153,14 @@ class MaterializedCacheTest {
     void lookupAnswersOnlyPresentFilesAndCountsTheUse() throws IOException {
         MaterializedCache cache = cache(10_000);
         assertNull(cache.lookup(5));
-        cache.obtain(5, 100, bytes(5, 100), SECOND);
+        served(cache, 5, 100);
         assertFalse(refs.isSet(5));
-        assertEquals(cache.pathOf(5), cache.lookup(5));
+        Path pin = cache.lookup(5);
         assertTrue(refs.isSet(5), "a hit the runtime serves itself sets the bit too");
-        assertArrayEquals(expected(5, 100), Files.readAllBytes(cache.lookup(5)));
+        assertEquals(Files.readAttributes(cache.pathOf(5), "unix:ino").get("ino"),
+                Files.readAttributes(pin, "unix:ino").get("ino"), "a pin is another name of the cached file");
+        assertArrayEquals(expected(5, 100), openAsShim(pin));
+        assertEquals(2, cache.pins());
     }
 
     @Test
@@ -151,7 +180,7 @@ class MaterializedCacheTest {
                 }, 5 * SECOND)));
             }
             for (Future<Path> f : results) {
-                byte[] body = Files.readAllBytes(f.get());
+                byte[] body = openAsShim(f.get());
                 assertEquals(50_000, body.length);
                 assertEquals((byte) (7 * 31 + 49_999), body[49_999]);
             }
@@ -172,15 +201,105 @@ class MaterializedCacheTest {
             assertEquals(0, files.count());
         }
         assertEquals(0, cache.usedBytes());
-        byte[] body = Files.readAllBytes(cache.obtain(3, 100, bytes(3, 100), SECOND));
-        assertArrayEquals(expected(3, 100), body);
+        served(cache, 3, 100);
     }
 
     @Test
-    void aFileLargerThanTheCacheIsRefusedWithAHint() throws IOException {
-        MaterializedCache cache = cache(1000);
-        MaterializedCache.CacheFullException e = assertThrows(MaterializedCache.CacheFullException.class,
-                () -> cache.obtain(1, 1001, bytes(1, 1001), SECOND));
-        assertTrue(e.getMessage().contains("--cache-mb"), e.getMessage());
+    void anAnsweredFileOutlivesItsEvictionUntilItsReaderOpensIt() throws IOException {
+        MaterializedCache cache = cache(6_000);
+        Path pin1 = cache.obtain(1, 3_000, bytes(1, 3_000), SECOND);   // answered, not opened yet
+        served(cache, 2, 3_000);
+        Path pin2 = cache.lookup(2);                                     // a hit answered, not opened yet
+        served(cache, 3, 3_000);                                         // the hand evicts entry 1
+        assertFalse(Files.exists(cache.pathOf(1)), "entry 1 was evicted");
+        assertEquals(1, cache.evictions());
+        assertTrue(bytesInDir() <= 6_000 + 3_000, "over the bound by the one pinned file only: " + bytesInDir());
+        assertArrayEquals(expected(1, 3_000), openAsShim(pin1), "the late reader still gets the whole file");
+        assertArrayEquals(expected(2, 3_000), openAsShim(pin2));
+        assertTrue(bytesInDir() <= 6_000, "within the bound once the pins are released: " + bytesInDir());
+    }
+
+    @Test
+    void aPinNobodyOpensIsReclaimedAfterTheGraceWithOneLine() throws Exception {
+        List<String> lines = new ArrayList<>();
+        MaterializedCache cache = new MaterializedCache(dir, 6_000, refs, TimeUnit.MILLISECONDS.toNanos(100),
+                id -> "/fanstore/ds/f" + id, lines::add);
+        Path orphan = cache.obtain(1, 3_000, bytes(1, 3_000), SECOND);   // its reader died before opening it
+        served(cache, 2, 3_000);
+        Thread.sleep(250);
+        served(cache, 3, 3_000);   // any later answer sweeps
+        assertFalse(Files.exists(orphan), "reclaimed");
+        assertEquals(1, cache.expiredPins());
+        assertEquals(1, lines.size(), String.valueOf(lines));
+        assertTrue(lines.get(0).contains("/fanstore/ds/f1"), lines.get(0));
+        served(cache, 1, 3_000);   // and asking again serves it
+        assertEquals(1, cache.expiredPins(), "the new answer was opened in time");
+    }
+
+    @Test
+    void aFileLargerThanTheWholeCacheIsStillServedByACopyOfItsOwn() throws IOException {
+        List<String> lines = new ArrayList<>();
+        MaterializedCache cache = new MaterializedCache(dir, 1000, refs, SECOND, id -> "/fanstore/ds/big" + id,
+                lines::add);
+        served(cache, 4, 600);
+        Path big = cache.obtain(1, 1001, bytes(1, 1001), SECOND);
+        assertEquals(0, cache.usedBytes(), "the cache was emptied for it, and it does not stay");
+        assertEquals(0, cache.files());
+        assertArrayEquals(expected(1, 1001), openAsShim(big));
+        served(cache, 1, 1001);
+        assertEquals(2, cache.streamed());
+        assertEquals(0, bytesInDir(), "nothing left once its readers opened it");
+        assertEquals(1, lines.size(), "one line, not one per open: " + lines);
+        assertTrue(lines.get(0).contains("/fanstore/ds/big1") && lines.get(0).contains("--cache-mb"), lines.get(0));
+        served(cache, 4, 600);   // a small file is cached again afterwards
+        assertEquals(1, cache.files());
+    }
+
+    /**
+     * Readers that are slow to open their answers while others make the cache evict: every byte right, the
+     * directory never over the bound by more than the pinned files, and nothing over it once they are opened.
+     */
+    @Test
+    void concurrentReadersOfATinyCacheAlwaysGetTheirFile() throws Exception {
+        int capacity = 10_000;
+        int size = 3_000;
+        int threads = 6;
+        MaterializedCache cache = cache(capacity);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicInteger reads = new AtomicInteger();
+        try {
+            List<Future<Long>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int seed = t;
+                results.add(pool.submit(() -> {
+                    java.util.Random rnd = new java.util.Random(seed);
+                    long worst = 0;
+                    for (int i = 0; i < 300; i++) {
+                        int id = rnd.nextInt(20);
+                        Path pin = rnd.nextBoolean() ? cache.lookup(id) : null;
+                        if (pin == null) {
+                            pin = cache.obtain(id, size, bytes(id, size), 5 * SECOND);
+                        }
+                        Thread.yield();   // the open comes a little later, as in a real reader
+                        worst = Math.max(worst, bytesInDir());
+                        assertArrayEquals(expected(id, size), openAsShim(pin), "entry " + id);
+                        reads.incrementAndGet();
+                    }
+                    return worst;
+                }));
+            }
+            for (Future<Long> f : results) {
+                long worst = f.get(60, TimeUnit.SECONDS);
+                // present + in flight <= capacity, plus one pinned file per reader (and .tmp files count in
+                // the reservation they belong to)
+                assertTrue(worst <= capacity + (long) threads * size, "cache directory held " + worst);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertEquals(threads * 300, reads.get());
+        assertTrue(cache.evictions() > 0, "the cache had to evict");
+        assertTrue(bytesInDir() <= capacity, "within the bound after the run: " + bytesInDir());
+        assertTrue(cache.usedBytes() <= capacity);
     }
 }

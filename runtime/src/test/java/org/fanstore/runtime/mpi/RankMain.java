@@ -236,8 +236,8 @@ public final class RankMain {
         world.barrier(TIMEOUT);
         System.out.println("READY");
         System.out.flush();
-        String go = new BufferedReader(new InputStreamReader(System.in)).readLine();
-        if (!"go".equals(go)) {
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
+        if (!"go".equals(stdin.readLine())) {
             return 2;
         }
         Duration wait = Duration.ofSeconds(5);
@@ -245,7 +245,9 @@ public final class RankMain {
                 PatternObjects.id(victim, 3), PatternObjects.SIZES[3],
                 new PatternObjects.CheckingSink(PatternObjects.id(victim, 3), 0), wait));
         boolean gatherNamed = reportFailure("ALLGATHER", victim, () -> world.allGather(new byte[10], wait));
-        return fetchNamed && gatherNamed ? 0 : 1;
+        System.out.flush();
+        // Stay until every survivor has reported: one that left early would be a second dead rank to the others.
+        return fetchNamed && gatherNamed && "exit".equals(stdin.readLine()) ? 0 : 1;
     }
 
     private static boolean reportFailure(String what, int victim, Action action) {

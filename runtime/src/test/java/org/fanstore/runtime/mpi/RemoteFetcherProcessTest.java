@@ -81,6 +81,16 @@ class RemoteFetcherProcessTest {
                 }
             }
             for (int r = 0; r < 3; r++) {
+                if (r != victim) {
+                    assertTrue(ranks.awaitOutput(r, "ALLGATHER_", 30_000), () -> "no report:\n" + safeOutput(ranks));
+                }
+            }
+            for (int r = 0; r < 3; r++) {
+                if (r != victim) {
+                    RankProcesses.send(ps.get(r), "exit");
+                }
+            }
+            for (int r = 0; r < 3; r++) {
                 if (r == victim) {
                     continue;
                 }
