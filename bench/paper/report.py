@@ -127,10 +127,10 @@ for s in SIZES:
         lz = g("single", "fanstore-lz4", s, "1", t, "warm", "files_per_s")
         nt = g("single", "native-text", s, "1", t, "warm", "files_per_s")
         if lz and nt and lz / nt < 0.9:
-            why.append("- %s, %s, LZ4 warm: %s (profile: bench/RESULTS.md, \"LZ4 reads\")." % (
-                s, threads(t), "the decoded copies live in the tmpfs cache, whose 4 KiB pages read at about a third of ext4's "
-                "large folios" if BYTES[s] < LOCAL_CACHE_MIN else
-                "the decoded copies are on the local disk like native; the gap is not explained by a profile yet"))
+            why.append("- %s, %s, LZ4 warm: %s." % (
+                s, threads(t), "the decoded copies live in the tmpfs cache, whose 4 KiB pages read at about a third of "
+                "ext4's large folios (profile: bench/RESULTS.md, \"LZ4 reads\")" if BYTES[s] < LOCAL_CACHE_MIN else
+                "the decoded copies are on the local disk like native; no profile explains this gap yet"))
 if why:
     p("Where a single-node goal is missed, what this run's measurements account for:\n")
     for w in why:
