@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compressed reads (issue 8 item 6) in one run: the LZ4 decoder alone on the dataset's own bodies (off-heap path the
-# runtime uses, and the old heap path), fanstore's first pass and warm passes through the shim, and native ext4 warm
+# Compressed reads (issue 8 item 6) in one run: the LZ4 decoder alone on the dataset's own bodies (the off-heap path
+# the runtime uses), fanstore's first pass and warm passes through the shim, and native ext4 warm
 # on the same (uncompressed) files. Reader: bench/native/reader.c, stat + open + read + close, 2 threads.
 #   bench/lz4-read.sh [WORK_DIR] [MIB_PER_SIZE] [ROUNDS] [SIZES...]     e.g. bench/lz4-read.sh /tmp/lz4r 256 2 128K 2M
 # BASELINE_REPO=DIR adds the rows of another built checkout (e.g. the commit before a change) in the same rounds.
@@ -71,7 +71,6 @@ for round in $(seq "$rounds"); do
     nat=$("$reader" read 3 "$work/native-$s.list" "$threads"); natf=$(awk '{print $6}' <<<"$nat")
     reader_row "$s" "r$round native ext4 warm" "$nat" "$natf"
     decoder_row "$s" "r$round LZ4 decoder alone (off-heap)" "$(decoder "$b")" "$natf"
-    decoder_row "$s" "r$round LZ4 decoder alone (old heap path)" "$(decoder "$b" heap)" "$natf"
     reader_row "$s" "r$round fanstore LZ4 first pass" "$(fsrun "$repo" 1 "$s")" "$natf"
     reader_row "$s" "r$round fanstore LZ4 warm (3rd pass)" "$(fsrun "$repo" 3 "$s")" "$natf"
     if [ -n "${BASELINE_REPO:-}" ]; then

@@ -62,10 +62,10 @@ static int fail_or(int rc)
     return fs_fail(rc == FS_RESOLVED_OUTSIDE ? -EXDEV : rc);
 }
 
-/* One path: forward outside, refuse inside (a symlink leading out forwards with the target path). */
 /* Changes that would reach a file we serve when named as /proc/self/fd/N of one of our descriptors. */
 #define CHANGES_CONTENT(what) ((what) == CHANGES || (what) == TRUNCATES)
 
+/* One path: forward outside, refuse inside (a symlink leading out forwards with the target path). */
 #define PATH_DOOR(name, what, follow, params, args, args_out) \
     FS_EXPORT int name params \
     { \

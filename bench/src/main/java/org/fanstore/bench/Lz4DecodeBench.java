@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -15,7 +14,7 @@ import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 import net.jpountz.lz4.LZ4Factory;
 import net.jpountz.lz4.LZ4SafeDecompressor;
-import org.fanstore.prep.format.Lz4Chunked;
+import org.fanstore.prep.format.DiscardChannel;
 import org.fanstore.prep.format.Lz4DirectDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
@@ -26,10 +25,9 @@ import org.fanstore.prep.format.PartitionReader;
  * partition files (warm in the page cache), decoded and CRC-checked by {@link Lz4DirectDecoder} (what the runtime
  * runs per open) into a sink that keeps nothing, on THREADS threads, each body once per round. Prints one line
  * per round, then the best: the ceiling of a first pass through fanstore on this data. MODE: {@code direct} (the
- * default), {@code heap} (the heap-array path the runtime used before, {@link Lz4Chunked#decodeTo}), and two that
- * also materialise each file in OUT_DIR and unlink it, as the runtime's cache does: {@code write} (the runtime's
- * way: decoded off-heap, one write) and {@code mmap} (decoded straight into a mapping of the new file; bodies of
- * one chunk only).
+ * default), and two that also materialise each file in OUT_DIR and unlink it, as the runtime's cache does:
+ * {@code write} (the runtime's way: decoded off-heap, one write) and {@code mmap} (decoded straight into a mapping
+ * of the new file; bodies of one chunk only).
  *
  * <pre>java -cp ... org.fanstore.bench.Lz4DecodeBench DATASET_DIR SIZE_BYTES THREADS ROUNDS [MODE [OUT_DIR]]</pre>
  */
@@ -117,7 +115,6 @@ public final class Lz4DecodeBench {
                 CRC32C crc = new CRC32C();
                 Path out = outDir.resolve("lz4bench-" + ProcessHandle.current().pid() + "-" + i);
                 switch (mode) {
-                    case "heap" -> Lz4Chunked.decodeTo(open, b.offset(), b.stored(), b.raw(), Sink.INSTANCE, crc);
                     case "write" -> {
                         try (FileChannel to = FileChannel.open(out, StandardOpenOption.CREATE_NEW,
                                 StandardOpenOption.WRITE)) {
@@ -129,7 +126,7 @@ public final class Lz4DecodeBench {
                         mapped(open, b, in, out, crc);
                         Files.delete(out);
                     }
-                    default -> decoder.decode(open, b.offset(), b.stored(), b.raw(), Sink.INSTANCE, crc);
+                    default -> decoder.decode(open, b.offset(), b.stored(), b.raw(), DiscardChannel.INSTANCE, crc);
                 }
                 if ((int) crc.getValue() != b.crc()) {
                     throw new IOException("CRC32C mismatch in " + b.partition() + " at " + b.offset());
@@ -163,28 +160,6 @@ public final class Lz4DecodeBench {
                 throw new IOException("short decode");
             }
             crc.update(map);
-        }
-    }
-
-    /** Keeps nothing: the decoder's own write is what is measured, not a file system's. */
-    private static final class Sink implements WritableByteChannel {
-        static final Sink INSTANCE = new Sink();
-
-        @Override
-        public int write(ByteBuffer src) {
-            int n = src.remaining();
-            src.position(src.limit());
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-            // nothing held
         }
     }
 }

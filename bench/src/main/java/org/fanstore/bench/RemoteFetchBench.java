@@ -3,13 +3,13 @@ package org.fanstore.bench;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.SplittableRandom;
 
 import mpi.MPI;
+import org.fanstore.prep.format.DiscardChannel;
 import org.fanstore.runtime.mpi.FetchSource;
 import org.fanstore.runtime.mpi.JobSecret;
 import org.fanstore.runtime.mpi.MpiWorld;
@@ -94,7 +94,7 @@ public final class RemoteFetchBench {
     }
 
     private static double fetch(RemoteFetcher fetcher, int size) throws IOException {
-        Discard sink = new Discard();
+        DiscardChannel sink = DiscardChannel.INSTANCE;
         int n = iterations(size);
         for (int i = 0; i < 3; i++) {
             fetcher.fetch(1, size, size, sink, TIMEOUT);
@@ -160,25 +160,6 @@ public final class RemoteFetchBench {
         @Override
         public void read(long id, long position, ByteBuffer dst) {
             dst.put(data, (int) position, dst.remaining());
-        }
-    }
-
-    /** Counts bytes and drops them, like a page-cache write without the copy's cost. */
-    private static final class Discard implements WritableByteChannel {
-        @Override
-        public int write(ByteBuffer src) {
-            int n = src.remaining();
-            src.position(src.limit());
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

@@ -11,7 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.FileModes;
-import org.fanstore.prep.format.Lz4DirectDecoder;
+import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
@@ -59,8 +59,6 @@ public final class OpenService implements RequestHandler {
     private static final int EEXIST = 17;
     private static final int EISDIR = 21;
     private static final int EINVAL = 22;
-    /** Each worker decodes with its own off-heap buffers; workers decode different files in parallel. */
-    private static final ThreadLocal<Lz4DirectDecoder> DECODERS = ThreadLocal.withInitial(Lz4DirectDecoder::new);
 
     private final MetadataTable table;
     private final BodyIndex bodies;
@@ -281,7 +279,7 @@ public final class OpenService implements RequestHandler {
             return;
         }
         CRC32C crc = new CRC32C();
-        DECODERS.get().decode(in, offset, stored, table.size(index), out, crc);
+        Lz4Chunked.decodeTo(in, offset, stored, table.size(index), out, crc); // off-heap, per worker thread
         checkCrc(index, (int) crc.getValue(), "after decompression");
     }
 

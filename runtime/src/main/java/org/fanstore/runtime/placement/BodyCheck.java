@@ -3,10 +3,10 @@ package org.fanstore.runtime.placement;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.zip.CRC32C;
+import org.fanstore.prep.format.DiscardChannel;
 import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.metadata.MetadataTable;
@@ -67,7 +67,7 @@ public final class BodyCheck {
         } else {
             try {
                 Lz4Chunked.decodeTo(in, bodies.bodyOffset(index), bodies.storedLength(index), table.size(index),
-                        Discard.INSTANCE, crc);
+                        DiscardChannel.INSTANCE, crc);
             } catch (IOException | IllegalArgumentException e) {
                 throw mismatch(index, "does not decompress (" + e.getMessage() + ")");
             }
@@ -97,27 +97,5 @@ public final class BodyCheck {
         return new CorruptBodyException(new String(table.key(index), StandardCharsets.UTF_8) + " in the local copy of "
                 + local.file(bodies.partition(index)).getFileName() + ": " + what + "; not served (readers get EIO):"
                 + " run fanstore verify " + dataset);
-    }
-
-    /** Decompressed bytes go nowhere: only their CRC matters here. */
-    private static final class Discard implements WritableByteChannel {
-        static final Discard INSTANCE = new Discard();
-
-        @Override
-        public int write(ByteBuffer src) {
-            int n = src.remaining();
-            src.position(src.limit());
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-            // nothing to close
-        }
     }
 }

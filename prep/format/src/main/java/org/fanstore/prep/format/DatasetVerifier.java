@@ -3,7 +3,6 @@ package org.fanstore.prep.format;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -36,23 +35,6 @@ public final class DatasetVerifier {
         }
     }
 
-    private static final WritableByteChannel DISCARD = new WritableByteChannel() {
-        @Override
-        public int write(final ByteBuffer src) {
-            final int n = src.remaining();
-            src.position(src.limit());
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
-    };
 
     private final List<Fault> faults = new ArrayList<>();
     private final Set<String> seenPaths = new HashSet<>();
@@ -134,7 +116,7 @@ public final class DatasetVerifier {
         }
         storedBytes += e.storedLength();
         try {
-            reader.copyRaw(e, DISCARD);
+            reader.copyRaw(e, DiscardChannel.INSTANCE);
         } catch (final CorruptPartitionException bad) {
             faults.add(new Fault(partition, e.pathString(), problemOf(bad)));
             return;

@@ -116,47 +116,17 @@ public final class Lz4Chunked {
         return raw;
     }
 
+    /** Each thread decodes with its own off-heap buffers (they only grow; see Lz4DirectDecoder). */
+    private static final ThreadLocal<Lz4DirectDecoder> DECODERS = ThreadLocal.withInitial(Lz4DirectDecoder::new);
+
     /**
-     * Decodes the body at {@code [position, position+storedLength)} of {@code in} a chunk at a time into
-     * {@code out}, feeding the raw bytes to {@code crc}. Returns the raw bytes written.
+     * Decodes the body at {@code [position, position+storedLength)} of {@code in} into {@code out}, feeding the
+     * raw bytes to {@code crc}. Returns the raw bytes written. One implementation for every reader of bodies
+     * (runtime opens, the pull's check, verify): {@link Lz4DirectDecoder}, off the Java heap.
      */
     public static long decodeTo(final FileChannel in, final long position, final long storedLength,
         final long rawLength, final WritableByteChannel out, final CRC32C crc) throws IOException {
-        final ByteBuffer header = ByteBuffer.allocate(LZ4_CHUNK_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        byte[] compressed = new byte[0];
-        byte[] raw = new byte[0];
-        long consumed = 0;
-        long produced = 0;
-        while (consumed < storedLength) {
-            if (storedLength - consumed < LZ4_CHUNK_HEADER_LENGTH) {
-                throw new IOException("LZ4 chunk header truncated at body byte " + consumed);
-            }
-            header.clear();
-            readFully(in, header, position + consumed);
-            consumed += LZ4_CHUNK_HEADER_LENGTH;
-            final int chunkRaw = header.getInt(LZ4_CHUNK_RAW_LENGTH_OFFSET);
-            final int chunkCompressed = header.getInt(LZ4_CHUNK_COMPRESSED_LENGTH_OFFSET);
-            checkChunk(chunkRaw, chunkCompressed, storedLength - consumed, rawLength - produced, consumed);
-            if (compressed.length < chunkCompressed) {
-                compressed = new byte[chunkCompressed];
-            }
-            if (raw.length < chunkRaw) {
-                raw = new byte[chunkRaw];
-            }
-            readFully(in, ByteBuffer.wrap(compressed, 0, chunkCompressed), position + consumed);
-            consumed += chunkCompressed;
-            decompress(compressed, 0, chunkCompressed, raw, 0, chunkRaw);
-            crc.update(raw, 0, chunkRaw);
-            final ByteBuffer toWrite = ByteBuffer.wrap(raw, 0, chunkRaw);
-            while (toWrite.hasRemaining()) {
-                out.write(toWrite);
-            }
-            produced += chunkRaw;
-        }
-        if (produced != rawLength) {
-            throw new IOException("LZ4 body decodes to " + produced + " bytes, table says " + rawLength);
-        }
-        return produced;
+        return DECODERS.get().decode(in, position, storedLength, rawLength, out, crc);
     }
 
     static void checkChunk(final int chunkRaw, final int chunkCompressed, final long storedLeft,

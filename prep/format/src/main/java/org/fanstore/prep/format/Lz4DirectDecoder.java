@@ -23,8 +23,9 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * direct buffer, the CRC32C is summed there, and one write hands them to the output file. A body of up to
  * {@link #OUT_MAX} raw bytes costs one read and one write syscall; larger ones go a window at a time.
  *
- * <p>Why not the heap path of {@link Lz4Chunked#decodeTo}: it copied every byte twice more (channel into a heap
- * array, heap array into the JDK's temporary direct buffer for the write) and allocated per chunk.
+ * <p>It replaced a heap-array path that copied every byte twice more (channel into a heap array, heap array into
+ * the JDK's temporary direct buffer for the write) and allocated per chunk. Callers go through
+ * {@link Lz4Chunked#decodeTo}, which keeps one instance per thread.
  *
  * <p>One instance per thread: it owns its buffers, which only grow (to at most {@link #IN_MAX} +
  * {@link #OUT_MAX} bytes of native memory).
@@ -46,7 +47,7 @@ public final class Lz4DirectDecoder {
     /**
      * Decodes the body at {@code [position, position+storedLength)} of {@code from} into {@code to}, feeding the
      * raw bytes to {@code crc}. Returns the raw bytes written. Throws IOException describing the first
-     * inconsistency (the messages of {@link Lz4Chunked#decodeTo}).
+     * inconsistency (the same messages as {@link Lz4Chunked#decode}).
      */
     public long decode(final FileChannel from, final long position, final long storedLength, final long rawLength,
         final WritableByteChannel to, final CRC32C crc) throws IOException {
