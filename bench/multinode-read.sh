@@ -18,31 +18,11 @@ mkdir -p "$work"
 gcc -O2 -Wall -Wextra -Werror -pthread -o "$work/reader" "$repo/bench/native/reader.c"
 reader="$work/reader"
 bytes_of() { case $1 in 128K) echo 131072;; 512K) echo 524288;; 2M) echo 2097152;; 8M) echo 8388608;; esac; }
-gen() { # gen DIR COUNT BYTES random|text
-  python3 - "$@" <<'PY'
-import os, random, sys
-d, count, size, kind = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-os.makedirs(d, exist_ok=True)
-rnd = random.Random(7)
-cats = [b"train", b"val", b"test", b"aux"]
-names = [("n%08d" % rnd.randrange(10**8)).encode() for _ in range(100)]
-for i in range(count):
-    if kind == "random":
-        body = os.urandom(size)
-    else:  # CSV-like rows: LZ4 ratio about 2.4
-        out = bytearray()
-        while len(out) < size:
-            out += b"2026-11-%02d,%s,%s,%d,%d.%02d\n" % (rnd.randrange(1, 31), rnd.choice(names), rnd.choice(cats),
-                                                       rnd.randrange(100), rnd.randrange(100), rnd.randrange(100))
-        body = bytes(out[:size])
-    with open(os.path.join(d, "f%06d.bin" % i), "wb") as f:
-        f.write(body)
-PY
-}
+gen() { python3 "$repo/bench/paper/gen_files.py" "$@"; }   # gen DIR COUNT BYTES random|text (text: LZ4 ~2.8x)
 for s in "${sizes[@]}"; do
   b=$(bytes_of "$s"); n=$(( mib * 1048576 / b ))
-  [ -f "$work/src/.done-v2-$s-$mib" ] || { rm -rf "$work/src/rnd/$s" "$work/src/txt/$s"
-    gen "$work/src/rnd/$s" "$n" "$b" random; gen "$work/src/txt/$s" "$n" "$b" text; touch "$work/src/.done-v2-$s-$mib"; }
+  [ -f "$work/src/.done-v3-$s-$mib" ] || { rm -rf "$work/src/rnd/$s" "$work/src/txt/$s"
+    gen "$work/src/rnd/$s" "$n" "$b" random; gen "$work/src/txt/$s" "$n" "$b" text; touch "$work/src/.done-v3-$s-$mib"; }
 done
 rm -rf "$work/rnd.fs" "$work/txt.fs"
 "$repo/fanstore" prep --input "$work/src/rnd" --output "$work/rnd.fs" --name rnd --partitions 8 >/dev/null

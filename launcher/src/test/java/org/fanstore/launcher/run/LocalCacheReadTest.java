@@ -4,17 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +35,7 @@ class LocalCacheReadTest {
         Map<String, String> sums = new TreeMap<>();
         StringBuilder files = new StringBuilder();
         for (int size : SIZES) {
-            byte[] body = text(size);
+            byte[] body = SampleDataset.compressibleText(size);
             String name = "f" + size + ".csv";
             Files.write(src.resolve(name), body);
             sums.put(name, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
@@ -70,10 +66,10 @@ class LocalCacheReadTest {
         }
 
         String json = Files.readString(stats);
-        assertEquals(SIZES.length, firstNumber(json, "decompressed"), "one decode per file\n" + json);
-        assertEquals(SIZES.length, firstNumber(json, "cache_hit_direct"), "warm opens by the shim itself\n" + json);
-        assertEquals(0, firstNumber(json, "cache_hit_via_runtime"), json);
-        assertEquals(0, firstNumber(json, "evictions"), json);
+        assertEquals(SIZES.length, JsonField.first(json, "decompressed"), "one decode per file\n" + json);
+        assertEquals(SIZES.length, JsonField.first(json, "cache_hit_direct"), "warm opens by the shim itself\n" + json);
+        assertEquals(0, JsonField.first(json, "cache_hit_via_runtime"), json);
+        assertEquals(0, JsonField.first(json, "evictions"), json);
 
         try (Stream<Path> left = Files.list(local)) {
             assertEquals(List.of(), left.toList(), "nothing left in the local directory");
@@ -95,22 +91,5 @@ class LocalCacheReadTest {
     /** Complete cache files (e<index>) in an ls listing, not temporaries. */
     private static long cacheFiles(Path listing) throws Exception {
         return Files.readAllLines(listing).stream().filter(n -> n.matches("e\\d+")).count();
-    }
-
-    private static long firstNumber(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
-        assertTrue(m.find(), key + " missing");
-        return Long.parseLong(m.group(1));
-    }
-
-    /** CSV-like rows, which LZ4 compresses (prep then stores them LZ4). */
-    private static byte[] text(int size) {
-        Random rnd = new Random(size);
-        StringBuilder sb = new StringBuilder(size + 64);
-        while (sb.length() < size) {
-            sb.append("2026-11-").append(10 + rnd.nextInt(20)).append(",n").append(rnd.nextInt(100))
-                    .append(rnd.nextBoolean() ? ",train," : ",val,").append(rnd.nextInt(1000)).append('\n');
-        }
-        return sb.substring(0, size).getBytes(StandardCharsets.US_ASCII);
     }
 }

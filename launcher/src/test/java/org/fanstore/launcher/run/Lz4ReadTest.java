@@ -4,16 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.fanstore.launcher.badinput.PartitionSurgery;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
@@ -41,7 +37,7 @@ class Lz4ReadTest {
         Files.createDirectories(src);
         Map<String, String> sums = new TreeMap<>();
         for (int size : SIZES) {
-            byte[] body = text(size);
+            byte[] body = SampleDataset.compressibleText(size);
             String name = "f" + size + ".csv";
             Files.write(src.resolve(name), body);
             sums.put(name, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
@@ -82,8 +78,8 @@ class Lz4ReadTest {
             assertEquals(sums, got, "reader " + i + "\n" + r.stderr());
         }
         String json = Files.readString(stats);
-        assertEquals(compressed, firstNumber(json, "decompressed"), "decodes (one per compressed file)\n" + json);
-        assertEquals(storedBytes, firstNumber(json, "local_read_by_runtime"), "compressed bytes read\n" + json);
+        assertEquals(compressed, JsonField.first(json, "decompressed"), "decodes (one per compressed file)\n" + json);
+        assertEquals(storedBytes, JsonField.first(json, "local_read_by_runtime"), "compressed bytes read\n" + json);
     }
 
     @Test
@@ -104,22 +100,5 @@ class Lz4ReadTest {
         assertTrue(r.stderr().contains("data/pattern.txt") && r.stderr().contains(PartitionSurgery.PARTITION),
                 r.stderr());
         assertFalse(r.stderr().contains("Exception"), r.stderr());
-    }
-
-    private static long firstNumber(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\": (\\d+)").matcher(json);
-        assertTrue(m.find(), key + " missing");
-        return Long.parseLong(m.group(1));
-    }
-
-    /** CSV-like rows: LZ4 halves them, as it does real text datasets. */
-    private static byte[] text(int size) {
-        Random rnd = new Random(size);
-        StringBuilder sb = new StringBuilder(size + 64);
-        while (sb.length() < size) {
-            sb.append("2026-11-").append(10 + rnd.nextInt(20)).append(",n").append(rnd.nextInt(100))
-                    .append(rnd.nextBoolean() ? ",train," : ",val,").append(rnd.nextInt(1000)).append('\n');
-        }
-        return sb.substring(0, size).getBytes(StandardCharsets.US_ASCII);
     }
 }

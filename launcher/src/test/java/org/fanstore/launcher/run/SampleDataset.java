@@ -80,6 +80,17 @@ record SampleDataset(Path data, String name, Map<String, String> sha256) {
                         JobLayout.currentUid(), jobId));
     }
 
+    /** CSV-like rows of {@code size} bytes, the same for the same size: LZ4 halves them, as it does real text. */
+    static byte[] compressibleText(int size) {
+        Random rnd = new Random(size);
+        StringBuilder sb = new StringBuilder(size + 64);
+        while (sb.length() < size) {
+            sb.append("2026-11-").append(10 + rnd.nextInt(20)).append(",n").append(rnd.nextInt(100))
+                    .append(rnd.nextBoolean() ? ",train," : ",val,").append(rnd.nextInt(1000)).append('\n');
+        }
+        return sb.substring(0, size).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
     private static String sha256(byte[] body) throws NoSuchAlgorithmException {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
     }
