@@ -1,7 +1,7 @@
 /* fd_table: descriptor number -> shim descriptor, a two-level array of slots.
  *
  * Chunks of FS_FD_CHUNK slots are mmap-ed on first use and never freed (a process that opened 1M
- * descriptors keeps 32 MiB of slots: acceptable, and it keeps readers free of reclamation races).
+ * descriptors keeps 40 MiB of slots: acceptable, and it keeps readers free of reclamation races).
  * A slot's `tag` word (kind << 32 | index, 0 = free) is the publication point: a writer stores dev/ino,
  * then the tag with release; a reader loads the tag with acquire, then dev/ino. Two threads racing on one
  * descriptor number is the application's race (it cannot know which of close/open wins either).
@@ -22,6 +22,8 @@ typedef struct slot {
     _Atomic uint64_t tag;
     _Atomic uint64_t dev;
     _Atomic uint64_t ino;
+    _Atomic uint64_t base;
+    _Atomic uint64_t len;
 } slot;
 
 static _Atomic(slot *) chunks[FS_FD_CHUNKS];
@@ -53,7 +55,8 @@ static slot *find_slot(int fd, int create)
     return &s[(unsigned)fd & (FS_FD_CHUNK - 1)];
 }
 
-int fs_fd_set(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino)
+static int set_slot(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino, uint64_t base,
+                    uint64_t len)
 {
     if (fd >= 0 && (unsigned)fd >= FS_FD_MAX)
         return -EMFILE;
@@ -63,8 +66,20 @@ int fs_fd_set(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino)
     atomic_store_explicit(&ever_used, 1, memory_order_relaxed);
     atomic_store_explicit(&s->dev, dev, memory_order_relaxed);
     atomic_store_explicit(&s->ino, ino, memory_order_relaxed);
+    atomic_store_explicit(&s->base, base, memory_order_relaxed);
+    atomic_store_explicit(&s->len, len, memory_order_relaxed);
     atomic_store_explicit(&s->tag, ((uint64_t)kind << 32) | index, memory_order_release);
     return 0;
+}
+
+int fs_fd_set(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino)
+{
+    return set_slot(fd, kind, index, dev, ino, 0, 0);
+}
+
+int fs_fd_set_slice(int fd, uint32_t index, uint64_t dev, uint64_t ino, uint64_t base, uint64_t len)
+{
+    return set_slot(fd, FS_FD_SLICE, index, dev, ino, base, len);
 }
 
 void fs_fd_clear(int fd)
@@ -101,7 +116,30 @@ void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(uint32_t
 uint32_t fs_fd_get(int fd, fs_fd_info *out)
 {
     uint32_t kind = get_raw(fd, out);
+    if (kind == FS_FD_SLICE)
+        return out->kind = FS_FD_FILE;
     return kind == FS_FD_OUTPUT ? FS_FD_NONE : kind;
+}
+
+int fs_fd_get_slice(int fd, fs_fd_info *out)
+{
+    return get_raw(fd, out) == FS_FD_SLICE;
+}
+
+void fs_fd_each_slice(void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg)
+{
+    if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
+        return;
+    for (unsigned c = 0; c < FS_FD_CHUNKS; c++) {
+        if (atomic_load_explicit(&chunks[c], memory_order_acquire) == NULL)
+            continue;
+        for (unsigned i = 0; i < FS_FD_CHUNK; i++) {
+            int fd = (int)(c * FS_FD_CHUNK + i);
+            fs_fd_info info;
+            if (get_raw(fd, &info) == FS_FD_SLICE)
+                fn(fd, &info, arg);
+        }
+    }
 }
 
 uint32_t fs_fd_get_output(int fd, fs_fd_info *out)
@@ -123,6 +161,9 @@ static uint32_t get_raw(int fd, fs_fd_info *out)
     out->index = (uint32_t)tag;
     out->dev = atomic_load_explicit(&s->dev, memory_order_relaxed);
     out->ino = atomic_load_explicit(&s->ino, memory_order_relaxed);
+    out->slice = out->kind == FS_FD_SLICE;
+    out->base = atomic_load_explicit(&s->base, memory_order_relaxed);
+    out->len = atomic_load_explicit(&s->len, memory_order_relaxed);
     return out->kind;
 }
 
@@ -130,7 +171,7 @@ void fs_fd_copy(int fd, int newfd)
 {
     fs_fd_info info;
     if (get_raw(fd, &info) != FS_FD_NONE)
-        fs_fd_set(newfd, info.kind, info.index, info.dev, info.ino);
+        set_slot(newfd, info.kind, info.index, info.dev, info.ino, info.base, info.len);
     else
         fs_fd_clear(newfd);
 }

@@ -17,6 +17,10 @@
 /* A descriptor on an output file being written: index is the runtime's handle id, not a table entry. Such slots
  * are invisible to fs_fd_get (the descriptor is a plain local file to every other wrapper); see output_handles.h. */
 #define FS_FD_OUTPUT 3u
+/* A slice: a descriptor on a partition copy, positioned inside one entry's body, whose reads the shim keeps in the
+ * window [base, base + len) (docs/slices.md). fs_fd_get reports it as FS_FD_FILE with info.slice = 1, so every
+ * wrapper that answers for files (fstat, fgetxattr...) treats it as one; the read family looks at the window. */
+#define FS_FD_SLICE 4u
 
 /* Highest descriptor number tracked + 1; a shim descriptor above it is closed again and fails with EMFILE. */
 #define FS_FD_MAX (1u << 20)
@@ -26,10 +30,19 @@ typedef struct fs_fd_info {
     uint32_t index;      /* metadata table entry */
     uint64_t dev;        /* real st_dev / st_ino of the kernel object at registration */
     uint64_t ino;
+    uint32_t slice;      /* 1: a slice; base and len are its window in the partition copy */
+    uint64_t base;
+    uint64_t len;
 } fs_fd_info;
 
 /* Records fd. Returns 0, or -ENOMEM / -EMFILE when it cannot be tracked. */
 int fs_fd_set(int fd, uint32_t kind, uint32_t index, uint64_t dev, uint64_t ino);
+/* Records fd as a slice of entry index: window [base, base + len) of the object (dev, ino). */
+int fs_fd_set_slice(int fd, uint32_t index, uint64_t dev, uint64_t ino, uint64_t base, uint64_t len);
+/* 1 and *out when fd is a slice (one load when no descriptor was ever registered). */
+int fs_fd_get_slice(int fd, fs_fd_info *out);
+/* Calls fn(fd, info, arg) for every slice in the table (exec uses it to find descriptors an image would inherit). */
+void fs_fd_each_slice(void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg);
 /* Forgets fd (no-op when not tracked). */
 void fs_fd_clear(int fd);
 /* Forgets every fd in [first, last]; on_output (may be NULL) hears of each output slot it clears. */

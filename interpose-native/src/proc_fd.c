@@ -56,6 +56,16 @@ int fs_proc_fd_is_ours(const char *path)
     return fd >= 0 && fs_ns_fd(fd, &info, NULL) == FS_FD_FILE;
 }
 
+int fs_proc_fd_slice(const char *path, uint32_t *index)
+{
+    int fd = named_fd(path);
+    fs_fd_info info;
+    if (fd < 0 || fs_ns_fd(fd, &info, NULL) != FS_FD_FILE || !info.slice)
+        return 0;
+    *index = info.index;
+    return 1;
+}
+
 int fs_proc_fd_refuse_write(const char *path, int flags)
 {
     int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);

@@ -7,6 +7,8 @@
 #define FANSTORE_REAL_LIBC_H
 
 #include <dirent.h>
+#include <spawn.h>
+#include <sys/uio.h>
 #include <glob.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -143,7 +145,38 @@
     X(int, mknod, (const char *, mode_t, dev_t)) \
     X(int, mknodat, (int, const char *, mode_t, dev_t)) \
     X(int, mkfifo, (const char *, mode_t)) \
-    X(int, mkfifoat, (int, const char *, mode_t))
+    X(int, mkfifoat, (int, const char *, mode_t)) \
+    X(ssize_t, read, (int, void *, size_t)) \
+    X(ssize_t, pread, (int, void *, size_t, off_t)) \
+    X(ssize_t, pread64, (int, void *, size_t, off64_t)) \
+    X(ssize_t, readv, (int, const struct iovec *, int)) \
+    X(ssize_t, preadv, (int, const struct iovec *, int, off_t)) \
+    X(ssize_t, preadv64, (int, const struct iovec *, int, off64_t)) \
+    X(ssize_t, preadv2, (int, const struct iovec *, int, off_t, int)) \
+    X(ssize_t, preadv64v2, (int, const struct iovec *, int, off64_t, int)) \
+    X(off_t, lseek, (int, off_t, int)) \
+    X(off64_t, lseek64, (int, off64_t, int)) \
+    X(int, posix_fadvise, (int, off_t, off_t, int)) \
+    X(int, posix_fadvise64, (int, off64_t, off64_t, int)) \
+    X(ssize_t, readahead, (int, off64_t, size_t)) \
+    X(ssize_t, sendfile, (int, int, off_t *, size_t)) \
+    X(ssize_t, sendfile64, (int, int, off64_t *, size_t)) \
+    X(ssize_t, copy_file_range, (int, off64_t *, int, off64_t *, size_t, unsigned)) \
+    X(ssize_t, splice, (int, off64_t *, int, off64_t *, size_t, unsigned)) \
+    X(void *, mmap, (void *, size_t, int, int, int, off_t)) \
+    X(void *, mmap64, (void *, size_t, int, int, int, off64_t)) \
+    X(FILE *, fdopen, (int, const char *)) \
+    X(int, execve, (const char *, char *const[], char *const[])) \
+    X(int, execv, (const char *, char *const[])) \
+    X(int, execvp, (const char *, char *const[])) \
+    X(int, execvpe, (const char *, char *const[], char *const[])) \
+    X(int, fexecve, (int, char *const[], char *const[])) \
+    X(int, posix_spawn, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, \
+                         char *const[], char *const[])) \
+    X(int, posix_spawnp, (pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, \
+                          char *const[], char *const[])) \
+    X(int, system, (const char *)) \
+    X(FILE *, popen, (const char *, const char *))
 
 #define FS_REAL_TYPEDEF(ret, name, params) typedef ret (*fs_real_##name##_fn) params;
 FS_REAL_FUNCTIONS(FS_REAL_TYPEDEF)

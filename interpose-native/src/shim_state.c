@@ -49,6 +49,10 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static fs_cache cache;
 static _Atomic int cache_tried;              /* 0: not yet; 1: tried, cache_ready says how it went */
 static _Atomic(const fs_cache *) cache_ready;
+static pthread_mutex_t slices_lock = PTHREAD_MUTEX_INITIALIZER;
+static fs_slices slices;
+static _Atomic int slices_tried;
+static _Atomic(const fs_slices *) slices_ready;
 
 static pthread_mutex_t counters_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int counters_tried;
@@ -154,6 +158,7 @@ static void after_fork_child(void)
     pthread_mutex_init(&table_lock, NULL);
     pthread_mutex_init(&wire_lock, NULL);
     pthread_mutex_init(&cache_lock, NULL);
+    pthread_mutex_init(&slices_lock, NULL);
     pthread_mutex_init(&counters_lock, NULL);
     pthread_mutex_init(&void_lock, NULL);
     pthread_mutex_init(&cwd_lock, NULL);
@@ -285,6 +290,26 @@ const fs_cache *fs_state_cache(const fs_table *t)
     c = atomic_load_explicit(&cache_ready, memory_order_acquire);
     pthread_mutex_unlock(&cache_lock);
     return c;
+}
+
+const fs_slices *fs_state_slices(const fs_table *t)
+{
+    const fs_slices *v = atomic_load_explicit(&slices_ready, memory_order_acquire);
+    if (v != NULL || atomic_load_explicit(&slices_tried, memory_order_acquire))
+        return v;
+    if (fs_state_in_vfork_child())
+        return NULL;
+    pthread_mutex_lock(&slices_lock);
+    if (!atomic_load_explicit(&slices_tried, memory_order_relaxed)) {
+        inside_shim++;
+        if (fs_slices_attach(&slices, state.shm_dir, t->entry_count) == 0)
+            atomic_store_explicit(&slices_ready, &slices, memory_order_release);
+        inside_shim--;
+        atomic_store_explicit(&slices_tried, 1, memory_order_release);
+    }
+    v = atomic_load_explicit(&slices_ready, memory_order_acquire);
+    pthread_mutex_unlock(&slices_lock);
+    return v;
 }
 
 fs_counters *fs_state_counters(void)

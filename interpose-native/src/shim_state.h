@@ -13,6 +13,7 @@
 #include "meta_table.h"
 #include "path_norm.h"
 #include "shim_counters.h"
+#include "slice_view.h"
 #include "wire_client.h"
 
 #define FS_EXPORT __attribute__((visibility("default")))
@@ -41,6 +42,10 @@ const fs_table *fs_state_table(void);
  * the runtime creates cache.ref before it reports ready, so a missing or foreign one will not appear later.
  * NULL when unusable: every file that is not local is then asked of the runtime, as without a view. */
 const fs_cache *fs_state_cache(const fs_table *t);
+
+/* The view of slices.map (slice_view.h), attached on first need and tried once, like the cache view (the runtime
+ * creates it before ready). NULL when unusable or in a vfork child: files then open the usual way. */
+const fs_slices *fs_state_slices(const fs_table *t);
 
 /* The rank's counters of opens served without the runtime (shim_counters.h), attached on first need and tried
  * once, like the cache view; NULL when unusable (those opens then go uncounted) and in a vfork child. */

@@ -22,6 +22,7 @@
 #include "output_handles.h"
 #include "real_libc.h"
 #include "shim_state.h"
+#include "slice_fd.h"
 
 /* fd is an output descriptor still naming the object it was registered with: its handle id in *id. */
 static int live_output(int fd, uint32_t *id)
@@ -57,6 +58,10 @@ static void forget(int fd)
 static void copied(int fd, int newfd)
 {
     fs_fd_info info;
+    if (fs_state_in_vfork_child()) {
+        fs_slice_vfork_copied(fd, newfd);   /* the exec that follows must know which of its descriptors are slices */
+        return;
+    }
     if (fs_fd_get(fd, &info) != FS_FD_NONE || fs_fd_get(newfd, &info) != FS_FD_NONE ||
         fs_fd_get_output(fd, &info) != FS_FD_NONE || fs_fd_get_output(newfd, &info) != FS_FD_NONE) {
         if (fs_state_in_vfork_child())

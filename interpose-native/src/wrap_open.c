@@ -15,7 +15,11 @@
  * directory -> EISDIR; O_NOFOLLOW on a symlink -> ELOOP; runtime unreachable / table missing, or a file in the
  * table whose answers could not be opened FS_OPEN_ATTEMPTS times -> EIO (never ENOENT for a file in the table).
  * Outside paths are forwarded, except a write open of /proc/self/fd/N (or /dev/fd/N...) where N is one of our
- * file descriptors: that reaches our backing file by another name -> EROFS (see proc_fd.h). */
+ * file descriptors: that reaches our backing file by another name -> EROFS (see proc_fd.h); a read open of such a
+ * name for a slice opens the entry again (the kernel would reopen the whole partition copy).
+ * Slices (docs/slices.md): an input published in slices.map opens as a descriptor on its partition copy, positioned
+ * at the body and registered with its window; fopen/freopen never get one (stdio reads with glibc's internal read,
+ * which the shim cannot window), and fs_slice_materialise turns one into an ordinary descriptor in place. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -25,6 +29,8 @@
 
 #include "cache_view.h"
 #include "rank_dir.h"
+#include "slice_fd.h"
+#include "slice_view.h"
 #include "namespace.h"
 #include "output_handles.h"
 #include "output_view.h"
@@ -53,9 +59,54 @@ static void count_direct(enum fs_counter opens, uint64_t bytes)
         fs_counters_open(c, opens, bytes);
 }
 
-static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, uint32_t idx, int flags)
+/* Opens entry idx's slice when slices.map publishes it: a descriptor on the partition copy, positioned at the
+ * body's start (*base). -ENOENT when not published; a published copy that cannot be opened is a broken node: EIO. */
+static int open_slice(const fs_table *t, uint32_t idx, int flags, uint64_t *base)
+{
+    const fs_slices *v = fs_state_slices(t);
+    const char *p;
+    size_t len;
+    uint64_t off;
+    if (v == NULL || !fs_slices_lookup(v, idx, &p, &len, &off))
+        return -ENOENT;
+    char path[FS_SLICE_PATH_MAX + 1];
+    memcpy(path, p, len);
+    path[len] = '\0';
+    int fd = open_real_file(path, flags);
+    if (fd < 0)
+        return fd == -ENOENT ? -EIO : fd;
+    if (CALL_REAL(-1, lseek, fd, (off_t)off, SEEK_SET) < 0) {
+        int err = -errno;
+        CALL_REAL(-1, close, fd);
+        return err;
+    }
+    *base = off;
+    return fd;
+}
+
+/* A slice may serve this open: not O_PATH (no reads), not O_DIRECT (alignment is the caller's, relative to its
+ * file), and not in a vfork child, which cannot register the window in its parent's memory. */
+static int slice_allowed(int flags)
+{
+    return !(flags & (O_PATH | O_DIRECT)) && !fs_state_in_vfork_child();
+}
+
+/* Opens the bytes of input idx. *base is set to the body's offset when the descriptor is a slice, and stays
+ * NO_SLICE otherwise; allow_slice 0 asks for an ordinary file (materialised by the runtime if need be). */
+#define NO_SLICE UINT64_MAX
+static int open_backing(const fs_table *t, const fs_key *k, uint32_t idx, int flags, int allow_slice,
+                        uint64_t *base)
 {
     const fs_entry *e = fs_table_entry(t, idx);
+    *base = NO_SLICE;
+    allow_slice = allow_slice && slice_allowed(flags);
+    if (allow_slice) {
+        int fd = open_slice(t, idx, flags, base);
+        if (fd >= 0)
+            count_direct(FS_CTR_LOCAL_OPENS, e->size);
+        if (fd != -ENOENT)
+            return fd;
+    }
     if (e->flags & FS_ENTRY_LOCAL_RAW) {
         char path[PATH_MAX];
         int n = snprintf(path, sizeof path, "%.*s/%s", (int)t->local_root_len, t->local_root, k->buf);
@@ -66,8 +117,7 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
             count_direct(FS_CTR_LOCAL_OPENS, e->size);
         if (fd != -ENOENT)
             return fd;
-        /* Not unpacked yet (the runtime unpacks in the background after it reports ready): the runtime
-         * unpacks this one now and answers with the same path. */
+        /* Not unpacked (nor published as a slice) yet: the runtime checks it and answers. */
     } else {
         const fs_cache *c = fs_state_cache(t);
         char path[PATH_MAX];
@@ -88,23 +138,27 @@ static int open_backing(const fs_state *s, const fs_table *t, const fs_key *k, u
         return err;
     /* A cache answer is a pin (a name for this open alone, cache_view.h), so eviction cannot remove it before our open;
      * only a pin the runtime reclaimed because we stalled past its grace can be gone: ask again, then give up with
-     * EIO, never ENOENT, for a file that is in the table. */
+     * EIO, never ENOENT, for a file that is in the table. An empty answer means "published as a slice". */
     int fd = -ENOENT;
     for (int attempt = 0; attempt < FS_OPEN_ATTEMPTS && fd == -ENOENT; attempt++) {
         char path[PATH_MAX];
+        path[0] = '\0';
         fs_state_enter();
-        int rc = fs_wire_open(w, k->buf, k->len, idx, t->generation, flags, path, sizeof path);
+        int rc = fs_wire_open(w, k->buf, k->len, idx, t->generation, flags | (allow_slice ? FS_OPEN_SLICE_OK : 0),
+                              path, sizeof path);
         fs_state_leave();
         if (rc < 0)
             return rc;
+        if (path[0] == '\0') {
+            fd = allow_slice ? open_slice(t, idx, flags, base) : -EIO;
+            continue;
+        }
         fd = open_real_file(path, flags);
         if (!(e->flags & FS_ENTRY_LOCAL_RAW))
             fs_cache_release_pin(path);   /* our descriptor (if any) holds the file now */
     }
-    (void)s;
     return fd == -ENOENT ? -EIO : fd;
 }
-
 /* A committed output opened for reading: read-only, from the holder's staging file (this rank) or the copy the
  * runtime answers with (another rank holds it). */
 static int open_output(const fs_state *s, const fs_table *t, const fs_key *k, uint32_t idx, int flags)
@@ -133,13 +187,16 @@ static int open_output(const fs_state *s, const fs_table *t, const fs_key *k, ui
     return rc < 0 ? rc : open_real_file(path, flags);
 }
 
-/* Registers fd as ours; a descriptor that cannot be tracked is closed again (EMFILE/ENOMEM). */
-static int track(int fd, uint32_t kind, uint32_t idx)
+/* Registers fd as ours (a slice when base is not NO_SLICE: window [base, base + len)); a descriptor that cannot be
+ * tracked is closed again (EMFILE/ENOMEM). */
+static int track_window(int fd, uint32_t kind, uint32_t idx, uint64_t base, uint64_t len)
 {
     if (fs_state_in_vfork_child())
         return fd;                       /* parent's memory: leave it alone; the child execs or exits */
     struct stat st;
-    int rc = CALL_REAL(-1, fstat, fd, &st) == 0 ? fs_fd_set(fd, kind, idx, st.st_dev, st.st_ino) : -errno;
+    int rc = CALL_REAL(-1, fstat, fd, &st) != 0 ? -errno
+           : base != NO_SLICE ? fs_fd_set_slice(fd, idx, st.st_dev, st.st_ino, base, len)
+           : fs_fd_set(fd, kind, idx, st.st_dev, st.st_ino);
     if (rc < 0) {
         CALL_REAL(-1, close, fd);
         return rc;
@@ -147,8 +204,86 @@ static int track(int fd, uint32_t kind, uint32_t idx)
     return fd;
 }
 
+static int track(int fd, uint32_t kind, uint32_t idx)
+{
+    return track_window(fd, kind, idx, NO_SLICE, 0);
+}
+
+/* Opens input idx (a file of the table) for reading and registers the descriptor. */
+static int open_input(const fs_table *t, const fs_key *k, uint32_t idx, int flags, int allow_slice)
+{
+    uint64_t base;
+    int fd = open_backing(t, k, idx, flags, allow_slice, &base);
+    return fd < 0 ? fd : track_window(fd, FS_FD_FILE, idx, base, fs_table_entry(t, idx)->size);
+}
+
+/* The key of entry idx, as open_backing wants it. */
+static int key_of(const fs_table *t, uint32_t idx, fs_key *k)
+{
+    const fs_entry *e = fs_table_entry(t, idx);
+    if (e->key_len >= sizeof k->buf)
+        return -ENAMETOOLONG;
+    memcpy(k->buf, fs_entry_key(t, e), e->key_len);
+    k->buf[e->key_len] = '\0';
+    k->len = e->key_len;
+    k->want_dir = 0;
+    return 0;
+}
+
+/* A read open of /proc/self/fd/N (or the like) naming slice N: the entry again, as a new slice at its start. */
+static int reopen_entry(uint32_t idx, int flags)
+{
+    const fs_table *t = fs_state_table();
+    fs_key k;
+    if (t == NULL)
+        return -EIO;
+    int rc = key_of(t, idx, &k);
+    return rc < 0 ? rc : open_input(t, &k, idx, flags, 1);
+}
+
+int fs_slice_materialise(int fd)
+{
+    fs_fd_info info;
+    if (!fs_fd_get_slice(fd, &info) || fs_state_in_vfork_child())
+        return 0;
+    struct stat st;
+    if (CALL_REAL(-1, fstat, fd, &st) != 0 || (uint64_t)st.st_dev != info.dev || (uint64_t)st.st_ino != info.ino) {
+        fs_fd_clear(fd);      /* closed behind our back and the number reused: not a slice any more */
+        return 0;
+    }
+    const fs_table *t = fs_state_table();
+    fs_key k;
+    if (t == NULL)
+        return -EIO;
+    int rc = key_of(t, info.index, &k);
+    if (rc < 0)
+        return rc;
+    off_t cur = CALL_REAL(-1, lseek, fd, 0, SEEK_CUR);
+    int fl = CALL_REAL(-1, fcntl, fd, F_GETFL);
+    int fdf = CALL_REAL(-1, fcntl, fd, F_GETFD);
+    if (cur < 0 || fl < 0 || fdf < 0)
+        return -errno;
+    uint64_t base;
+    int nfd = open_backing(t, &k, info.index, O_RDONLY | (fl & KEEP_FLAGS & ~O_CLOEXEC), 0, &base);
+    if (nfd < 0)
+        return nfd;
+    off_t pos = (uint64_t)cur > info.base ? (off_t)((uint64_t)cur - info.base) : 0;
+    if (CALL_REAL(-1, lseek, nfd, pos, SEEK_SET) < 0 ||
+        CALL_REAL(-1, dup3, nfd, fd, (fdf & FD_CLOEXEC) ? O_CLOEXEC : 0) < 0) {
+        int err = -errno;
+        CALL_REAL(-1, close, nfd);
+        return err;
+    }
+    CALL_REAL(-1, close, nfd);
+    if (CALL_REAL(-1, fstat, fd, &st) == 0)
+        fs_fd_set(fd, FS_FD_FILE, info.index, st.st_dev, st.st_ino);
+    else
+        fs_fd_clear(fd);
+    return 0;
+}
+
 /* Opens an inside key. Returns a descriptor or -errno. */
-static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode)
+static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode, int allow_slice)
 {
     const fs_table *t = fs_state_table();
     if (t == NULL)
@@ -193,8 +328,7 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode)
     }
     if (writes)
         return -EROFS;
-    int fd = open_backing(s, t, k, idx, flags);
-    return fd < 0 ? fd : track(fd, FS_FD_FILE, idx);
+    return open_input(t, k, idx, flags, allow_slice);
 }
 
 static int finish(int rc)
@@ -204,7 +338,9 @@ static int finish(int rc)
 
 /* Forwards an outside open (the expression real), unless it would write one of our files by its /proc name. */
 #define OUTSIDE_OPEN(path, flags, real) \
-    (fs_proc_fd_refuse_write((path), (flags)) ? fs_fail(-EROFS) : (real))
+    ({ uint32_t fs__idx; \
+       fs_proc_fd_refuse_write((path), (flags)) ? fs_fail(-EROFS) \
+       : fs_proc_fd_slice((path), &fs__idx) ? finish(reopen_entry(fs__idx, (flags))) : (real); })
 
 /* The mode argument exists only with O_CREAT or O_TMPFILE. */
 #define MODE_ARG(flags, last) \
@@ -221,7 +357,7 @@ static int finish(int rc)
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, path, flags, mode)); \
-        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode)); \
+        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode, 1)); \
     }
 
 #define OPENAT_DOOR(name) \
@@ -232,7 +368,7 @@ static int finish(int rc)
         int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags, mode)); \
-        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode)); \
+        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode, 1)); \
     }
 
 /* Fortified entry points (no mode: glibc aborts if O_CREAT is used without one). */
@@ -243,7 +379,7 @@ static int finish(int rc)
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, path, flags)); \
-        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0)); \
+        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0, 1)); \
     }
 
 #define OPENAT2_DOOR(name) \
@@ -253,7 +389,7 @@ static int finish(int rc)
         int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags)); \
-        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0)); \
+        return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0, 1)); \
     }
 
 OPEN_DOOR(open)
@@ -272,7 +408,7 @@ OPENAT2_DOOR(__openat64_2)
         int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, O_CREAT | O_WRONLY | O_TRUNC, CALL_REAL(-1, name, path, mode)); \
-        return finish(c < 0 ? c : open_key(fs_state_get(), &k, O_CREAT | O_WRONLY | O_TRUNC, mode)); \
+        return finish(c < 0 ? c : open_key(fs_state_get(), &k, O_CREAT | O_WRONLY | O_TRUNC, mode, 1)); \
     }
 
 CREAT_DOOR(creat)
@@ -307,7 +443,7 @@ static FILE *fopen_key(fs_key *k, const char *mode)
         fs_fail(flags);
         return NULL;
     }
-    int fd = open_key(fs_state_get(), k, flags, 0666);
+    int fd = open_key(fs_state_get(), k, flags, 0666, 0);
     if (fd < 0) {
         fs_fail(fd);
         return NULL;
@@ -349,7 +485,7 @@ static FILE *freopen_key(fs_key *k, const char *mode, FILE *stream, fs_real_freo
     int flags = fopen_flags(mode);
     if (flags < 0)
         return (fs_fail(flags), NULL);
-    int fd = open_key(fs_state_get(), k, flags, 0666);
+    int fd = open_key(fs_state_get(), k, flags, 0666, 0);
     if (fd < 0)
         return (fs_fail(fd), NULL);
     fs_fd_info info;
