@@ -5,7 +5,7 @@
 # then a slice, so any call that sees past its window reads junk and fails the byte comparison.
 # tests/slice_checks.py does the checks (read, pread, readv, lseek, mmap, sendfile, copy_file_range, splice,
 # fdopen, /proc/self/fd, dup/fork, exec/spawn inheritance, threads, coreutils), then the same checks run with the
-# map withdrawn (ordinary descriptors) as a control.
+# map withdrawn (ordinary descriptors) as a control; then through `fanstore run`, where the runtime publishes them.
 # Usage: tests/e2e_slices.sh      Prints "N passed, N failed"; exits non-zero on failure.
 set -uo pipefail
 here="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -64,5 +64,16 @@ shim /usr/bin/python3 "$here/tests/slice_checks.py" /fanstore/ds "$src" --expect
 echo "== control: no slices.map (ordinary descriptors)"
 rm -f "$shm/slices.map"
 shim /usr/bin/python3 "$here/tests/slice_checks.py" /fanstore/ds "$src" || failed=1
+
+# The same checks through the real runtime, which publishes the slices itself: 1 rank (every file local: each plain
+# open must be a slice), and 2 ranks (half the files are remote until pulled; each must read right either way).
+"$repo/fanstore" prep --input "$src" --output "$work/ds.fs" --partitions 3 >/dev/null || { echo "FAIL prep"; exit 1; }
+for ranks in 1 2; do
+    expect=""; [ "$ranks" = 1 ] && expect=--expect-slices
+    echo "== fanstore run --ranks $ranks $expect"
+    mkdir -p "$work/local$ranks"
+    "$repo/fanstore" run --ranks "$ranks" --only-rank 0 --data "$work/ds.fs" --local-dir "$work/local$ranks" \
+        --mount /fanstore -- /usr/bin/python3 "$here/tests/slice_checks.py" /fanstore/ds "$src" $expect || failed=1
+done
 [ "$failed" = 0 ] && echo "e2e_slices: all passed" || echo "e2e_slices: FAILED"
 exit "$failed"

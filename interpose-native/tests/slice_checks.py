@@ -133,10 +133,15 @@ def copies(name, path, want):
                 return "sendfile from the position"
             os.ftruncate(ofd, 0)
             os.lseek(ofd, 0, os.SEEK_SET)
-            k = os.copy_file_range(fd, ofd, 1 << 30, 1)
+            try:
+                k = os.copy_file_range(fd, ofd, 1 << 30, 1)
+            except OSError as e:   # EXDEV: a file the runtime materialised on tmpfs; the kernel refuses, as natively
+                if e.errno != 18:
+                    raise
+                k = None
             os.close(ofd)
             ofd = -1
-            if open(out, "rb").read() != want[1:1 + k] or k != max(0, len(want) - 1):
+            if k is not None and (open(out, "rb").read() != want[1:1 + k] or k != max(0, len(want) - 1)):
                 return "copy_file_range at offset 1 gave %d" % k
             r, w = os.pipe()
             try:

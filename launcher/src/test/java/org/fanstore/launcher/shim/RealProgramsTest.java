@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.fanstore.launcher.run.FanstoreProcess;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -20,20 +22,37 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class RealProgramsTest {
 
+    /**
+     * Slice descriptors against a hand-made slices.map whose partition copy has junk between the bodies: every
+     * windowed, materialising and exec-inheriting call (interpose-native/tests/slice_checks.py) must read exactly
+     * the source bytes, and plain opens must be slices.
+     */
+    @Test
+    void slicesReadExactlyTheirWindowThroughEveryCall() throws Exception {
+        String out = runScript("interpose-native/tests/e2e_slices.sh", Map.of());
+        assertTrue(out.contains("e2e_slices: all passed"), out);
+    }
+
     @ParameterizedTest(name = "{0}, {1} rank(s), compress {2}, unpack {3}")
     @CsvSource({"table, 1, none, eager", "run, 1, none, eager", "run, 1, lz4, background",
             "run, 2, none, background", "run, 2, lz4, background", "run, 2, none, lazy"})
     void programsSeeTheSameTreeThroughTheShim(String mode, int ranks, String compress, String unpack)
             throws Exception {
+        String out = runScript("interpose-native/tests/e2e_programs.sh", Map.of("FANSTORE_E2E_MODE", mode,
+                "FANSTORE_E2E_RANKS", Integer.toString(ranks), "FANSTORE_E2E_COMPRESS", compress,
+                "FANSTORE_E2E_UNPACK", unpack));
+        assertTrue(out.contains(" passed, 0 failed"), out);
+        assertTrue(!out.contains("\nFAIL"), out);
+    }
+
+    /** Runs a test script with env added; returns its output after checking it finished in time and exited 0. */
+    private static String runScript(String script, Map<String, String> env) throws Exception {
         Path repo = FanstoreProcess.repo();
         Path log = Files.createTempFile("e2e-programs", ".log");
         try {
-            ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve("interpose-native/tests/e2e_programs.sh")
-                    .toString()).redirectErrorStream(true).redirectOutput(log.toFile());
-            pb.environment().put("FANSTORE_E2E_MODE", mode);
-            pb.environment().put("FANSTORE_E2E_RANKS", Integer.toString(ranks));
-            pb.environment().put("FANSTORE_E2E_COMPRESS", compress);
-            pb.environment().put("FANSTORE_E2E_UNPACK", unpack);
+            ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve(script).toString())
+                    .redirectErrorStream(true).redirectOutput(log.toFile());
+            pb.environment().putAll(env);
             Process p = pb.start();
             boolean done = p.waitFor(300, TimeUnit.SECONDS);
             if (!done) {
@@ -43,8 +62,7 @@ class RealProgramsTest {
             String out = Files.readString(log);
             assertTrue(done, "timed out:\n" + out);
             assertEquals(0, p.exitValue(), out);
-            assertTrue(out.contains(" passed, 0 failed"), out);
-            assertTrue(!out.contains("\nFAIL"), out);
+            return out;
         } finally {
             Files.deleteIfExists(log);
         }
