@@ -20,6 +20,7 @@
 #define FS_RANK_CACHE_PIN       FS_RANK_CACHE_PIN_PREFIX "<index>-<pin>"
 #define FS_RANK_CACHE_REF       "cache.ref"
 #define FS_RANK_SHIM_COUNTERS   "shim.counters"
+#define FS_RANK_SLICE_MAP       "slices.map"
 #define FS_RANK_READY           "ready"
 #define FS_RANK_PREFETCHED      "prefetched"
 #define FS_RANK_JOB_SECRET      "job-secret"
@@ -53,6 +54,7 @@
     X(CACHE_PIN,      "cache", FS_RANK_CACHE_PIN,      "file", -1)   \
     X(CACHE_REF,      "shm",   FS_RANK_CACHE_REF,      "file", 0600) \
     X(SHIM_COUNTERS,  "shm",   FS_RANK_SHIM_COUNTERS,  "file", 0600) \
+    X(SLICE_MAP,      "shm",   FS_RANK_SLICE_MAP,      "file", 0600) \
     X(READY,          "shm",   FS_RANK_READY,          "file", -1)   \
     X(PREFETCHED,     "shm",   FS_RANK_PREFETCHED,     "file", -1)   \
     X(JOB_SECRET,     "shm",   FS_RANK_JOB_SECRET,     "file", 0600) \

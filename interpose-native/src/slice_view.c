@@ -10,9 +10,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "rank_dir.h"
 #include "slice_view.h"
 
-#define SLICES_FILE "slices.map"
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -46,7 +46,7 @@ int fs_slices_attach(fs_slices *v, const char *rank_dir, uint64_t entry_count)
 {
     v->base = NULL;
     char path[4096];
-    int n = snprintf(path, sizeof path, "%s/" SLICES_FILE, rank_dir);
+    int n = snprintf(path, sizeof path, "%s/" FS_RANK_SLICE_MAP, rank_dir);
     if (n < 0 || (size_t)n >= sizeof path)
         return -ENAMETOOLONG;
     int saved = errno;

@@ -50,8 +50,10 @@ import org.fanstore.runtime.placement.PartitionLoader;
 import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
 import org.fanstore.runtime.placement.ReaderDemand;
+import org.fanstore.runtime.placement.SlicePublisher;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.ShmServer;
+import org.fanstore.runtime.shm.SliceMap;
 import org.fanstore.runtime.stats.OpenKind;
 import org.fanstore.runtime.stats.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
@@ -142,7 +144,9 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(local);
 
         List<PartitionInfo> held = PartitionLoader.heldBy(manifest, placement, config.rank());
-        LocalSpace.check(config.rank(), loader.partsDir(), held, config.unpack() != RuntimeConfig.Unpack.LAZY
+        // Only eager unpacking copies every local file out of its partition before ready; background and lazy serve
+        // slices of the partition copies (docs/slices.md) and unpack a file only for mmap, fdopen or exec.
+        LocalSpace.check(config.rank(), loader.partsDir(), held, config.unpack() == RuntimeConfig.Unpack.EAGER
                 && manifest.compress() == org.fanstore.prep.format.Compression.NONE);
         List<IndexRecord> mine = new ArrayList<>();
         try (Progress progress = Progress.of(config.progress(), held.stream().mapToLong(PartitionInfo::bytes).sum())) {
@@ -197,6 +201,12 @@ final class NodeRuntime implements AutoCloseable {
         ReaderDemand demand = new ReaderDemand();
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
+        SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),
+                ns.table().entryCount());
+        SlicePublisher slices = new SlicePublisher(ns.table(), ns.bodies(), local, check, sliceMap,
+                manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
+        toClose.add(0, slices);
+        open.attach(slices);
         OutputService outputs = startOutputs(ns.table(), workers, fetcher, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {
@@ -219,13 +229,14 @@ final class NodeRuntime implements AutoCloseable {
         Files.createFile(RankDirectory.READY.in(config.shmDir()));
 
         if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
-            unpacker.startBackground(config.rank(), config.verbose());
+            slices.startBackground(config.rank(), config.verbose());
         }
         if (config.prefetch()) {
             puller = new PartitionPuller(manifest, placement, config.rank(), local, fetcher, loader.partsDir(),
                     LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
                     config.verbose());
             toClose.add(0, puller);
+            puller.whenAdded(slices::publishPartition);
             stats.attachPuller(puller);
             puller.start();
         }

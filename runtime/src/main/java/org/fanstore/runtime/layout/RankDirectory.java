@@ -38,6 +38,8 @@ public enum RankDirectory {
     CACHE_REF(Place.SHM, "cache.ref", Kind.FILE, 0600),
     /** Counts of the opens the shim serves without a request (format: runtime/stats/README.md). */
     SHIM_COUNTERS(Place.SHM, "shim.counters", Kind.FILE, 0600),
+    /** Entries the shim reads straight from partition copies, and where (format: runtime/shm/README.md). */
+    SLICE_MAP(Place.SHM, "slices.map", Kind.FILE, 0600),
     /** Empty; exists once the rank serves (after the world barrier): sharing tasks wait for it. */
     READY(Place.SHM, "ready", Kind.FILE, -1),
     /** Empty; appears (atomic rename) when this rank's background pull of other ranks' partitions has ended. */

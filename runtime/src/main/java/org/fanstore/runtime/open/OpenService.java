@@ -21,6 +21,7 @@ import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.Placement;
 import org.fanstore.runtime.placement.ReaderDemand;
+import org.fanstore.runtime.placement.SlicePublisher;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.Errno;
 import org.fanstore.runtime.shm.Request;
@@ -58,6 +59,9 @@ public final class OpenService implements RequestHandler {
     private static final int O_EXCL = 0200;
     private static final int EEXIST = 17;
     private static final int EISDIR = 21;
+    /** Bit 30 of an OPEN's flags: the client can open a slice (runtime/shm/README.md, "OPEN"). */
+    public static final int SLICE_OK = 0x40000000;
+    private static final byte[] NO_PATH = new byte[0];
     private static final int EINVAL = 22;
 
     private final MetadataTable table;
@@ -73,6 +77,7 @@ public final class OpenService implements RequestHandler {
     private final Path scratch;
     private final ReaderDemand demand;
     private final RankStats stats;
+    private volatile SlicePublisher slices;
 
     public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
                        MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
@@ -91,6 +96,11 @@ public final class OpenService implements RequestHandler {
         this.scratch = scratch;
         this.demand = demand;
         this.stats = stats;
+    }
+
+    /** From now on an OPEN with {@link #SLICE_OK} for a publishable entry is answered "slice" (docs/slices.md). */
+    public void attach(SlicePublisher publisher) {
+        this.slices = publisher;
     }
 
     @Override
@@ -118,6 +128,18 @@ public final class OpenService implements RequestHandler {
         }
         if (!FileModes.isRegular(mode)) {
             responder.error(EINVAL);
+            return;
+        }
+        SlicePublisher sp = slices;
+        if ((flags & SLICE_OK) != 0 && sp != null && sp.publishable(index)) {
+            try {
+                workers.execute(() -> {
+                    responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
+                    slice(sp, index, responder);
+                });
+            } catch (RejectedExecutionException shuttingDown) {
+                responder.error(Errno.EIO);
+            }
             return;
         }
         boolean raw = (table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0;
@@ -161,6 +183,26 @@ public final class OpenService implements RequestHandler {
             return index;
         }
         return table.lookup(request.key());
+    }
+
+    /**
+     * A slice the shim asked for before the background pass published it: check the body now and answer with an
+     * empty path, which tells the shim to read the entry's record in slices.map. A bad body gets EIO.
+     */
+    private void slice(SlicePublisher sp, int index, OpenTimer responder) {
+        try {
+            responder.kind(OpenKind.LOCAL, table.size(index));
+            if (sp.publish(index)) {
+                responder.ok(NO_PATH);
+            } else {
+                responder.error(Errno.EIO);   // publishable a moment ago; only a path too long for the map gets here
+            }
+        } catch (IOException | RuntimeException e) {
+            System.err.println("fanstore rank " + myRank + ": cannot serve "
+                    + new String(table.key(index), StandardCharsets.UTF_8) + " from its partition copy: "
+                    + e.getMessage());
+            responder.error(Errno.EIO);
+        }
     }
 
     /** A local uncompressed file the shim found not yet unpacked: unpack it now, answer its usual path. */

@@ -23,6 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
@@ -84,6 +85,12 @@ public final class PartitionPuller implements AutoCloseable {
     private volatile long localBeforeAllLocal;
     private volatile int pulledPartitions;
     private volatile long pulledBytes;
+    private volatile IntConsumer whenAdded;
+
+    /** Called on the pulling thread with each partition id just added to the local copies. */
+    public void whenAdded(IntConsumer listener) {
+        this.whenAdded = listener;
+    }
 
     public PartitionPuller(Manifest manifest, Placement placement, int rank, LocalPartitions local,
                            RemoteFetcher fetcher, Path partsDir, LocalCapacity capacity, ReaderDemand demand,
@@ -201,6 +208,10 @@ public final class PartitionPuller implements AutoCloseable {
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
             published = true;
             local.add(info.index(), target);
+            IntConsumer added = whenAdded;
+            if (added != null) {
+                added.accept(info.index());   // its files become slices (docs/slices.md)
+            }
         } finally {
             if (!published) {
                 Files.deleteIfExists(tmp);

@@ -1,0 +1,136 @@
+package org.fanstore.runtime.placement;
+
+import java.io.IOException;
+import org.fanstore.prep.format.FileModes;
+import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.runtime.shm.SliceMap;
+
+/**
+ * Decides which entries the shim may read as slices of a partition copy and publishes them in {@link SliceMap}
+ * (docs/slices.md): a regular file stored uncompressed, in a partition copy this node holds (its own, or one the
+ * puller has added), whose body has passed its CRC32C check ({@link BodyCheck}). A body that fails is never
+ * published: its opens keep getting EIO. With {@code enabled} false (--unpack eager) nothing is published.
+ *
+ * <p>Callers: the background pass after ready ({@link #publishAll}), an open the shim sent with the slice flag before
+ * the pass got there, and the puller for a partition it has just added. They may race on one entry: the check runs
+ * at most once per entry (BodyCheck remembers), and both publish the same record.
+ */
+public final class SlicePublisher implements AutoCloseable {
+    private final MetadataTable table;
+    private final BodyIndex bodies;
+    private final LocalPartitions local;
+    private final BodyCheck check;
+    private final SliceMap map;
+    private final int regularPartitions;
+    private final boolean enabled;
+    private volatile boolean closed;
+    private volatile Thread background;
+
+    public SlicePublisher(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check, SliceMap map,
+                          int regularPartitions, boolean enabled) {
+        this.table = table;
+        this.bodies = bodies;
+        this.local = local;
+        this.check = check;
+        this.map = map;
+        this.regularPartitions = regularPartitions;
+        this.enabled = enabled;
+    }
+
+    /** Whether entry index can be a slice now (its partition copy is here and its body is stored raw). */
+    public boolean publishable(int index) {
+        if (!enabled || index < 0 || index >= bodies.entries()) {
+            return false;
+        }
+        int p = bodies.partition(index);
+        return p != BodyIndex.NO_BODY && bodies.codec(index) == PartitionDescriptor.CODEC_RAW
+                && FileModes.isRegular(table.mode(index)) && local.holds(p) && slot(p) < map.slots();
+    }
+
+    /**
+     * Checks and publishes entry index. True when it is published (now or before); false when it cannot be a slice.
+     * Throws CorruptBodyException (logged once by BodyCheck) for a body that fails its check.
+     */
+    public boolean publish(int index) throws IOException {
+        if (map.published(index)) {
+            return true;
+        }
+        if (!publishable(index)) {
+            return false;
+        }
+        check.verify(index);
+        int p = bodies.partition(index);
+        return map.publish(index, slot(p), local.file(p), bodies.bodyOffset(index));
+    }
+
+    /** Publishes every publishable entry not published yet, in table order; returns how many it published. */
+    public int publishAll() {
+        int count = 0;
+        for (int i = 0; i < bodies.entries() && !closed; i++) {
+            try {
+                if (!map.published(i) && publish(i)) {
+                    count++;
+                }
+            } catch (IOException e) {
+                // CorruptBodyException: BodyCheck named it in the log; the other files are still good
+            }
+        }
+        return count;
+    }
+
+    /** Publishes the entries of partition p (just added by the puller); returns how many. */
+    public int publishPartition(int p) {
+        int count = 0;
+        for (int i = 0; i < bodies.entries() && !closed; i++) {
+            if (bodies.partition(i) == p) {
+                try {
+                    if (!map.published(i) && publish(i)) {
+                        count++;
+                    }
+                } catch (IOException e) {
+                    // as in publishAll
+                }
+            }
+        }
+        return count;
+    }
+
+    /** The map's slot of partition id p: regular partitions first, then broadcast ones. */
+    private int slot(int p) {
+        return p >= 0 ? p : regularPartitions + (-1 - p);
+    }
+
+    /**
+     * Starts {@link #publishAll} on a low-priority daemon thread (--unpack background). It writes nothing to disk:
+     * it reads each body once from the page cache for its CRC.
+     */
+    public void startBackground(int rank, boolean verbose) {
+        Thread t = new Thread(() -> {
+            long t0 = System.nanoTime();
+            int count = publishAll();
+            if (verbose && !closed) {
+                System.err.printf("fanstore rank %d: published %d slices in %.1f s%n", rank, count,
+                        (System.nanoTime() - t0) / 1e9);
+            }
+        }, "fanstore-slices");
+        t.setDaemon(true);
+        t.setPriority(Thread.MIN_PRIORITY);
+        background = t;
+        t.start();
+    }
+
+    /** Stops the background pass (bounded wait: it checks between entries). */
+    @Override
+    public void close() {
+        closed = true;
+        Thread t = background;
+        if (t != null) {
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();  // shutting down anyway: let the caller see the interrupt
+            }
+        }
+    }
+}
