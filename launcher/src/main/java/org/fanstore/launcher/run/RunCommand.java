@@ -71,10 +71,10 @@ public final class RunCommand implements Callable<Integer> {
     Integer onlyRank;
 
     @Option(names = "--unpack", paramLabel = "MODE", defaultValue = "background",
-            description = "when local uncompressed files are unpacked for direct opens: eager (before "
-                    + "ready: native speed from the first read), background (default: ready sooner, "
-                    + "first opens of files not yet unpacked cost a round trip), lazy (only when first "
-                    + "opened: jobs reading a small part)")
+            description = "how local uncompressed files are opened: background (default: read in place in the "
+                    + "partition copies, each checked once in the background after ready; a file is copied out only "
+                    + "for mmap, fdopen or exec), lazy (the same, checked on first open only), eager (every file "
+                    + "copied out before ready: plain per-file descriptors, more disk and a longer load)")
     String unpack;
 
     @Option(names = "--prefetch", paramLabel = "on|off", defaultValue = "on",

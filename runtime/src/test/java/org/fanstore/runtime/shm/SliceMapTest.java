@@ -1,0 +1,89 @@
+package org.fanstore.runtime.shm;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.fanstore.runtime.TestVectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * slices.map as the shim reads it: the golden image (tests/vectors/slices/, also checked by
+ * interpose-native/tests/test_slice_view.c), publication by racing threads, and what is never published.
+ */
+class SliceMapTest {
+
+    @Test
+    void writesTheGoldenImage(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("slices.map");
+        SliceMap map = SliceMap.create(file, 3, 4);
+        assertTrue(map.publish(1, 0, Path.of("/l/parts/p0.fsp"), 4096));
+        assertTrue(map.publish(3, 2, Path.of("/l/parts/b0.fsp"), 123456789012L));
+        assertTrue(map.published(1) && map.published(3));
+        assertFalse(map.published(0) || map.published(2));
+        assertArrayEquals(Files.readAllBytes(TestVectors.dir("slices").resolve("slices-map-1.bin")),
+                Files.readAllBytes(file));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+    }
+
+    @Test
+    void racingPublishersLeaveEveryRecordRight(@TempDir Path dir) throws Exception {
+        int entries = 20_000;
+        int slots = 5;
+        Path file = dir.resolve("slices.map");
+        SliceMap map = SliceMap.create(file, slots, entries);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            int seed = t;
+            Thread th = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (int k = 0; k < entries; k++) {
+                    int i = (k * 7919 + seed * 104729) % entries;   // each thread in another order
+                    map.publish(i, i % slots, Path.of("/local/parts/part-" + (i % slots) + ".fsp"), 4096L * i + 7);
+                }
+            });
+            th.start();
+            threads.add(th);
+        }
+        go.countDown();
+        for (Thread th : threads) {
+            th.join(60_000);
+        }
+        ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(SliceMap.length(slots, entries), b.capacity());
+        for (int s = 0; s < slots; s++) {
+            int at = SliceMap.HEADER_BYTES + s * SliceMap.SLOT_BYTES;
+            byte[] path = new byte[b.getInt(at)];
+            b.get(at + 4, path);
+            assertEquals("/local/parts/part-" + s + ".fsp", new String(path, java.nio.charset.StandardCharsets.UTF_8));
+        }
+        int records = SliceMap.HEADER_BYTES + slots * SliceMap.SLOT_BYTES;
+        for (int i = 0; i < entries; i++) {
+            assertEquals(i % slots + 1, b.getInt(records + i * SliceMap.ENTRY_BYTES), "slot word of entry " + i);
+            assertEquals(4096L * i + 7, b.getLong(records + i * SliceMap.ENTRY_BYTES + 8), "offset of entry " + i);
+        }
+    }
+
+    @Test
+    void aPathTooLongForItsSlotIsNotPublished(@TempDir Path dir) throws Exception {
+        SliceMap map = SliceMap.create(dir.resolve("slices.map"), 1, 2);
+        assertFalse(map.publish(0, 0, Path.of("/" + "x".repeat(SliceMap.PATH_MAX)), 0));
+        assertFalse(map.published(0));
+        assertTrue(map.publish(1, 0, Path.of("/" + "x".repeat(SliceMap.PATH_MAX - 1)), 0));
+    }
+}
