@@ -279,8 +279,9 @@ class FaultsTest {
     }
 
     /**
-     * Item 6: the local disk fills after ready (files unpacked on first open, --unpack lazy): the reader gets
-     * ENOSPC, not EIO, and the runtime's log names the file, its bytes and the directory.
+     * Item 6: the local disk fills after ready (files copied out of their partition on first open: sha256sum reads
+     * through stdio, which never gets a slice, docs/slices.md): the reader gets ENOSPC, not EIO, and the runtime's
+     * log names the file, its bytes and the directory.
      */
     @Test
     void aDiskFillingAfterReadyGivesTheReaderEnospcAndTheLogNamesIt() throws Exception {
@@ -290,7 +291,7 @@ class FaultsTest {
             String job = "tfill" + System.nanoTime();
             FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
                     "--data", big.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch", "off",
-                    "--", "sh", "-c", "for f in f0 f1 f2 f3; do cat /fanstore/big/$f > /dev/null; done; exit 0");
+                    "--", "sh", "-c", "for f in f0 f1 f2 f3; do sha256sum /fanstore/big/$f > /dev/null; done; exit 0");
             assertEquals(0, r.status(), r.stderr());
             assertTrue(r.stderr().contains("No space left on device"), "the reader's errno: " + r.stderr());
             assertFalse(r.stderr().contains("Input/output error"), r.stderr());

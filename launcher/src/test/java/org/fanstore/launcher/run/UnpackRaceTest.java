@@ -19,11 +19,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * No wrong answer while the runtime unpacks in the background (the default): real reader processes (a forked
+ * No wrong answer while the runtime works in the background (the default): real reader processes (a forked
  * Python, two threads per process, each process in its own random order) open 20,000 small files in 200
- * directories through the shim under `fanstore run` right after it reports ready, so the background unpacker
- * and on-demand unpacks of the same files and directories interleave. Every byte is checked against a CRC32
- * of the source. A directory marked as made before it existed once failed 5-15 such reads with EIO.
+ * directories through the shim under `fanstore run` right after it reports ready, so the background slice
+ * publisher, slices published on demand, and files unpacked on demand for mmap (every third open maps the file,
+ * every third reads it with pread backwards) interleave on the same files and directories. Every byte is checked
+ * against a CRC32 of the source. A directory marked as made before it existed once failed 5-15 such reads with
+ * EIO; a slice read past its window would fail the CRC.
  */
 class UnpackRaceTest {
     private static final int FILES = 20_000;
@@ -95,7 +97,7 @@ class UnpackRaceTest {
 
     /** argv: root, listing ("crc32 size relpath" lines), processes, threads. Prints one READER line per process. */
     private static final String READER = """
-            import os, random, sys, threading, zlib
+            import mmap, os, random, sys, threading, zlib
             root, listing, procs, nthreads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
             files = [l.split(" ", 2) for l in open(listing).read().splitlines()]
 
@@ -129,15 +131,27 @@ class UnpackRaceTest {
                             st = os.stat(path)
                             fd = os.open(path, os.O_RDONLY)
                             try:
-                                chunks = []
-                                while True:
-                                    b = os.read(fd, 65536)
-                                    if not b:
-                                        break
-                                    chunks.append(b)
+                                how = (i + seed) % 3
+                                if how == 0:      # read(): a slice, windowed by the shim
+                                    chunks = []
+                                    while True:
+                                        b = os.read(fd, 65536)
+                                        if not b:
+                                            break
+                                        chunks.append(b)
+                                    body = b"".join(chunks)
+                                elif how == 1:    # mmap: the slice becomes the unpacked file first
+                                    os.lseek(fd, 7, os.SEEK_SET)
+                                    with mmap.mmap(fd, 0, access=mmap.ACCESS_READ) as m:
+                                        body = m[:]
+                                    if os.lseek(fd, 0, os.SEEK_CUR) != 7:
+                                        body = b""
+                                else:             # pread from the end backwards, then the position is untouched
+                                    n = int(size)
+                                    parts = [os.pread(fd, 1000, o) for o in range((n - 1) // 1000 * 1000, -1, -1000)]
+                                    body = b"".join(reversed(parts)) + os.read(fd, 1)[:0]
                             finally:
                                 os.close(fd)
-                            body = b"".join(chunks)
                             ok = st.st_size == int(size) and len(body) == int(size) and "%08x" % zlib.crc32(body) == crc
                             with lock:
                                 if not ok:
