@@ -207,6 +207,11 @@ final class NodeRuntime implements AutoCloseable {
                 manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
         toClose.add(0, slices);
         open.attach(slices);
+        if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
+            // Before the server and the barrier, so the pass has a head start on the first readers; every core:
+            // the load is over and the command has not started yet.
+            slices.startBackground(config.rank(), config.verbose(), Runtime.getRuntime().availableProcessors());
+        }
         OutputService outputs = startOutputs(ns.table(), workers, fetcher, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {
@@ -228,9 +233,6 @@ final class NodeRuntime implements AutoCloseable {
         world.barrier(COLLECTIVE_TIMEOUT);
         Files.createFile(RankDirectory.READY.in(config.shmDir()));
 
-        if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
-            slices.startBackground(config.rank(), config.verbose());
-        }
         if (config.prefetch()) {
             puller = new PartitionPuller(manifest, placement, config.rank(), local, fetcher, loader.partsDir(),
                     LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),

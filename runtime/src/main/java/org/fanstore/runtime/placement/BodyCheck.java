@@ -22,6 +22,8 @@ public final class BodyCheck {
     private static final int GOOD = 1;
     private static final int BAD = 2;
     private static final int BUFFER = 1 << 20;
+    private static final ThreadLocal<ByteBuffer> RAW_BUFFER =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(BUFFER));
 
     private final MetadataTable table;
     private final BodyIndex bodies;
@@ -51,7 +53,9 @@ public final class BodyCheck {
         CRC32C crc = new CRC32C();
         FileChannel in = local.channel(bodies.partition(index));
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
-            ByteBuffer buf = ByteBuffer.allocate((int) Math.min(BUFFER, Math.max(1, bodies.storedLength(index))));
+            // A direct buffer per thread: no zeroing of a fresh heap array per file, and CRC32C reads it in place.
+            // This is the background slice pass's whole cost (docs/slices.md), so it bounds how soon files are slices.
+            ByteBuffer buf = RAW_BUFFER.get();
             long done = 0;
             long length = bodies.storedLength(index);
             while (done < length) {

@@ -1,6 +1,7 @@
 package org.fanstore.runtime.placement;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.metadata.MetadataTable;
@@ -25,7 +26,7 @@ public final class SlicePublisher implements AutoCloseable {
     private final int regularPartitions;
     private final boolean enabled;
     private volatile boolean closed;
-    private volatile Thread background;
+    private volatile Thread[] background = new Thread[0];
 
     public SlicePublisher(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check, SliceMap map,
                           int regularPartitions, boolean enabled) {
@@ -66,8 +67,13 @@ public final class SlicePublisher implements AutoCloseable {
 
     /** Publishes every publishable entry not published yet, in table order; returns how many it published. */
     public int publishAll() {
+        return publishStripe(0, 1);
+    }
+
+    /** publishAll for the entries i with i % stripes == stripe. */
+    private int publishStripe(int stripe, int stripes) {
         int count = 0;
-        for (int i = 0; i < bodies.entries() && !closed; i++) {
+        for (int i = stripe; i < bodies.entries() && !closed; i += stripes) {
             try {
                 if (!map.published(i) && publish(i)) {
                     count++;
@@ -102,34 +108,45 @@ public final class SlicePublisher implements AutoCloseable {
     }
 
     /**
-     * Starts {@link #publishAll} on a low-priority daemon thread (--unpack background). It writes nothing to disk:
-     * it reads each body once from the page cache for its CRC.
+     * Starts the background pass on {@code threads} daemon threads, each taking every threads-th entry. It writes
+     * nothing to disk: it reads each body once, from the page cache the load just filled, for its CRC. Started before
+     * ready, it is mostly done by the time readers arrive (536 MB in 0.1 s on one core here); a reader that gets there
+     * first has the entry checked on demand.
      */
-    public void startBackground(int rank, boolean verbose) {
-        Thread t = new Thread(() -> {
-            long t0 = System.nanoTime();
-            int count = publishAll();
-            if (verbose && !closed) {
-                System.err.printf("fanstore rank %d: published %d slices in %.1f s%n", rank, count,
-                        (System.nanoTime() - t0) / 1e9);
-            }
-        }, "fanstore-slices");
-        t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
-        background = t;
-        t.start();
+    public void startBackground(int rank, boolean verbose, int threads) {
+        long t0 = System.nanoTime();
+        AtomicInteger published = new AtomicInteger();
+        AtomicInteger running = new AtomicInteger(threads);
+        Thread[] started = new Thread[threads];
+        for (int s = 0; s < threads; s++) {
+            int stripe = s;
+            Thread t = new Thread(() -> {
+                published.addAndGet(publishStripe(stripe, threads));
+                if (running.decrementAndGet() == 0 && verbose && !closed) {
+                    System.err.printf("fanstore rank %d: published %d slices in %.2f s (%d threads)%n", rank,
+                            published.get(), (System.nanoTime() - t0) / 1e9, threads);
+                }
+            }, "fanstore-slices-" + s);
+            t.setDaemon(true);
+            started[s] = t;
+        }
+        background = started;
+        for (Thread t : started) {
+            t.start();
+        }
     }
 
     /** Stops the background pass (bounded wait: it checks between entries). */
     @Override
     public void close() {
         closed = true;
-        Thread t = background;
-        if (t != null) {
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        for (Thread t : background) {
             try {
-                t.join(5_000);
+                t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();  // shutting down anyway: let the caller see the interrupt
+                return;
             }
         }
     }
