@@ -19,10 +19,10 @@ import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 
 /**
- * Unpacks this node's uncompressed files to {@code <files>/<key>}, where the shim opens them directly
- * (LOCAL_RAW). Creating a million small files costs minutes on one disk, far longer than loading the
- * partitions, so the runtime reports ready first and unpacks in the background; a reader that gets there
- * first finds no file, asks the runtime, and {@link #ensure} unpacks that one at once.
+ * Copies this node's uncompressed files out of their partitions to {@code <files>/<key>}, where the shim opens them
+ * directly (LOCAL_RAW): all of them before ready with {@code --unpack eager}; otherwise one at a time, when a program
+ * needs a file of its own rather than a slice of the partition copy (mmap, fdopen, fopen: docs/slices.md), through
+ * {@link #ensure}. Creating a million small files costs minutes on one disk, which is why slices are the default.
  *
  * <p>Invariant: {@code <files>/<key>} exists only complete (written under a temporary name in the same
  * directory, then renamed), so a direct open never sees a partial file. Each body's CRC32C is checked as it is
@@ -45,7 +45,6 @@ public final class Unpacker implements AutoCloseable {
     private final Object[] stripes = new Object[STRIPES];
     private final Set<Path> madeDirs = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
-    private Thread background;
 
     public Unpacker(Path filesDir, MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check) {
         this.filesDir = filesDir;
@@ -98,28 +97,6 @@ public final class Unpacker implements AutoCloseable {
             }
         }
         return count;
-    }
-
-    /** Starts {@link #unpackAll} on a low-priority thread; the result goes to the log when verbose. */
-    public void startBackground(int rank, boolean verbose) {
-        background = new Thread(() -> {
-            long t0 = System.nanoTime();
-            try {
-                int count = unpackAll();
-                if (verbose && !closed) {
-                    System.err.printf("fanstore rank %d: unpacked %d files in %.1f s%n", rank, count,
-                            (System.nanoTime() - t0) / 1e9);
-                }
-            } catch (IOException | RuntimeException e) {
-                if (!closed) {
-                    System.err.println("fanstore rank " + rank + ": background unpacking stopped: " + e.getMessage()
-                            + "; files are unpacked on first open instead");
-                }
-            }
-        }, "fanstore-unpack");
-        background.setDaemon(true);
-        background.setPriority(Thread.MIN_PRIORITY);
-        background.start();
     }
 
     private void write(int index, Path target) throws IOException {
@@ -195,13 +172,6 @@ public final class Unpacker implements AutoCloseable {
 
     @Override
     public void close() {
-        closed = true;
-        if (background != null) {
-            try {
-                background.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();  // shutting down anyway: let the caller see the interrupt
-            }
-        }
+        closed = true;   // stops an eager unpackAll between files
     }
 }
