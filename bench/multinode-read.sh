@@ -6,7 +6,8 @@
 #   bench/multinode-read.sh [WORK_DIR] [MIB_PER_SET] [SIZES...]      e.g. bench/multinode-read.sh /tmp/mr 256 128K 2M
 # Next to each 2/4-rank first pass: raw MPJ Send/Recv between two rank JVMs (RemoteFetchBench, runtime JVM flags,
 # same protocol switch limit) at the file size, measured right after it, and first pass / raw (the goal: >= 0.8x);
-# the pass runs with --stats, and the line under it gives the remote opens' mean time per stage (docs/stats.md).
+# the pass runs with --stats, and the line under it gives the remote opens' mean time per stage (docs/stats.md;
+# ring_wait included), then the shim's mean wake-up after the runtime's answers.
 # FANSTORE_MULTINODE_ONLY=first runs only those rows (and their native baseline).
 # FANSTORE_RUNTIME_JAVA_OPTS is passed through (e.g. to compare runtime JVM flags).
 set -euo pipefail
@@ -53,13 +54,13 @@ import json, sys
 t = json.load(open(sys.argv[1]))["totals"]
 s = t.get("remote_open_stages_us", {})
 n = t["open_latency_us"]["remote"]
-parts = sorted(((v["mean"], k) for k, v in s.items() if k != "cache_write" and not k.startswith("holder_")),
-               reverse=True)
+parts = sorted(((v["mean"], k) for k, v in s.items()
+                if k not in ("cache_write", "shim_wake") and not k.startswith("holder_")), reverse=True)
 h = lambda k: s.get(k, {}).get("mean", 0)
 print("remote opens %d, mean %d us (p50 %d, p99 %d); mean per stage: %s; cache_write (in fetch_rest) %d us;"
-      " holder queue %d + read/send %d us (in fetch_first_byte)" % (
+      " holder queue %d + read/send %d us (in fetch_first_byte); shim wake-up after reply %d us (all answers)" % (
     n["count"], sum(m for m, _ in parts), n["p50"], n["p99"], ", ".join("%s %d" % (k, m) for m, k in parts),
-    h("cache_write"), h("holder_serve_queue"), h("holder_serve_first")))
+    h("cache_write"), h("holder_serve_queue"), h("holder_serve_first"), h("shim_wake")))
 PY
 }
 firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S: the first pass, raw MPJ at that size, the stage line

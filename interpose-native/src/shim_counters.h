@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #define FS_COUNTERS_MAGIC   "FANSCNT1"
-#define FS_COUNTERS_VERSION 1u
+#define FS_COUNTERS_VERSION 2u
 
 /* Index of each counter; the runtime reads them by the same numbers. */
 enum fs_counter {
@@ -22,7 +22,11 @@ enum fs_counter {
     FS_CTR_LOCAL_BYTES = 1,   /* sum of those files' sizes (bytes opened, an upper bound of bytes read) */
     FS_CTR_CACHE_OPENS = 2,   /* direct opens of cache/e<i> (hits the runtime never sees) */
     FS_CTR_CACHE_BYTES = 3,   /* sum of those files' sizes */
-    FS_CTR_COUNT = 4
+    /* Every runtime answer the client took: the runtime's answer stamp (slot answer_ns) until the client saw
+     * DONE, summed in ns, and how many; the runtime cannot see its readers' wake-up any other way. */
+    FS_CTR_WAKE_NS = 4,
+    FS_CTR_WAKES = 5,
+    FS_CTR_COUNT = 6
 };
 
 typedef struct fs_counters {
@@ -30,7 +34,6 @@ typedef struct fs_counters {
     uint32_t         version;         /* FS_COUNTERS_VERSION */
     uint32_t         count;           /* FS_CTR_COUNT */
     _Atomic uint64_t value[FS_CTR_COUNT];
-    uint64_t         reserved[2];
 } fs_counters;
 
 _Static_assert(offsetof(fs_counters, version) == 8, "version at 8");

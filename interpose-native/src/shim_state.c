@@ -262,10 +262,14 @@ fs_wire *fs_state_wire(int *err)
         }
         /* Whatever stopped the attach (no ctl file, bad magic, ...), the reader sees a runtime it cannot
          * reach: EIO. ENOENT would contradict the stat the table just answered for the same path. */
-        if (rc == 0)
+        if (rc == 0) {
+            fs_counters *c = fs_state_counters();  /* lock order: wire_lock, then counters_lock */
+            if (c != NULL)
+                fs_wire_count_wakeups(w, &c->value[FS_CTR_WAKE_NS], &c->value[FS_CTR_WAKES]);
             atomic_store_explicit(&wire, w, memory_order_release);
-        else
+        } else {
             *err = -EIO;
+        }
     }
     pthread_mutex_unlock(&wire_lock);
     return w;

@@ -32,6 +32,9 @@ struct fs_wire {
     uint32_t response_off;  /* offset of the response payload inside a slot */
     uint8_t *slots;
     fs_ring ring;
+    /* Where to add each answer's wake-up time (FS_CTR_WAKE_NS / FS_CTR_WAKES of shim.counters), or NULL. */
+    _Atomic(_Atomic uint64_t *) wake_ns;
+    _Atomic uint64_t *wakes;
 };
 
 /* The pid cached per process; a fork child refreshes it from pthread_atfork (a vfork child keeps the parent's,
@@ -151,6 +154,26 @@ void fs_wire_detach(fs_wire *w)
         return;
     munmap(w->header, w->size);
     free(w);
+}
+
+void fs_wire_count_wakeups(fs_wire *w, _Atomic uint64_t *sum_ns, _Atomic uint64_t *count)
+{
+    w->wakes = count;
+    atomic_store_explicit(&w->wake_ns, sum_ns, memory_order_release);  /* publishes wakes too */
+}
+
+/* Adds the time from the runtime's answer stamp to now, if the stamp is plausible and someone counts. */
+static void count_wakeup(fs_wire *w, const fs_slot_header *slot)
+{
+    _Atomic uint64_t *sum = atomic_load_explicit(&w->wake_ns, memory_order_acquire);
+    const int64_t answered = slot->answer_ns;
+    if (sum == NULL || answered <= 0)
+        return;
+    const int64_t woken = now_ns();
+    if (woken < answered || woken - answered > FS_REQUEST_DEADLINE_NS)
+        return;
+    atomic_fetch_add_explicit(sum, (uint64_t)(woken - answered), memory_order_relaxed);
+    atomic_fetch_add_explicit(w->wakes, 1, memory_order_relaxed);
 }
 
 /* The runtime is alive if it says RUNNING and its heartbeat is recent. */
@@ -300,6 +323,7 @@ int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap)
     slot->response_length = 0;
     slot->entry_index = r->entry;
     slot->generation = r->argument;
+    slot->answer_ns = 0;
     char *p = (char *)(slot + 1);
     memcpy(p, r->key, r->key_len);
     p[r->key_len] = '\0';
@@ -309,6 +333,7 @@ int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap)
     }
 
     _Atomic uint32_t *state = &slot->state;
+    slot->submit_ns = now_ns();  /* last, so the runtime's ring_wait starts where the request is complete */
     atomic_store_explicit(state, FS_SLOT_SUBMITTED, memory_order_release);  /* publishes the request fields */
     rc = post_request(w, index, sequence, deadline);
     if (rc != 0) {
@@ -319,6 +344,7 @@ int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap)
     rc = await_answer(w, slot, deadline);
     if (rc != 0)
         return rc;
+    count_wakeup(w, slot);
     rc = take_answer(w, slot, out, cap);
     atomic_store_explicit(state, FS_SLOT_FREE, memory_order_release);
     return rc;

@@ -5,6 +5,7 @@
 #ifndef FANSTORE_WIRE_CLIENT_H
 #define FANSTORE_WIRE_CLIENT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,6 +14,9 @@ typedef struct fs_wire fs_wire;
 /* Maps <shm_dir>/ctl and checks magic/version. Returns 0 or -errno. */
 int fs_wire_attach(fs_wire **out, const char *ctl_path);
 void fs_wire_detach(fs_wire *w);
+/* From now on each answer adds its wake-up time (the runtime's answer stamp until this client saw DONE) to
+ * *sum_ns and 1 to *count, relaxed (shim.counters' FS_CTR_WAKE_NS / FS_CTR_WAKES). Call before sharing w. */
+void fs_wire_count_wakeups(fs_wire *w, _Atomic uint64_t *sum_ns, _Atomic uint64_t *count);
 
 /* Asks the runtime to materialise an entry for opening. On success writes the NUL-terminated path to open
  * into out (cap bytes) and returns 0; otherwise a negative errno (-EIO when the runtime is gone). */

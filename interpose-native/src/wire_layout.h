@@ -14,7 +14,7 @@
 #endif
 
 #define FS_CTL_MAGIC              "FANSCTL1"
-#define FS_CTL_FORMAT             1u
+#define FS_CTL_FORMAT             2u
 /* The header struct sits at the start of a page of its own; the ring starts at the next page. */
 #define FS_CTL_HEADER_SIZE        4096u
 
@@ -92,7 +92,10 @@ typedef struct fs_slot_header {
     uint32_t          entry_index;      /* FS_ENTRY_NONE if the client resolved none */
     uint32_t          reserved0;
     uint64_t          generation;       /* metadata-table generation the client used */
-    uint8_t           reserved1[16];
+    /* CLOCK_MONOTONIC ns, for the statistics only (a wrong or zero value only skews a stage, never an answer):
+     * the client stamps submit_ns before storing SUBMITTED, the server stamps answer_ns before DONE. */
+    int64_t           submit_ns;
+    int64_t           answer_ns;
 } fs_slot_header;
 
 #define FS_SLOT_ALIGNMENT         64u
@@ -165,6 +168,8 @@ _Static_assert(offsetof(fs_slot_header, request_length) == 24, "slot layout");
 _Static_assert(offsetof(fs_slot_header, response_length) == 28, "slot layout");
 _Static_assert(offsetof(fs_slot_header, entry_index) == 32, "slot layout");
 _Static_assert(offsetof(fs_slot_header, generation) == 40, "slot layout");
+_Static_assert(offsetof(fs_slot_header, submit_ns) == 48, "slot layout");
+_Static_assert(offsetof(fs_slot_header, answer_ns) == 56, "slot layout");
 _Static_assert(sizeof(fs_slot_header) % FS_SLOT_ALIGNMENT == 0, "payload starts aligned");
 
 _Static_assert(sizeof(_Atomic uint32_t) == 4 && sizeof(_Atomic uint64_t) == 8 && sizeof(_Atomic int64_t) == 8,
@@ -172,6 +177,6 @@ _Static_assert(sizeof(_Atomic uint32_t) == 4 && sizeof(_Atomic uint64_t) == 8 &&
 /* Each size must fit its byte of the version word. */
 _Static_assert(sizeof(fs_ctl_header) < 256 && sizeof(fs_slot_header) < 256 && sizeof(fs_ring_request) < 256,
                "version word");
-_Static_assert(FS_CTL_VERSION == 0x01084040u, "version word: ControlFileDescriptor.VERSION says the same");
+_Static_assert(FS_CTL_VERSION == 0x02084040u, "version word: ControlFileDescriptor.VERSION says the same");
 
 #endif

@@ -26,6 +26,9 @@ static int failures;
 #define SERVER_PID        4242
 #define HEARTBEAT         123456789000LL
 #define GENERATION        0x0102030405060708ull
+#define ANSWERED_SUBMIT   123456700000LL
+#define ANSWER_NS         123456750000LL
+#define PENDING_SUBMIT    123456780000LL
 #define IMAGE_SIZE        (8192u + SLOT_COUNT * SLOT_SIZE)
 
 static char vectors[4096];
@@ -111,6 +114,8 @@ static void test_structs_parse_basic(void)
     check_request(answered, 5001, 3, 0x80000, 12, "dataset/train/b.jpg");
     CHECK(answered->result == 0, "slot 0 result %d", answered->result);
     const char *path = (const char *)answered + fs_slot_response_offset(SLOT_SIZE);
+    CHECK(answered->submit_ns == ANSWERED_SUBMIT && answered->answer_ns == ANSWER_NS, "slot 0 stamps %lld %lld",
+          (long long)answered->submit_ns, (long long)answered->answer_ns);
     CHECK(fs_slot_response_offset(SLOT_SIZE) == 160, "response offset %u", fs_slot_response_offset(SLOT_SIZE));
     CHECK(answered->response_length == strlen("/var/tmp/fanstore-cache/b.jpg") &&
           strcmp(path, "/var/tmp/fanstore-cache/b.jpg") == 0, "response %s (%u)", path, answered->response_length);
@@ -118,6 +123,8 @@ static void test_structs_parse_basic(void)
     /* Slot 1: submitted, its record in the ring. */
     const fs_slot_header *submitted = slot(image, 1);
     CHECK(submitted->state == FS_SLOT_SUBMITTED, "slot 1 state %u", submitted->state);
+    CHECK(submitted->submit_ns == PENDING_SUBMIT && submitted->answer_ns == 0, "slot 1 stamps %lld %lld",
+          (long long)submitted->submit_ns, (long long)submitted->answer_ns);
     check_request(submitted, 5002, 7, 0, FS_ENTRY_NONE, "dataset/a.jpg");
     CHECK(submitted->result == 0 && submitted->response_length == 0, "slot 1 has no answer yet");
 

@@ -60,6 +60,7 @@ int main(void)
         CHECK(c->value[FS_CTR_LOCAL_BYTES] == 0x0102030405060708ull, "local bytes");
         CHECK(c->value[FS_CTR_CACHE_OPENS] == 5, "cache opens");
         CHECK(c->value[FS_CTR_CACHE_BYTES] == 4096, "cache bytes");
+        CHECK(c->value[FS_CTR_WAKE_NS] == 1500000 && c->value[FS_CTR_WAKES] == 25, "wake-up sum and count");
         fs_counters_open(c, FS_CTR_CACHE_OPENS, 100);
         fs_counters_open(c, FS_CTR_LOCAL_OPENS, 7);
         fs_counters_detach(c);
@@ -72,7 +73,7 @@ int main(void)
     CHECK(memcmp(after, golden, 16) == 0, "header untouched");
     CHECK(word_at(after, 16) == 4 && word_at(after, 24) == 0x0102030405060708ull + 7, "local pair at 16/24");
     CHECK(word_at(after, 32) == 6 && word_at(after, 40) == 4196, "cache pair at 32/40");
-    CHECK(memcmp(after + 48, golden + 48, 16) == 0, "reserved untouched");
+    CHECK(memcmp(after + 48, golden + 48, 16) == 0, "wake-up pair untouched by opens");
 
     unsigned char bad[64];
     memcpy(bad, golden, 64);
@@ -80,7 +81,7 @@ int main(void)
     put(bad, 64);
     CHECK(fs_counters_attach(&c, dir) == -EPROTO && c == NULL, "bad magic refused");
     memcpy(bad, golden, 64);
-    bad[8] = 2;
+    bad[8] = 1;  /* version 1: four counters and 16 reserved bytes */
     put(bad, 64);
     CHECK(fs_counters_attach(&c, dir) == -EPROTO && c == NULL, "other version refused");
     put(golden, 48);

@@ -199,6 +199,7 @@ final class NodeRuntime implements AutoCloseable {
         Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local, check);
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
+        fetcher.onReaderRequest(demand::peerReaderRequest);
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
         SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),

@@ -187,6 +187,17 @@ final class JobStats {
             }
             out.put("holder_" + h, withMean(b));
         }
+        // the shim's wake-up after an answer: a sum and a count over ALL runtime answers (no per-open histogram)
+        long wakeNanos = 0;
+        long wakes = 0;
+        for (Map<String, String> f : perRank) {
+            wakeNanos += num(f, "shim_wake_ns");
+            wakes += num(f, "shim_wakes");
+        }
+        Map<String, Object> wake = new LinkedHashMap<>();
+        wake.put("count", wakes);
+        wake.put("mean", wakes > 0 ? wakeNanos / wakes / 1000 : 0);
+        out.put("shim_wake", wake);
         return out;
     }
 

@@ -49,6 +49,7 @@ final class FetchDispatcher {
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicLong arrivals = new AtomicLong();
     private volatile ServeTimes serveTimes;
+    private volatile Runnable onReaderRequest;
 
     FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
         this.world = world;
@@ -117,6 +118,11 @@ final class FetchDispatcher {
         serveTimes = times;
     }
 
+    /** Runs {@code hook} on the dispatcher thread at each peer reader's request received (must not block). */
+    void onReaderRequest(Runnable hook) {
+        onReaderRequest = hook;
+    }
+
     /** Why the dispatcher stopped on its own, or null. */
     Throwable failure() {
         return failure;
@@ -139,6 +145,10 @@ final class FetchDispatcher {
                 }
                 boolean reader = request.kind() == FetchProtocol.KIND_FETCH_WHOLE;
                 long received = System.nanoTime();
+                Runnable hook = onReaderRequest;
+                if (reader && hook != null) {
+                    hook.run();
+                }
                 workers.execute(new Job(reader, arrivals.getAndIncrement(), reader ? () -> {
                     long started = System.nanoTime();
                     long firstSent = serve(request);

@@ -73,6 +73,11 @@ public final class RemoteFetcher implements AutoCloseable {
         dispatcher.timeServing(times);
     }
 
+    /** As holder: runs {@code hook} (quick, non-blocking) whenever a peer's reader asks this rank for a file. */
+    public void onReaderRequest(Runnable hook) {
+        dispatcher.onReaderRequest(hook);
+    }
+
     /**
      * Copies the whole object {@code id} held by {@code owner} into {@code sink}.
      *

@@ -106,6 +106,7 @@ public final class OpenService implements RequestHandler {
     @Override
     public void handle(Request request, Responder untimed) {
         OpenTimer responder = stats.time(untimed);
+        responder.ringWait(request.ringWaitNanos());
         int index = resolve(request);
         if (index < 0) {
             responder.error(Errno.ENOENT);

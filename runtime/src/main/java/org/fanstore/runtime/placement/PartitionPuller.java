@@ -40,11 +40,15 @@ import org.fanstore.runtime.layout.RankDirectory;
  * <p>Invariants: a partition is written under {@code .pull-<name>}, checked against the manifest's
  * whole-file CRC32C, and only then renamed and added to {@link LocalPartitions}; a failed pull (a full disk,
  * a holder gone) removes its temporary file and leaves that partition fetched on demand, so prefetching never
- * fails a read. Readers go first: while on-demand fetches run, at most one chunk is in flight (pausing
- * altogether would starve the pull for as long as an epoch keeps missing, i.e. for ever), and holders serve
- * readers' requests ahead of queued ranges (FetchDispatcher). Pacing further (one chunk per 10 ms while readers
- * fetch) left more files to fetch one by one and showed no end-to-end gain within the noise (bench/RESULTS.md,
- * "cold remote reads"), so it was not kept.
+ * fails a read. Readers go first: while readers fetch across the link, this rank's (an on-demand fetch running)
+ * or a peer's (that peer asked this rank for a file in the last {@link #PEER_READERS_NANOS}), a new range starts
+ * at most every {@link #READERS_FIRST_NANOS} (pausing altogether would starve the pull for as long as an epoch
+ * keeps missing, i.e. for ever), and holders serve readers' requests ahead of queued ranges (FetchDispatcher).
+ * The peer's side is what pays: a reader's request and its reply share the one connection per pair with both
+ * ranks' pull messages (508 KiB each), and the peer's pull of THIS rank's partitions is invisible to this rank's
+ * demand alone. Pacing on local demand only (one range per 10 ms) showed no gain; with the peer's signal the
+ * first pass gained 30-40% at 2 ranks and 2x at 4 (bench/RESULTS.md, "cold remote open: ring and wake-up
+ * stages, readers first across the link").
  *
  * <p>Order: a partition a reader just missed on comes first (the epoch is reading it now); otherwise the
  * partitions owned by rank+1, then rank+2, and so on. At the start every rank pulls at once, and rank r
@@ -61,6 +65,10 @@ public final class PartitionPuller implements AutoCloseable {
      * speed (2 ranks on 2 cores: ~450 MB/s each way, vs ~100 MB/s for 8 MiB ranges when they did not stall).
      */
     static final int CHUNK_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
+    /** While readers fetch, at most one range starts per this long: the pull's floor (~50 MB/s). */
+    static final long READERS_FIRST_NANOS = 10_000_000L;
+    /** A peer's reader request served this recently counts as readers fetching now. */
+    static final long PEER_READERS_NANOS = 20_000_000L;
     /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
     private static final int CHECK_BUFFER = 1 << 20;
@@ -225,18 +233,26 @@ public final class PartitionPuller implements AutoCloseable {
         long next = 0;
         int inFlight = 0;
         IOException failure = null;
+        long lastStart = System.nanoTime();
         while (next < info.bytes() || inFlight > 0) {
-            int limit = demand.running() > 0 ? 1 : IN_FLIGHT;
-            if (next < info.bytes() && inFlight < limit && failure == null && !stopping) {
+            long now = System.nanoTime();
+            int limit = limit(now, lastStart);
+            boolean more = next < info.bytes() && failure == null && !stopping;
+            if (more && inFlight < limit) {
                 long position = next;
                 long length = Math.min(CHUNK_BYTES, info.bytes() - position);
                 done.submit(() -> fetchRange(info, out, position, length), null);
                 next += length;
                 inFlight++;
+                lastStart = now;
                 continue;
             }
             if (inFlight == 0) {
-                break;
+                if (!more) {
+                    break;
+                }
+                pause();
+                continue;
             }
             Future<Void> f = poll(done);
             if (f == null) {
@@ -259,6 +275,27 @@ public final class PartitionPuller implements AutoCloseable {
         }
         if (stopping) {
             throw new IOException("stopped at job end");
+        }
+    }
+
+    /**
+     * Ranges in flight allowed now: {@link #IN_FLIGHT}; none while readers fetch across the link (this rank's, or
+     * a peer's asking this rank), except one once {@link #READERS_FIRST_NANOS} passed since the last range
+     * started, so a pull under readers that never stop missing still moves (~50 MB/s, not for ever nothing).
+     */
+    private int limit(long now, long lastStart) {
+        if (!demand.readersFetching(now, PEER_READERS_NANOS)) {
+            return IN_FLIGHT;
+        }
+        return now - lastStart >= READERS_FIRST_NANOS ? 1 : 0;
+    }
+
+    /** Waits while readers fetch (the limit is 0), briefly, so their end is noticed soon. */
+    private static void pause() {
+        try {
+            Thread.sleep(2);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

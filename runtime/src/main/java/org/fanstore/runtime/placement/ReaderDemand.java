@@ -15,6 +15,22 @@ public final class ReaderDemand {
     private final ConcurrentLinkedQueue<Integer> missed = new ConcurrentLinkedQueue<>();
     private final LongAdder remoteFetches = new LongAdder();
     private final LongAdder localDecodes = new LongAdder();
+    /** When a peer's reader last asked this rank for a file ({@link System#nanoTime()}); 0: never. */
+    private volatile long peerReaderAt;
+
+    /** A peer's reader asked this rank (as holder) for a whole file: that peer's readers are fetching now. */
+    public void peerReaderRequest() {
+        peerReaderAt = System.nanoTime();
+    }
+
+    /**
+     * Whether readers are fetching across the link now: on-demand fetches of this rank running, or a peer's
+     * reader request served within {@code recentNanos} (a peer's fetches are only seen when they arrive).
+     */
+    public boolean readersFetching(long now, long recentNanos) {
+        long at = peerReaderAt;
+        return running.get() > 0 || (at != 0 && now - at < recentNanos);
+    }
 
     /** A reader starts fetching an entry of a partition this node does not hold. */
     public void fetchStarted(int partition) {

@@ -207,12 +207,21 @@ final class ControlFile {
     }
 
     /** Copies a submitted request out of its slot; {@code keyLength} must have been checked against the slot. */
-    Request readRequest(final int slot, final int keyLength) {
+    Request readRequest(final int slot, final int keyLength, final long takenNanos) {
         final int base = slotOffset(slot);
         final byte[] key = new byte[keyLength];
         buffer.getBytes(base + SLOT_PAYLOAD_OFFSET, key);
+        final long submitted = buffer.getLong(base + SLOT_SUBMIT_NS_OFFSET);
+        // Both clocks are CLOCK_MONOTONIC (HeartbeatClockTest); a client without a stamp, or a wild one, gives -1.
+        final long ringWait = submitted > 0 && takenNanos >= submitted
+            && takenNanos - submitted < REQUEST_DEADLINE_NS ? takenNanos - submitted : -1;
         return new Request(buffer.getInt(base + SLOT_OP_OFFSET), buffer.getInt(base + SLOT_FLAGS_OFFSET),
-            buffer.getInt(base + SLOT_ENTRY_OFFSET), buffer.getLong(base + SLOT_GENERATION_OFFSET), key);
+            buffer.getInt(base + SLOT_ENTRY_OFFSET), buffer.getLong(base + SLOT_GENERATION_OFFSET), key, ringWait);
+    }
+
+    /** Stamps the answer time the client measures its wake-up from; before the state is published. */
+    void stampAnswer(final int slot, final long nanos) {
+        buffer.putLong(slotOffset(slot) + SLOT_ANSWER_NS_OFFSET, nanos);
     }
 
     /**

@@ -10,7 +10,7 @@ public final class ControlFileDescriptor {
     /** Magic at offset 0, ASCII. */
     public static final String MAGIC = "FANSCTL1";
     /** Protocol format number, the top byte of {@link #VERSION}. */
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
     /** Bytes of header fields (C: {@code sizeof(fs_ctl_header)}); the rest of the header page is zero. */
     public static final int HEADER_FIELDS_LENGTH = 64;
     /** Bytes of a slot's fixed fields (C: {@code sizeof(fs_slot_header)}); the payload follows. */
@@ -100,6 +100,10 @@ public final class ControlFileDescriptor {
     public static final int SLOT_ENTRY_OFFSET = 32;
     /** 8 bytes: table generation the client used. */
     public static final int SLOT_GENERATION_OFFSET = 40;
+    /** 8 bytes: CLOCK_MONOTONIC ns the client stamped right before SUBMITTED (statistics only; 0: none). */
+    public static final int SLOT_SUBMIT_NS_OFFSET = 48;
+    /** 8 bytes: CLOCK_MONOTONIC ns the server stamped right before DONE (the client counts its wake-up from it). */
+    public static final int SLOT_ANSWER_NS_OFFSET = 56;
     /** Request payload starts here; the response payload starts halfway through the rest of the slot. */
     public static final int SLOT_PAYLOAD_OFFSET = SLOT_HEADER_LENGTH;
 

@@ -126,6 +126,7 @@ final class Dispatcher implements Runnable, MessageHandler {
         if (msgTypeId != RING_MSG_OPEN_REQUEST || length != RING_REQUEST_LENGTH) {
             return;  // not ours to interpret; a client never writes these
         }
+        final long taken = System.nanoTime();
         final int slot = buffer.getInt(index + RING_REQUEST_SLOT_OFFSET);
         final int sequence = buffer.getInt(index + RING_REQUEST_SEQUENCE_OFFSET);
         if (slot < 0 || slot >= file.slotCount) {
@@ -142,10 +143,10 @@ final class Dispatcher implements Runnable, MessageHandler {
             inFlight.set(slot, 0);  // stale record: the slot was swept and maybe reused
             return;
         }
-        dispatch(slot);
+        dispatch(slot, taken);
     }
 
-    private void dispatch(final int slot) {
+    private void dispatch(final int slot, final long taken) {
         final SlotResponder responder = new SlotResponder(server, slot);
         final int op = file.slotOp(slot);
         final int keyLength = file.requestKeyLength(slot);
@@ -158,7 +159,7 @@ final class Dispatcher implements Runnable, MessageHandler {
             return;
         }
         // The slot's table generation is not read: a job publishes one table and never replaces it.
-        final Request request = file.readRequest(slot, keyLength);
+        final Request request = file.readRequest(slot, keyLength, taken);
         try {
             handler.handle(request, responder);
         } catch (final RuntimeException e) {

@@ -11,13 +11,24 @@ public final class Request {
     private final int entryIndex;
     private final long argument;
     private final byte[] key;
+    private final long ringWaitNanos;
 
-    Request(final int op, final int flags, final int entryIndex, final long argument, final byte[] key) {
+    Request(final int op, final int flags, final int entryIndex, final long argument, final byte[] key,
+        final long ringWaitNanos) {
+        this.ringWaitNanos = ringWaitNanos;
         this.op = op;
         this.flags = flags;
         this.entryIndex = entryIndex;
         this.argument = argument;
         this.key = key;
+    }
+
+    /**
+     * Nanoseconds from the client's submit stamp to the dispatcher taking the request off the ring, or -1 when
+     * the client stamped none (statistics only).
+     */
+    public long ringWaitNanos() {
+        return ringWaitNanos;
     }
 
     /** The slot's generation field: OPEN the table generation; output operations the client's pid. */

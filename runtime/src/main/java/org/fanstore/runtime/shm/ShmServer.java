@@ -101,6 +101,7 @@ public final class ShmServer implements AutoCloseable {
                 return;
             }
             file.putResponse(slot, result, path);
+            file.stampAnswer(slot, System.nanoTime());
             // The CAS is a full fence: the client's acquire load of DONE sees result and payload.
             if (file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE)) {
                 Futex.wake(file.slotStateAddress(slot), 1);

@@ -21,6 +21,12 @@ public final class OpenTimer implements Responder {
     OpenTimer(Responder inner, RankStats stats) {
         this.inner = inner;
         this.stats = stats;
+        stages[RemoteStage.RING_WAIT.ordinal()] = -1;
+    }
+
+    /** The request's time in the shared-memory ring ({@code Request.ringWaitNanos()}; negative: unknown). */
+    public void ringWait(long nanos) {
+        stages[RemoteStage.RING_WAIT.ordinal()] = nanos < 0 ? -1 : nanos;
     }
 
     /** The size of the file asked for (what the reader gets when the open succeeds). */

@@ -102,10 +102,12 @@ public final class RankStats {
         }
     }
 
-    /** One remote open's time per {@link RemoteStage}, indexed by ordinal. */
+    /** One remote open's time per {@link RemoteStage}, indexed by ordinal; a negative one was not measured. */
     void remoteStages(long[] nanos) {
         for (int i = 0; i < STAGES.length; i++) {
-            stages[i].record(nanos[i]);
+            if (nanos[i] >= 0) {
+                stages[i].record(nanos[i]);
+            }
         }
     }
 
@@ -163,6 +165,8 @@ public final class RankStats {
         put(sb, "bytes_fetched", fetched.sum());
         put(sb, "bytes_served", served.sum());
         put(sb, "runtime_wait_us", waitNanos.sum() / 1000);
+        put(sb, "shim_wake_ns", shimCounter(ShimCountersDescriptor.WAKE_NANOS));
+        put(sb, "shim_wakes", shimCounter(ShimCountersDescriptor.WAKES));
         PartitionPuller p = puller;
         put(sb, "prefetch", p != null ? 1 : 0);
         if (p != null) {

@@ -5,10 +5,13 @@ import java.util.Locale;
 /**
  * Where the time of one remote (materialising) open goes, stage by stage in the order they happen; the stages do
  * not overlap except {@link #CACHE_WRITE}, which is the part of {@link #FETCH_REST} spent writing into the cache
- * file. Not measured: the time a request sits in the shared-memory ring before the dispatcher reads it (the shim
- * stamps no time into the slot), and the shim's wake-up after {@link #REPLY}.
+ * file. The shim's wake-up after {@link #REPLY} is not a stage: the runtime learns it only as a sum over all
+ * its answers (shim.counters, {@code shim_wake_ns}), not per open.
  */
 public enum RemoteStage {
+    /** The shim's submit stamp in the slot until the dispatcher took the request off the ring (both
+     *  CLOCK_MONOTONIC): the doorbell wake-up of an idle dispatcher, or the requests ahead of it. */
+    RING_WAIT,
     /** The dispatcher's first look at the request until an open worker thread starts on it. */
     QUEUE,
     /** Asking the cache for room and creating the temporary cache file, until the first byte may be written. */

@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 public final class ShimCountersDescriptor {
     /** "FANSCNT1". */
     public static final byte[] MAGIC = "FANSCNT1".getBytes(StandardCharsets.US_ASCII);
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
     public static final int MAGIC_OFFSET = 0;
     /** u32 {@link #VERSION}. */
     public static final int VERSION_OFFSET = 8;
@@ -26,8 +26,12 @@ public final class ShimCountersDescriptor {
     public static final int CACHE_OPENS = 2;
     /** Sum of those files' sizes. */
     public static final int CACHE_BYTES = 3;
-    public static final int COUNTER_COUNT = 4;
-    /** The whole file; bytes after the counters are reserved (zero). */
+    /** Every runtime answer a client took: ns from the answer stamp in the slot to the client seeing DONE. */
+    public static final int WAKE_NANOS = 4;
+    /** How many answers {@link #WAKE_NANOS} sums. */
+    public static final int WAKES = 5;
+    public static final int COUNTER_COUNT = 6;
+    /** The whole file: the header and the counters. */
     public static final int FILE_BYTES = 64;
 
     private ShimCountersDescriptor() {

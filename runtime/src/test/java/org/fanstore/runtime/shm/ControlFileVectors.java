@@ -30,6 +30,10 @@ final class ControlFileVectors {
     static final int SERVER_PID = 4242;
     static final long HEARTBEAT = 123_456_789_000L;
     static final long GENERATION = 0x0102030405060708L;
+    /** Submit stamps (client) and the answer stamp (server), CLOCK_MONOTONIC ns. */
+    static final long ANSWERED_SUBMIT_NS = 123_456_700_000L;
+    static final long ANSWER_NS = 123_456_750_000L;
+    static final long PENDING_SUBMIT_NS = 123_456_780_000L;
 
     static final int ANSWERED_SLOT = 0;
     static final int ANSWERED_PID = 5001;
@@ -59,9 +63,11 @@ final class ControlFileVectors {
         final Path basic = dir.resolve(BASIC);
         final ControlFile file = ControlFile.create(basic, SLOT_COUNT, SLOT_SIZE, RING_CAPACITY, SERVER_PID, HEARTBEAT);
         try {
-            submit(file, ANSWERED_SLOT, ANSWERED_PID, ANSWERED_SEQUENCE, ANSWERED_FLAGS, ANSWERED_ENTRY, ANSWERED_KEY);
+            submit(file, ANSWERED_SLOT, ANSWERED_PID, ANSWERED_SEQUENCE, ANSWERED_FLAGS, ANSWERED_ENTRY, ANSWERED_KEY,
+                ANSWERED_SUBMIT_NS);
             answerOne(file);
-            submit(file, PENDING_SLOT, PENDING_PID, PENDING_SEQUENCE, PENDING_FLAGS, PENDING_ENTRY, PENDING_KEY);
+            submit(file, PENDING_SLOT, PENDING_PID, PENDING_SEQUENCE, PENDING_FLAGS, PENDING_ENTRY, PENDING_KEY,
+                PENDING_SUBMIT_NS);
         } finally {
             file.unmap();
         }
@@ -73,7 +79,7 @@ final class ControlFileVectors {
 
     /** The shim's request path: claim (one 64-bit CAS), fields, SUBMITTED, ring record, doorbell. */
     private static void submit(final ControlFile file, final int slot, final int pid, final int sequence,
-        final int flags, final int entry, final byte[] key) {
+        final int flags, final int entry, final byte[] key, final long submitNanos) {
         final UnsafeBuffer b = file.buffer;
         final int base = file.slotOffset(slot);
         final long claimed = ((long)pid << Integer.SIZE) | SLOT_CLAIMED;
@@ -90,6 +96,8 @@ final class ControlFileVectors {
         b.putLong(base + SLOT_GENERATION_OFFSET, GENERATION);
         b.putBytes(base + SLOT_PAYLOAD_OFFSET, key);
         b.putByte(base + SLOT_PAYLOAD_OFFSET + key.length, (byte)0);
+        b.putLong(base + SLOT_ANSWER_NS_OFFSET, 0);
+        b.putLong(base + SLOT_SUBMIT_NS_OFFSET, submitNanos);
         b.putIntRelease(base + SLOT_STATE_OFFSET, SLOT_SUBMITTED);
         final UnsafeBuffer record = new UnsafeBuffer(new byte[RING_REQUEST_LENGTH]);
         record.putInt(RING_REQUEST_SLOT_OFFSET, slot);
@@ -105,6 +113,7 @@ final class ControlFileVectors {
         final int read = file.ring.read((type, buffer, index, length) -> {
             final int slot = buffer.getInt(index + RING_REQUEST_SLOT_OFFSET);
             file.putResponse(slot, 0, ANSWERED_PATH);
+            file.stampAnswer(slot, ANSWER_NS);
             if (!file.casSlotState(slot, SLOT_SUBMITTED, SLOT_DONE)) {
                 throw new IllegalStateException("slot " + slot + " not submitted");
             }

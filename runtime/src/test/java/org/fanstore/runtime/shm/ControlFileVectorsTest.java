@@ -61,6 +61,15 @@ class ControlFileVectorsTest {
             assertEquals(PENDING_PID, ControlFile.ownerOf(file.claimWord(PENDING_SLOT)));
             assertEquals(PENDING_SEQUENCE, file.slotSequence(PENDING_SLOT));
             assertRequest(file, PENDING_SLOT, PENDING_FLAGS, PENDING_ENTRY, PENDING_KEY);
+            // ring_wait: the dispatcher's take time minus the client's stamp; a stamp in the future counts as none
+            assertEquals(5_000L, file.readRequest(PENDING_SLOT, PENDING_KEY.length, PENDING_SUBMIT_NS + 5_000L)
+                .ringWaitNanos());
+            assertEquals(-1L, file.readRequest(PENDING_SLOT, PENDING_KEY.length, PENDING_SUBMIT_NS - 1)
+                .ringWaitNanos());
+            final int answered = file.slotOffset(ANSWERED_SLOT);
+            assertEquals(ANSWERED_SUBMIT_NS, file.buffer.getLong(answered + SLOT_SUBMIT_NS_OFFSET));
+            assertEquals(ANSWER_NS, file.buffer.getLong(answered + SLOT_ANSWER_NS_OFFSET));
+            assertEquals(0L, file.buffer.getLong(file.slotOffset(PENDING_SLOT) + SLOT_ANSWER_NS_OFFSET));
 
             assertEquals(0L, file.claimWord(2), "slot 2 never claimed");
             assertEquals(0, file.slotSequence(2));
@@ -83,7 +92,7 @@ class ControlFileVectorsTest {
         final byte[] key) {
         assertEquals(OP_OPEN, file.slotOp(slot));
         assertEquals(key.length, file.requestKeyLength(slot));
-        final Request request = file.readRequest(slot, file.requestKeyLength(slot));
+        final Request request = file.readRequest(slot, file.requestKeyLength(slot), 0);
         assertEquals(OP_OPEN, request.op());
         assertEquals(flags, request.flags());
         assertEquals(entry, request.entryIndex());
@@ -115,7 +124,7 @@ class ControlFileVectorsTest {
 
     @Test
     void versionWordFoldsTheStructureSizes() {
-        assertEquals(0x01084040, VERSION);
+        assertEquals(0x02084040, VERSION);
         assertEquals(SLOT_PAYLOAD_OFFSET, SLOT_HEADER_LENGTH);
         assertEquals(HEADER_RESERVED_OFFSET + Integer.BYTES, HEADER_FIELDS_LENGTH);
     }

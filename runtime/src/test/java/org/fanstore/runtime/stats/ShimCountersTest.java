@@ -29,7 +29,7 @@ class ShimCountersTest {
         byte[] written = Files.readAllBytes(file);
         assertEquals(ShimCountersDescriptor.FILE_BYTES, written.length);
         assertArrayEquals(Arrays.copyOf(golden(), 16), Arrays.copyOf(written, 16), "magic, version, count");
-        assertArrayEquals(new byte[48], Arrays.copyOfRange(written, 16, 64), "counters and reserved start at 0");
+        assertArrayEquals(new byte[48], Arrays.copyOfRange(written, 16, 64), "counters start at 0");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         for (int i = 0; i < ShimCountersDescriptor.COUNTER_COUNT; i++) {
             assertEquals(0, fresh.value(i));
@@ -44,13 +44,15 @@ class ShimCountersTest {
         assertEquals(0x0102030405060708L, c.value(ShimCountersDescriptor.LOCAL_BYTES));
         assertEquals(5, c.value(ShimCountersDescriptor.CACHE_OPENS));
         assertEquals(4096, c.value(ShimCountersDescriptor.CACHE_BYTES));
+        assertEquals(1_500_000, c.value(ShimCountersDescriptor.WAKE_NANOS));
+        assertEquals(25, c.value(ShimCountersDescriptor.WAKES));
     }
 
     @Test
     void refusesAnotherVersionOrLength() throws IOException {
         byte[] other = golden();
-        other[8] = 2;
-        Path wrongVersion = Files.write(dir.resolve("v2"), other);
+        other[8] = 1;
+        Path wrongVersion = Files.write(dir.resolve("v1"), other);
         assertThrows(IOException.class, () -> ShimCounters.open(wrongVersion));
         Path shorter = Files.write(dir.resolve("short"), Arrays.copyOf(golden(), 48));
         assertThrows(IOException.class, () -> ShimCounters.open(shorter));
