@@ -153,14 +153,24 @@ public final class OpenService implements RequestHandler {
         try {
             workers.execute(() -> {
                 responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
-                if (raw) {
-                    unpack(index, responder);
-                } else {
-                    materialize(index, responder);
-                }
+                plainFile(index, responder);
             });
         } catch (RejectedExecutionException shuttingDown) {
             responder.error(Errno.EIO);
+        }
+    }
+
+    /** The answer without slices: the unpacked file for a local raw entry, else the materialised one (worker). */
+    private void plainFile(int index, OpenTimer responder) {
+        if ((table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
+            unpack(index, responder);
+            return;
+        }
+        Path present = cache.lookup(index);
+        if (present != null) {
+            responder.ok(present.toString().getBytes(StandardCharsets.UTF_8));
+        } else {
+            materialize(index, responder);
         }
     }
 
@@ -195,15 +205,18 @@ public final class OpenService implements RequestHandler {
             responder.kind(OpenKind.LOCAL, table.size(index));
             if (sp.publish(index)) {
                 responder.ok(NO_PATH);
-            } else {
-                responder.error(Errno.EIO);   // publishable a moment ago; only a path too long for the map gets here
+                return;
             }
         } catch (IOException | RuntimeException e) {
             System.err.println("fanstore rank " + myRank + ": cannot serve "
                     + new String(table.key(index), StandardCharsets.UTF_8) + " from its partition copy: "
                     + e.getMessage());
             responder.error(Errno.EIO);
+            return;
         }
+        // Cannot be a slice after all (its partition copy's path does not fit slices.map): the spec says the
+        // slice bit is then ignored, so the reader gets the file the usual way, not an error.
+        plainFile(index, responder);
     }
 
     /** A local uncompressed file the shim found not yet unpacked: unpack it now, answer its usual path. */

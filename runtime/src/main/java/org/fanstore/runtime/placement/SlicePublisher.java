@@ -1,6 +1,7 @@
 package org.fanstore.runtime.placement;
 
 import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.PartitionDescriptor;
@@ -25,6 +26,7 @@ public final class SlicePublisher implements AutoCloseable {
     private final SliceMap map;
     private final int regularPartitions;
     private final boolean enabled;
+    private final AtomicBoolean warnedLongPath = new AtomicBoolean();
     private volatile boolean closed;
     private volatile Thread[] background = new Thread[0];
 
@@ -60,8 +62,17 @@ public final class SlicePublisher implements AutoCloseable {
         if (!publishable(index)) {
             return false;
         }
-        check.verify(index);
         int p = bodies.partition(index);
+        if (!map.publishSlot(slot(p), local.file(p))) {
+            // the copy's path does not fit the map: no body check spent on an entry never sliced
+            if (!warnedLongPath.getAndSet(true)) {
+                System.err.println("fanstore: the partition copy " + local.file(p) + " has a path longer than "
+                        + SliceMap.PATH_MAX + " bytes, so its files are copied out on first open (slower); a"
+                        + " shorter --local-dir avoids it");
+            }
+            return false;
+        }
+        check.verify(index);
         return map.publish(index, slot(p), local.file(p), bodies.bodyOffset(index));
     }
 

@@ -37,12 +37,14 @@ public final class SliceMap {
     private final int slots;
     private final int entries;
     private final boolean[] slotPublished;
+    private final boolean[] slotRefused;
 
     private SliceMap(MappedByteBuffer mapped, int slots, int entries) {
         this.map = new UnsafeBuffer(mapped);
         this.slots = slots;
         this.entries = entries;
         this.slotPublished = new boolean[slots];
+        this.slotRefused = new boolean[slots];
     }
 
     /** File length for these counts. */
@@ -98,12 +100,21 @@ public final class SliceMap {
         return map.getIntVolatile(HEADER_BYTES + slots * SLOT_BYTES + index * ENTRY_BYTES) != 0;
     }
 
-    private synchronized boolean publishSlot(int slot, Path file) {
+    /**
+     * Publishes slot {@code slot} as the partition copy {@code file} (once; later calls answer the first one's
+     * outcome). False when the path is longer than {@link #PATH_MAX} bytes: none of that partition's entries can be
+     * slices then, and callers learn it before checking any body.
+     */
+    public synchronized boolean publishSlot(int slot, Path file) {
         if (slotPublished[slot]) {
             return true;
         }
+        if (slotRefused[slot]) {
+            return false;
+        }
         byte[] path = file.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
         if (path.length == 0 || path.length > PATH_MAX) {
+            slotRefused[slot] = true;
             return false;
         }
         int at = HEADER_BYTES + slot * SLOT_BYTES;

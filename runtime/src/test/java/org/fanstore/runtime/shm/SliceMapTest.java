@@ -81,9 +81,19 @@ class SliceMapTest {
 
     @Test
     void aPathTooLongForItsSlotIsNotPublished(@TempDir Path dir) throws Exception {
-        SliceMap map = SliceMap.create(dir.resolve("slices.map"), 1, 2);
-        assertFalse(map.publish(0, 0, Path.of("/" + "x".repeat(SliceMap.PATH_MAX)), 0));
+        Path file = dir.resolve("slices.map");
+        SliceMap map = SliceMap.create(file, 2, 3);
+        Path tooLong = Path.of("/" + "x".repeat(SliceMap.PATH_MAX));
+        assertFalse(map.publishSlot(0, tooLong));
+        assertFalse(map.publish(0, 0, tooLong, 0));
+        assertFalse(map.publish(1, 0, tooLong, 64), "a refused slot stays refused");
         assertFalse(map.published(0));
-        assertTrue(map.publish(1, 0, Path.of("/" + "x".repeat(SliceMap.PATH_MAX - 1)), 0));
+        assertFalse(map.published(1));
+        Path longest = Path.of("/" + "x".repeat(SliceMap.PATH_MAX - 1));
+        assertTrue(map.publish(2, 1, longest, 0));
+        ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
+        assertEquals(0, bytes.getInt(SliceMap.HEADER_BYTES), "slot 0's length word");
+        assertEquals(SliceMap.PATH_MAX, bytes.getInt(SliceMap.HEADER_BYTES + SliceMap.SLOT_BYTES), "slot 1's");
+        assertEquals(2, bytes.getInt(SliceMap.HEADER_BYTES + 2 * SliceMap.SLOT_BYTES + 2 * SliceMap.ENTRY_BYTES));
     }
 }
