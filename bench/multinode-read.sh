@@ -2,7 +2,10 @@
 # The multi-node read table (issue: multi-node reads at the transport's limit), end to end through the shim with
 # `fanstore run` defaults unless a row says otherwise, native ext4 measured in the same run.
 # Reader: bench/native/reader.c, stat + open + read + close of every file, 2 threads; "warm" = 3 passes, the last
-# reported; "first" = the one and only pass right after ready (what the first epoch sees).
+# reported; "first" = the one and only pass right after ready (what the first epoch sees). With 2 and 4 ranks,
+# three warm rows: right after ready while every rank's background pull runs (on 2 cores the other ranks' pulls
+# take the reader's CPU, which on a real cluster they would not), after every rank's pull finished
+# (bench/after-pull.sh: the steady state from epoch 2 on), and with --prefetch off (remote files as cache hits).
 #   bench/multinode-read.sh [WORK_DIR] [MIB_PER_SET] [SIZES...]      e.g. bench/multinode-read.sh /tmp/mr 256 128K 2M
 # Next to each 2/4-rank first pass: raw MPJ Send/Recv between two rank JVMs (RemoteFetchBench, runtime JVM flags,
 # same protocol switch limit) at the file size, measured right after it, and first pass / raw (the goal: >= 0.8x);
@@ -74,7 +77,9 @@ firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S: the first pass, raw MPJ a
 }
 fsrun() { # fsrun PASSES SET SIZE RUN_ARGS...
   local passes=$1 list="$work/fs-$2-$3.list" data="$work/$2.fs"; shift 3
-  "$repo/fanstore" run --data "$data" --local-dir "$work" --cache-mb "$cache" "$@" -- "$reader" read "$passes" "$list" "$threads" 2>"$work/run.err" \
+  local -a args=() wrap=()   # RUN_ARGS may end with "-- WRAPPER": the reader then runs under it
+  while [ $# -gt 0 ]; do if [ "$1" = -- ]; then wrap=("${@:2}"); break; fi; args+=("$1"); shift; done
+  "$repo/fanstore" run --data "$data" --local-dir "$work" --cache-mb "$cache" "${args[@]}" -- "${wrap[@]}" "$reader" read "$passes" "$list" "$threads" 2>"$work/run.err" \
     || { echo "FAILED: $(grep -m1 -E 'reader:|fanstore' "$work/run.err" || tail -n1 "$work/run.err")" ; return 0; }
 }
 row() { # row SIZE CASE OUT NATIVE_FILES_PER_S
@@ -103,7 +108,9 @@ for s in "${sizes[@]}"; do
   row "$s" "1 rank LZ4 text, warm" "$(fsrun 3 txt "$s" --ranks 1)" "$nattf"
   for r in 2 4; do
     firstrow "$s" $r "$natf"
-    row "$s" "$r ranks, rank 0 reads all, warm" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0)" "$natf"
+    row "$s" "$r ranks, warm, while pulls run" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0)" "$natf"
+    row "$s" "$r ranks, warm, after the pulls" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0 -- "$repo/bench/after-pull.sh")" "$natf"
+    row "$s" "$r ranks, warm, --prefetch off" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0 --prefetch off)" "$natf"
   done
 done
 [ "${FANSTORE_MULTINODE_ONLY:-}" = first ] && exit 0

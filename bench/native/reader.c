@@ -3,13 +3,15 @@
  *   reader read|stat PASSES LIST_FILE [THREADS]
  *
  * Runs PASSES passes (the first ones warm caches) and reports the last: "files N seconds S files_per_s F
- * MB_per_s M". With THREADS > 1 the list is split into interleaved shares (thread t takes i % THREADS == t),
- * so every thread sees small and big files alike. Exits 1 if any call fails, naming the path: a benchmark that
+ * MB_per_s M". With THREADS > 1 the threads take the next path from one shared counter, as a DataLoader's
+ * workers take the next index: a fixed split (thread t takes i % THREADS == t) lined up with the partition
+ * layout and gave one thread every file another rank holds, so remote opens ran one at a time. Exits 1 if any call fails, naming the path: a benchmark that
  * silently skips files lies. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +23,9 @@ static char **paths;
 static size_t n;
 static int read_mode;
 static int threads = 1;
+static atomic_size_t next_path;
 
 struct share {
-    int t;
     long long bytes;
     int failed;
 };
@@ -40,7 +42,7 @@ static void *run_share(void *arg)
     struct share *sh = arg;
     size_t bufsize = 1 << 20;
     char *buf = malloc(bufsize);
-    for (size_t i = (size_t)sh->t; i < n && !sh->failed; i += (size_t)threads) {
+    for (size_t i = atomic_fetch_add(&next_path, 1); i < n && !sh->failed; i = atomic_fetch_add(&next_path, 1)) {
         struct stat st;
         if (stat(paths[i], &st) != 0) {
             fprintf(stderr, "reader: stat %s: %s\n", paths[i], strerror(errno));
@@ -106,9 +108,10 @@ int main(int argc, char **argv)
     pthread_t tids[256];
     for (int p = 0; p < passes; p++) {
         bytes = 0;
+        atomic_store(&next_path, 0);
         t0 = now();
         for (int t = 0; t < threads; t++) {
-            shares[t] = (struct share){.t = t};
+            shares[t] = (struct share){0};
             if (pthread_create(&tids[t], NULL, run_share, &shares[t]) != 0) {
                 fprintf(stderr, "reader: cannot start thread %d\n", t);
                 return 1;

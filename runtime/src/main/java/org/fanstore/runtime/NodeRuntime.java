@@ -240,6 +240,7 @@ final class NodeRuntime implements AutoCloseable {
                     config.verbose());
             toClose.add(0, puller);
             puller.whenAdded(slices::publishPartition);
+            open.attach(puller);
             stats.attachPuller(puller);
             puller.start();
         }

@@ -161,6 +161,12 @@ class PrefetchJobTest {
         assertTrue(m.find(), r.stderr());
         assertTrue(Long.parseLong(m.group(1)) >= expected.size() / 2, "second pass decoded locally: " + m.group());
         assertEquals("0", m.group(2), m.group());
+        // with the whole pull in budget, a first-pass miss rides the pull (or finds the partition local already):
+        // a reader that fetched its file on its own would compete with the pull for the same link
+        Matcher rides = Pattern.compile("fanstore rank 0: during the pull (\\d+) reader opens rode it, (\\d+) fetched"
+                + " their file on their own").matcher(r.stderr());
+        assertTrue(rides.find(), r.stderr());
+        assertEquals("0", rides.group(2), rides.group());
     }
 
     @Test

@@ -143,7 +143,8 @@ final class FetchDispatcher {
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
                     return;
                 }
-                boolean reader = request.kind() == FetchProtocol.KIND_FETCH_WHOLE;
+                boolean reader = request.kind() == FetchProtocol.KIND_FETCH_WHOLE
+                        || request.kind() == FetchProtocol.KIND_FETCH_FOR_READER;
                 long received = System.nanoTime();
                 Runnable hook = onReaderRequest;
                 if (reader && hook != null) {
@@ -164,7 +165,8 @@ final class FetchDispatcher {
     }
 
     /**
-     * A queued request. Whole-object fetches are readers waiting in open(); range fetches are background pulls
+     * A queued request. Whole-object fetches, and ranges a reader rides, are readers waiting in open(); other
+     * range fetches are background pulls
      * (PartitionPuller: up to 3 in flight per pulling peer, so with 3+ peers pulling they fill the queue). Readers'
      * requests are served first, each class in arrival order; a pull range waits only while readers' requests
      * keep every worker busy, and those are bounded by the peers' reader threads.
@@ -185,7 +187,7 @@ final class FetchDispatcher {
     private long serve(FetchProtocol.Request r) {
         try {
             boolean whole = r.kind() == FetchProtocol.KIND_FETCH_WHOLE;
-            if ((r.kind() != FetchProtocol.KIND_FETCH && !whole)
+            if ((r.kind() != FetchProtocol.KIND_FETCH && r.kind() != FetchProtocol.KIND_FETCH_FOR_READER && !whole)
                     || r.chunkBytes() < 1 || r.chunkBytes() > FetchProtocol.MAX_CHUNK_BYTES
                     || r.position() < 0 || r.length() < 0) {
                 refuse(r, RemoteFetchException.Reason.BAD_REQUEST, -1);

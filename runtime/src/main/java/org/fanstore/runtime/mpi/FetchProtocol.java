@@ -19,7 +19,8 @@ import java.nio.ByteBuffer;
  * arrives zero-padded, so it reads as version 0 and is refused too.
  */
 final class FetchProtocol {
-    /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE} or {@link #KIND_SHUTDOWN}). */
+    /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE}, {@link #KIND_FETCH_FOR_READER}
+     * or {@link #KIND_SHUTDOWN}). */
     static final int KIND_OFFSET = 0;
     /** Request: the rank to reply to. */
     static final int REQUESTER_OFFSET = 4;
@@ -45,6 +46,9 @@ final class FetchProtocol {
     /** Like {@link #KIND_FETCH}, but the owner refuses with BAD_RANGE unless the range ends exactly at the
      * object's end: a whole-object fetch with a stale length fails before any byte reaches the sink. */
     static final int KIND_FETCH_WHOLE = 3;
+    /** Like {@link #KIND_FETCH}, but a reader is waiting for the range (it rides a partition pull): the owner
+     * serves it with readers' whole-object fetches, ahead of background ranges. */
+    static final int KIND_FETCH_FOR_READER = 4;
     /** Sent by a stopping rank to each peer: ends the peer's dispatcher (see FetchDispatcher#stop). */
     static final int KIND_SHUTDOWN = 2;
 

@@ -103,6 +103,12 @@ public final class RemoteFetcher implements AutoCloseable {
         return transfer(FetchProtocol.KIND_FETCH, owner, id, position, length, sink, timeout);
     }
 
+    /** {@link #fetchRange} for a range a reader waits for: the owner serves it ahead of background ranges. */
+    public long fetchRangeForReader(int owner, long id, long position, long length, WritableByteChannel sink,
+            Duration timeout) throws IOException {
+        return transfer(FetchProtocol.KIND_FETCH_FOR_READER, owner, id, position, length, sink, timeout);
+    }
+
     private long transfer(int kind, int owner, long id, long position, long length, WritableByteChannel sink,
             Duration timeout) throws IOException {
         if (owner < 0 || owner >= world.size()) {

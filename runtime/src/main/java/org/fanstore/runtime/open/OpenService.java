@@ -19,6 +19,7 @@ import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
 import org.fanstore.runtime.placement.ReaderDemand;
 import org.fanstore.runtime.placement.SlicePublisher;
@@ -78,6 +79,7 @@ public final class OpenService implements RequestHandler {
     private final ReaderDemand demand;
     private final RankStats stats;
     private volatile SlicePublisher slices;
+    private volatile PartitionPuller puller;
 
     public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
                        MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
@@ -101,6 +103,14 @@ public final class OpenService implements RequestHandler {
     /** From now on an OPEN with {@link #SLICE_OK} for a publishable entry is answered "slice" (docs/slices.md). */
     public void attach(SlicePublisher publisher) {
         this.slices = publisher;
+    }
+
+    /**
+     * From now on a miss on a partition the puller is pulling reads the file from the pulled bytes once its
+     * ranges landed (asking for them first), instead of fetching it on its own ({@link #fromPull}).
+     */
+    public void attach(PartitionPuller partitionPuller) {
+        this.puller = partitionPuller;
     }
 
     @Override
@@ -273,6 +283,13 @@ public final class OpenService implements RequestHandler {
             }
             return;
         }
+        long begun = System.nanoTime();
+        if (fromPull(index, partition, out, timer)) {
+            return;
+        }
+        // what the ride left of the deadline, at least half of it: a whole holder's worth of patience each
+        Duration left = Duration.ofNanos(Math.max(fetchTimeout.toNanos() / 2,
+                fetchTimeout.toNanos() - (System.nanoTime() - begun)));
         demand.fetchStarted(partition);
         try {
             IOException last = null;
@@ -281,7 +298,7 @@ public final class OpenService implements RequestHandler {
                     continue;
                 }
                 try {
-                    fetchFrom(holder, index, out, timer);
+                    fetchFrom(holder, index, out, timer, left);
                     timer.kind(OpenKind.REMOTE, stored);
                     return;
                 } catch (IOException e) {
@@ -296,13 +313,51 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    private void fetchFrom(int holder, int index, FileChannel out, OpenTimer timer) throws IOException {
+    /**
+     * A reader's miss on a partition being pulled rides the pull: its ranges are pulled next, and the file is
+     * decoded from them once they landed. Bulk ranges move at the link's speed, a fetch per file does not, and
+     * the two no longer compete for the same link (bench/RESULTS.md, "readers ride the pull"). Waits at most
+     * half the fetch timeout, so a fetch on demand (the next holder, or EIO) still answers within the deadline;
+     * false: fetch on demand (no pull of this partition, a stall, or a body that failed its check there).
+     */
+    private boolean fromPull(int index, int partition, FileChannel out, OpenTimer timer) throws IOException {
+        PartitionPuller pp = puller;
+        if (pp == null) {
+            return false;
+        }
+        long asked = System.nanoTime();
+        long offset = bodies.bodyOffset(index);
+        long stored = bodies.storedLength(index);
+        FileChannel pulled = pp.awaitBytes(partition, offset, stored, asked + fetchTimeout.toNanos() / 2);
+        if (pulled == null) {
+            return false;
+        }
+        long landed = System.nanoTime();
+        try {
+            decode(pulled, offset, index, out);
+        } catch (IOException e) {
+            System.err.println("fanstore rank " + myRank + ": " + new String(table.key(index), StandardCharsets.UTF_8)
+                    + " in the pulled copy of partition " + partition + ": " + e.getMessage()
+                    + "; fetching it from its holder");
+            out.truncate(0);
+            out.position(0);
+            return false;
+        }
+        timer.kind(OpenKind.REMOTE, stored);
+        demand.rodePull();
+        timer.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
+        timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
+        return true;
+    }
+
+    private void fetchFrom(int holder, int index, FileChannel out, OpenTimer timer, Duration timeout)
+            throws IOException {
         long stored = bodies.storedLength(index);
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
             TimedChannel timed = new TimedChannel(out);
             CrcChannel checked = new CrcChannel(timed);
             long asked = System.nanoTime();
-            fetcher.fetch(holder, index, stored, checked, fetchTimeout);
+            fetcher.fetch(holder, index, stored, checked, timeout);
             checkCrc(index, checked.value(), "from rank " + holder);
             long first = timed.firstWrite() != 0 ? timed.firstWrite() : System.nanoTime();
             timer.stage(RemoteStage.FETCH_FIRST_BYTE, first - asked);
@@ -313,7 +368,7 @@ public final class OpenService implements RequestHandler {
         Path tmp = scratch.resolve("fetch-" + index + "-" + Thread.currentThread().getId());
         try (FileChannel compressed = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.DELETE_ON_CLOSE)) {
-            fetcher.fetch(holder, index, stored, compressed, fetchTimeout);
+            fetcher.fetch(holder, index, stored, compressed, timeout);
             decode(compressed, 0, index, out);
         }
     }

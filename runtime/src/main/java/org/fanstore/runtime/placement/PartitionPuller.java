@@ -11,17 +11,17 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorCompletionService;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntConsumer;
 import java.util.zip.CRC32C;
@@ -94,6 +94,18 @@ public final class PartitionPuller implements AutoCloseable {
     private volatile int pulledPartitions;
     private volatile long pulledBytes;
     private volatile IntConsumer whenAdded;
+    /** Guards the fields below and the {@link PullFile}s; readers wait on it for their ranges. */
+    private final Object lock = new Object();
+    /** Remote partitions still to be pulled or being pulled: a reader may wait for these. */
+    private final Set<Integer> planned = new HashSet<>();
+    private final Map<Integer, PullFile> active = new LinkedHashMap<>();
+    /** Byte ranges readers wait for: {partition, offset, length}, oldest first. */
+    private final ArrayDeque<long[]> urgent = new ArrayDeque<>();
+    private final ArrayDeque<Landing> landings = new ArrayDeque<>();
+    /** Every temporary file's channel, closed at {@link #close}: a reader may still read one that was renamed. */
+    private final List<FileChannel> opened = new ArrayList<>();
+    private int inFlight;
+    private long reserved;
 
     /** Called on the pulling thread with each partition id just added to the local copies. */
     public void whenAdded(IntConsumer listener) {
@@ -118,6 +130,7 @@ public final class PartitionPuller implements AutoCloseable {
         for (PartitionInfo p : manifest.regularPartitions()) {
             if (!placement.holds(rank, p.index())) {
                 order.add(p);
+                planned.add(p.index());
             }
         }
         order.sort(Comparator.comparingInt((PartitionInfo p) -> Math.floorMod(placement.owner(p.index()) - rank - 1,
@@ -164,31 +177,193 @@ public final class PartitionPuller implements AutoCloseable {
         long bytes = 0;
         try {
             FileStore store = Files.getFileStore(partsDir);
-            while (!stopping && !left.isEmpty()) {
-                PartitionInfo next = pick(left);
-                if (next.bytes() > capacity.remaining(store, bytes)) {
-                    continue;
-                }
-                try {
-                    pull(next);
-                    kept++;
-                    bytes += next.bytes();
-                    pulledPartitions = kept;
-                    pulledBytes = bytes;
-                } catch (IOException e) {
-                    if (!stopping) {
-                        System.err.println("fanstore rank " + rank + ": prefetch of " + next.fileName()
-                                + " abandoned: " + e.getMessage() + "; its files are fetched on demand");
+            List<PullFile> complete = new ArrayList<>();
+            List<Landing> failed = new ArrayList<>();
+            long lastStart = 0;
+            while (!stopping) {
+                synchronized (lock) {
+                    takeLandings(complete, failed);
+                    long now = System.nanoTime();
+                    int background = limit(now, lastStart);
+                    while (inFlight < IN_FLIGHT && (startUrgent(store, left)
+                            || inFlight < background && startBackground(store, left))) {
+                        lastStart = now;
+                    }
+                    if (complete.isEmpty() && failed.isEmpty()) {
+                        if (inFlight == 0 && active.isEmpty() && left.isEmpty()) {
+                            break;
+                        }
+                        lock.wait(background == 0 ? 2 : 20);
+                        continue;
                     }
                 }
+                for (Landing l : failed) {
+                    abandon(l.file(), l.failure());
+                }
+                for (PullFile f : complete) {
+                    if (publish(f)) {
+                        kept++;
+                        bytes += f.info.bytes();
+                        pulledPartitions = kept;
+                        pulledBytes = bytes;
+                    }
+                }
+                complete.clear();
+                failed.clear();
             }
         } catch (IOException | RuntimeException e) {
             System.err.println("fanstore rank " + rank + ": prefetch stopped: " + e.getMessage()
                     + "; files are fetched on demand");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            discardUnfinished();
         }
         if (!stopping) {
             report(kept, bytes, (System.nanoTime() - started) / 1e9);
         }
+    }
+
+    /**
+     * At the end (stopping, or a failure): lets the ranges in flight land, so no chunk thread is left inside
+     * MPJ (peers still serve before the job-end barrier: milliseconds), then removes unfinished temporary files.
+     * Waiting readers fetch on demand from now on.
+     */
+    private void discardUnfinished() {
+        List<PullFile> unfinished;
+        synchronized (lock) {
+            planned.clear();
+            lock.notifyAll();
+            long until = System.nanoTime() + timeout.toNanos();
+            List<PullFile> ignored = new ArrayList<>();
+            while (inFlight > 0 && System.nanoTime() < until) {
+                takeLandings(ignored, new ArrayList<>());
+                if (inFlight > 0) {
+                    try {
+                        lock.wait(20);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        break;
+                    }
+                }
+            }
+            unfinished = new ArrayList<>(active.values());
+            unfinished.addAll(ignored);
+            active.clear();
+        }
+        for (PullFile f : unfinished) {
+            try {
+                Files.deleteIfExists(f.tmp);
+            } catch (IOException e) {
+                System.err.println("fanstore rank " + rank + ": cannot remove " + f.tmp + ": " + e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * The channel from which bytes [offset, offset + length) of a partition this rank pulls can be read: the
+     * local copy once it is one, else the pull's temporary file once the ranges holding them landed. A reader
+     * that needs ranges not landed yet has them pulled next, ahead of the background order, and waits for them
+     * until {@code deadline} ({@link System#nanoTime()}). Null when the partition is not (or no longer) being
+     * pulled, or the deadline passed: then the reader fetches its file on demand. The caller checks each
+     * body's CRC32C as usual, so what it reads here is never trusted blindly.
+     */
+    public FileChannel awaitBytes(int partition, long offset, long length, long deadline) {
+        boolean asked = false;
+        synchronized (lock) {
+            while (true) {
+                if (local.holds(partition)) {
+                    return local.channel(partition);
+                }
+                if (stopping || !planned.contains(partition)) {
+                    return null;
+                }
+                PullFile f = active.get(partition);
+                if (f != null && f.covers(offset, length)) {
+                    return f.channel;
+                }
+                if (!asked) {
+                    urgent.add(new long[] {partition, offset, length});
+                    asked = true;
+                    lock.notifyAll();
+                }
+                long wait = deadline - System.nanoTime();
+                if (wait <= 0) {
+                    return null;
+                }
+                try {
+                    lock.wait(Math.max(1, Math.min(20, wait / 1_000_000)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return null;
+                }
+            }
+        }
+    }
+
+    /** Moves landed ranges into their files; files now complete or failed go to the lists (holding the lock). */
+    private void takeLandings(List<PullFile> complete, List<Landing> failed) {
+        for (Landing l; (l = landings.poll()) != null; ) {
+            inFlight--;
+            PullFile f = l.file();
+            if (active.get(f.info.index()) != f) {
+                continue;                          // its partition was abandoned while this range flew
+            }
+            if (l.failure() != null) {
+                active.remove(f.info.index());
+                failed.add(l);
+                continue;
+            }
+            f.landed(l.range());
+            if (f.complete()) {
+                active.remove(f.info.index());
+                complete.add(f);
+            }
+        }
+    }
+
+    /** Starts the first range a waiting reader needs that is not started yet; false if there is none. */
+    private boolean startUrgent(FileStore store, Map<Integer, PartitionInfo> left) throws IOException {
+        for (long[] u; (u = urgent.peek()) != null; ) {
+            int partition = (int) u[0];
+            PullFile f = active.get(partition);
+            if (f == null) {
+                PartitionInfo info = left.remove(partition);
+                f = info == null ? null : begin(info, store);
+                if (f == null) {
+                    urgent.poll();
+                    continue;
+                }
+            }
+            int last = f.rangeOf(u[1] + Math.max(u[2], 1) - 1);
+            for (int r = f.rangeOf(u[1]); r <= last; r++) {
+                if (f.todo(r)) {
+                    startRange(f, r, true);
+                    return true;
+                }
+            }
+            urgent.poll();                         // all its ranges are on their way
+        }
+        return false;
+    }
+
+    /** Starts the next range in background order: partitions begun first, then the next one in order. */
+    private boolean startBackground(FileStore store, Map<Integer, PartitionInfo> left) throws IOException {
+        for (PullFile f : active.values()) {
+            int r = f.nextTodo();
+            if (r >= 0) {
+                startRange(f, r, false);
+                return true;
+            }
+        }
+        while (!left.isEmpty()) {
+            PullFile f = begin(pick(left), store);
+            if (f != null) {
+                startRange(f, f.nextTodo(), false);
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The oldest partition a reader missed on that is still to pull, else the next in order. */
@@ -203,85 +378,99 @@ public final class PartitionPuller implements AutoCloseable {
         return left.remove(first);
     }
 
-    private void pull(PartitionInfo info) throws IOException {
+    /** Creates the partition's temporary file if it fits the capacity budget; null (and skipped) if not. */
+    private PullFile begin(PartitionInfo info, FileStore store) throws IOException {
+        if (info.bytes() > capacity.remaining(store, reserved)) {
+            planned.remove(info.index());          // fetched on demand; a smaller one may still fit
+            lock.notifyAll();
+            return null;
+        }
         Path tmp = partsDir.resolve(".pull-" + info.fileName());
-        Path target = partsDir.resolve(info.fileName());
+        FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        PullFile f = new PullFile(info, tmp, out, CHUNK_BYTES);
+        opened.add(out);
+        reserved += info.bytes();
+        active.put(info.index(), f);
+        return f;
+    }
+
+    private void startRange(PullFile f, int range, boolean forReader) {
+        f.started(range);
+        inFlight++;
+        try {
+            chunks.execute(() -> {
+                IOException failure = null;
+                try {
+                    fetchRange(f.info, f.channel, f.position(range), f.length(range), forReader);
+                } catch (IOException e) {
+                    failure = e;
+                } catch (RuntimeException e) {
+                    failure = new IOException(e.getMessage(), e);
+                }
+                synchronized (lock) {
+                    landings.add(new Landing(f, range, failure));
+                    lock.notifyAll();
+                }
+            });
+        } catch (RejectedExecutionException shuttingDown) {
+            landings.add(new Landing(f, range, new IOException("stopped at job end")));
+        }
+    }
+
+    /** Checks the whole file, renames it into place and makes it a local partition; false if it failed. */
+    private boolean publish(PullFile f) {
+        Path target = partsDir.resolve(f.info.fileName());
         boolean published = false;
         try {
-            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                copy(info, out);
-                check(info, out);
-            }
-            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            check(f.info, f.channel);
+            Files.move(f.tmp, target, StandardCopyOption.ATOMIC_MOVE);
             published = true;
-            local.add(info.index(), target);
+            local.add(f.info.index(), target);
             IntConsumer added = whenAdded;
             if (added != null) {
-                added.accept(info.index());   // its files become slices (docs/slices.md)
+                added.accept(f.info.index());   // its files become slices (docs/slices.md)
             }
-        } finally {
+            return true;
+        } catch (IOException | RuntimeException e) {
             if (!published) {
-                Files.deleteIfExists(tmp);
+                abandon(f, e instanceof IOException io ? io : new IOException(e.getMessage(), e));
+                return false;
+            }
+            System.err.println("fanstore rank " + rank + ": pulled " + f.info.fileName() + " but cannot use it: "
+                    + e.getMessage() + "; its files are fetched on demand");
+            return false;
+        } finally {
+            synchronized (lock) {
+                planned.remove(f.info.index());
+                lock.notifyAll();
             }
         }
     }
 
-    /** Fetches every range of the partition into out, at most IN_FLIGHT (1 while readers fetch) at once. */
-    private void copy(PartitionInfo info, FileChannel out) throws IOException {
-        ExecutorCompletionService<Void> done = new ExecutorCompletionService<>(chunks);
-        long next = 0;
-        int inFlight = 0;
-        IOException failure = null;
-        long lastStart = System.nanoTime();
-        while (next < info.bytes() || inFlight > 0) {
-            long now = System.nanoTime();
-            int limit = limit(now, lastStart);
-            boolean more = next < info.bytes() && failure == null && !stopping;
-            if (more && inFlight < limit) {
-                long position = next;
-                long length = Math.min(CHUNK_BYTES, info.bytes() - position);
-                done.submit(() -> fetchRange(info, out, position, length), null);
-                next += length;
-                inFlight++;
-                lastStart = now;
-                continue;
-            }
-            if (inFlight == 0) {
-                if (!more) {
-                    break;
-                }
-                pause();
-                continue;
-            }
-            Future<Void> f = poll(done);
-            if (f == null) {
-                continue;
-            }
-            inFlight--;
-            try {
-                f.get();
-            } catch (ExecutionException e) {
-                if (failure == null) {
-                    Throwable cause = e.getCause() instanceof PullFailure pf ? pf.getCause() : e.getCause();
-                    failure = cause instanceof IOException io ? io : new IOException(cause);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+    /** Gives the partition up: its files are fetched on demand; the temporary file goes. */
+    private void abandon(PullFile f, IOException why) {
+        if (!stopping) {
+            System.err.println("fanstore rank " + rank + ": prefetch of " + f.info.fileName() + " abandoned: "
+                    + (why != null ? why.getMessage() : "unknown failure") + "; its files are fetched on demand");
         }
-        if (failure != null) {
-            throw failure;
+        synchronized (lock) {
+            planned.remove(f.info.index());
+            reserved -= f.info.bytes();
+            lock.notifyAll();
         }
-        if (stopping) {
-            throw new IOException("stopped at job end");
+        try {
+            Files.deleteIfExists(f.tmp);       // a reader still reading it keeps its open channel
+        } catch (IOException e) {
+            System.err.println("fanstore rank " + rank + ": cannot remove " + f.tmp + ": " + e.getMessage());
         }
     }
 
     /**
-     * Ranges in flight allowed now: {@link #IN_FLIGHT}; none while readers fetch across the link (this rank's, or
-     * a peer's asking this rank), except one once {@link #READERS_FIRST_NANOS} passed since the last range
-     * started, so a pull under readers that never stop missing still moves (~50 MB/s, not for ever nothing).
+     * Ranges in flight allowed now for the background order: {@link #IN_FLIGHT}; none while readers fetch whole
+     * files across the link (this rank's, or a peer's asking this rank), except one once
+     * {@link #READERS_FIRST_NANOS} passed since the last range started, so a pull under readers that never stop
+     * missing still moves (~50 MB/s, not for ever nothing). Ranges a reader waits for are not limited.
      */
     private int limit(long now, long lastStart) {
         if (!demand.readersFetching(now, PEER_READERS_NANOS)) {
@@ -290,26 +479,8 @@ public final class PartitionPuller implements AutoCloseable {
         return now - lastStart >= READERS_FIRST_NANOS ? 1 : 0;
     }
 
-    /** Waits while readers fetch (the limit is 0), briefly, so their end is noticed soon. */
-    private static void pause() {
-        try {
-            Thread.sleep(2);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Waits a little for a chunk, so a change in readers' demand is noticed between completions. */
-    private static Future<Void> poll(ExecutorCompletionService<Void> done) {
-        try {
-            return done.poll(20, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
-    }
-
-    private void fetchRange(PartitionInfo info, FileChannel out, long position, long length) {
+    private void fetchRange(PartitionInfo info, FileChannel out, long position, long length, boolean forReader)
+            throws IOException {
         IOException last = null;
         for (int holder : placement.holders(info.index())) {
             if (holder == rank) {
@@ -317,8 +488,12 @@ public final class PartitionPuller implements AutoCloseable {
             }
             PositionalSink sink = new PositionalSink(out, position);
             try {
-                fetcher.fetchRange(holder, LocalPartitions.partitionObject(info.index()), position, length, sink,
-                        timeout);
+                long object = LocalPartitions.partitionObject(info.index());
+                if (forReader) {
+                    fetcher.fetchRangeForReader(holder, object, position, length, sink, timeout);
+                } else {
+                    fetcher.fetchRange(holder, object, position, length, sink, timeout);
+                }
             } catch (IOException e) {
                 last = e;
                 continue;
@@ -326,7 +501,7 @@ public final class PartitionPuller implements AutoCloseable {
             sink.rethrow();
             return;
         }
-        throw new PullFailure(last != null ? last : new IOException("no other rank holds " + info.fileName()));
+        throw last != null ? last : new IOException("no other rank holds " + info.fileName());
     }
 
     /** The manifest's length and whole-file CRC32C, read back from the written file. */
@@ -354,6 +529,8 @@ public final class PartitionPuller implements AutoCloseable {
             allLocal = true;
         }
         if (verbose) {
+            System.err.println(String.format("fanstore rank %d: during the pull %d reader opens rode it, %d fetched"
+                    + " their file on their own", rank, demand.rodePullCount(), demand.remoteFetches()));
             System.err.print((allLocal
                     ? String.format("fanstore rank %d: all partitions local after %.1f s (%.0f MiB, %.0f MiB/s)",
                             rank, seconds, mib, mibps)
@@ -382,12 +559,25 @@ public final class PartitionPuller implements AutoCloseable {
             return;
         }
         stopping = true;
+        synchronized (lock) {
+            lock.notifyAll();
+        }
         try {
             thread.join(timeout.toMillis() + 1_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();  // shutting down anyway: let the caller see the interrupt
         }
         chunks.shutdownNow();
+        synchronized (lock) {
+            for (FileChannel c : opened) {
+                try {
+                    c.close();
+                } catch (IOException e) {
+                    // the job is ending; the file is removed or renamed already
+                }
+            }
+            opened.clear();
+        }
         if (verbose && allLocal) {
             System.err.print(String.format("fanstore rank %d: after all partitions were local: %d opens decoded"
                             + " locally, %d fetched remotely%n", rank, demand.localDecodes() - localBeforeAllLocal,
@@ -395,13 +585,8 @@ public final class PartitionPuller implements AutoCloseable {
         }
     }
 
-    /** A chunk's failure, carried out of the pool to {@link #copy}. */
-    private static final class PullFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        PullFailure(IOException cause) {
-            super(cause.getMessage(), cause);
-        }
+    /** A range's fetch ended: landed (failure null) or not. */
+    private record Landing(PullFile file, int range, IOException failure) {
     }
 
     /**
@@ -433,9 +618,9 @@ public final class PartitionPuller implements AutoCloseable {
             return n;
         }
 
-        void rethrow() {
+        void rethrow() throws IOException {
             if (failure != null) {
-                throw new PullFailure(failure);
+                throw failure;
             }
         }
 

@@ -15,6 +15,7 @@ public final class ReaderDemand {
     private final ConcurrentLinkedQueue<Integer> missed = new ConcurrentLinkedQueue<>();
     private final LongAdder remoteFetches = new LongAdder();
     private final LongAdder localDecodes = new LongAdder();
+    private final LongAdder rodePull = new LongAdder();
     /** When a peer's reader last asked this rank for a file ({@link System#nanoTime()}); 0: never. */
     private volatile long peerReaderAt;
 
@@ -43,6 +44,15 @@ public final class ReaderDemand {
 
     public void fetchEnded() {
         running.decrementAndGet();
+    }
+
+    /** A reader's file was read from the ranges of a partition being pulled (it rode the pull). */
+    public void rodePull() {
+        rodePull.increment();
+    }
+
+    public long rodePullCount() {
+        return rodePull.sum();
     }
 
     /** A reader's file was decoded from a partition on this node. */

@@ -1,0 +1,88 @@
+package org.fanstore.runtime.placement;
+
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import org.fanstore.prep.format.PartitionInfo;
+
+/**
+ * One partition being pulled: its temporary file and which of its ranges have landed. Guarded by the
+ * {@link PartitionPuller}'s lock (every method is called holding it), because readers wait on the same lock for
+ * the ranges their file needs, and a range landing must wake them and the puller's scheduler at once.
+ *
+ * <p>A range is DONE only after its every byte was written at its place, so bytes inside DONE ranges can be read
+ * by anyone holding {@link #channel}; readers still check each body's CRC32C, and the whole file is checked
+ * against the manifest before it becomes a local partition.
+ */
+final class PullFile {
+    private static final byte TODO = 0;
+    private static final byte IN_FLIGHT = 1;
+    private static final byte DONE = 2;
+
+    final PartitionInfo info;
+    final Path tmp;
+    final FileChannel channel;
+    private final byte[] state;
+    private final int rangeBytes;
+    private int done;
+    private int nextBackground;
+
+    PullFile(PartitionInfo info, Path tmp, FileChannel channel, int rangeBytes) {
+        this.info = info;
+        this.tmp = tmp;
+        this.channel = channel;
+        this.rangeBytes = rangeBytes;
+        this.state = new byte[(int) Math.max(1, (info.bytes() + rangeBytes - 1) / rangeBytes)];
+    }
+
+    int ranges() {
+        return state.length;
+    }
+
+    long position(int range) {
+        return (long) range * rangeBytes;
+    }
+
+    long length(int range) {
+        return Math.min(rangeBytes, info.bytes() - position(range));
+    }
+
+    int rangeOf(long offset) {
+        return (int) Math.min(state.length - 1, offset / rangeBytes);
+    }
+
+    boolean todo(int range) {
+        return state[range] == TODO;
+    }
+
+    void started(int range) {
+        state[range] = IN_FLIGHT;
+    }
+
+    void landed(int range) {
+        state[range] = DONE;
+        done++;
+    }
+
+    boolean complete() {
+        return done == state.length;
+    }
+
+    /** Whether bytes [offset, offset + length) are all in DONE ranges. */
+    boolean covers(long offset, long length) {
+        int last = rangeOf(offset + Math.max(length, 1) - 1);
+        for (int r = rangeOf(offset); r <= last; r++) {
+            if (state[r] != DONE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The next range still to start in file order, or -1: the background pull goes front to back. */
+    int nextTodo() {
+        while (nextBackground < state.length && state[nextBackground] != TODO) {
+            nextBackground++;
+        }
+        return nextBackground < state.length ? nextBackground : -1;
+    }
+}

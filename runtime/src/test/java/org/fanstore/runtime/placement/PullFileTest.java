@@ -1,0 +1,51 @@
+package org.fanstore.runtime.placement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.fanstore.prep.format.PartitionInfo;
+import org.junit.jupiter.api.Test;
+
+/** Which bytes a reader riding a pull may read: only those inside ranges that landed, never one in flight. */
+class PullFileTest {
+    private static PullFile file(long bytes) {
+        return new PullFile(new PartitionInfo(7, "part-00007.fsp", bytes, 0, 1, false), null, null, 100);
+    }
+
+    @Test
+    void aBodyIsReadableOnlyOnceEveryRangeItTouchesLanded() {
+        PullFile f = file(350);                 // ranges [0,100) [100,200) [200,300) [300,350)
+        assertEquals(4, f.ranges());
+        assertEquals(50, f.length(3));
+        f.started(1);
+        assertFalse(f.covers(120, 10), "in flight is not landed");
+        f.landed(1);
+        assertTrue(f.covers(120, 10));
+        assertTrue(f.covers(100, 100), "exactly the landed range");
+        assertFalse(f.covers(150, 60), "spills into range 2");
+        assertFalse(f.covers(99, 2), "starts in range 0");
+        f.started(2);
+        f.landed(2);
+        assertTrue(f.covers(150, 60));
+        assertTrue(f.covers(200, 0), "an empty body at a landed offset");
+        assertFalse(f.complete());
+    }
+
+    @Test
+    void theBackgroundOrderSkipsRangesReadersAlreadyStarted() {
+        PullFile f = file(350);
+        f.started(0);
+        f.started(2);                            // a reader's range, out of order
+        assertEquals(1, f.nextTodo());
+        f.started(1);
+        assertEquals(3, f.nextTodo());
+        f.started(3);
+        assertEquals(-1, f.nextTodo());
+        for (int r = 0; r < 4; r++) {
+            f.landed(r);
+        }
+        assertTrue(f.complete());
+        assertEquals(3, f.rangeOf(10_000), "past the end clamps to the last range");
+    }
+}
