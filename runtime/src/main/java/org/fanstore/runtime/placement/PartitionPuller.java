@@ -324,8 +324,7 @@ public final class PartitionPuller implements AutoCloseable {
             }
             f.landed(l.range());
             if (f.complete()) {
-                active.remove(f.info.index());
-                complete.add(f);
+                complete.add(f);               // stays in active, readable, until publish() makes it local
             }
         }
     }
@@ -450,6 +449,7 @@ public final class PartitionPuller implements AutoCloseable {
             return false;
         } finally {
             synchronized (lock) {
+                active.remove(f.info.index());
                 planned.remove(f.info.index());
                 lock.notifyAll();
             }
