@@ -342,12 +342,10 @@ public final class PartitionPuller implements AutoCloseable {
                     continue;
                 }
             }
-            int last = f.rangeOf(u[1] + Math.max(u[2], 1) - 1);
-            for (int r = f.rangeOf(u[1]); r <= last; r++) {
-                if (f.todo(r)) {
-                    startRange(f, r, true);
-                    return true;
-                }
+            int r = f.firstTodo(u[1], u[2]);
+            if (r >= 0) {
+                startRange(f, r, true);
+                return true;
             }
             urgent.poll();                         // all its ranges are on their way
         }

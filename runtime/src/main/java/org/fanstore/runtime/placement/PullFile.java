@@ -50,8 +50,18 @@ final class PullFile {
         return (int) Math.min(state.length - 1, offset / rangeBytes);
     }
 
-    boolean todo(int range) {
-        return state[range] == TODO;
+    /** The first range holding bytes [offset, offset + length) that is still to start, or -1. */
+    int firstTodo(long offset, long length) {
+        for (int r = rangeOf(offset), last = lastRange(offset, length); r <= last; r++) {
+            if (state[r] == TODO) {
+                return r;
+            }
+        }
+        return -1;
+    }
+
+    private int lastRange(long offset, long length) {
+        return rangeOf(offset + Math.max(length, 1) - 1);
     }
 
     void started(int range) {
@@ -69,8 +79,7 @@ final class PullFile {
 
     /** Whether bytes [offset, offset + length) are all in DONE ranges. */
     boolean covers(long offset, long length) {
-        int last = rangeOf(offset + Math.max(length, 1) - 1);
-        for (int r = rangeOf(offset); r <= last; r++) {
+        for (int r = rangeOf(offset), last = lastRange(offset, length); r <= last; r++) {
             if (state[r] != DONE) {
                 return false;
             }

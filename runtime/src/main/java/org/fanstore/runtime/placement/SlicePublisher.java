@@ -85,13 +85,7 @@ public final class SlicePublisher implements AutoCloseable {
     private int publishStripe(int stripe, int stripes) {
         int count = 0;
         for (int i = stripe; i < bodies.entries() && !closed; i += stripes) {
-            try {
-                if (!map.published(i) && publish(i)) {
-                    count++;
-                }
-            } catch (IOException e) {
-                // CorruptBodyException: BodyCheck named it in the log; the other files are still good
-            }
+            count += publishQuietly(i);
         }
         return count;
     }
@@ -101,16 +95,19 @@ public final class SlicePublisher implements AutoCloseable {
         int count = 0;
         for (int i = 0; i < bodies.entries() && !closed; i++) {
             if (bodies.partition(i) == p) {
-                try {
-                    if (!map.published(i) && publish(i)) {
-                        count++;
-                    }
-                } catch (IOException e) {
-                    // as in publishAll
-                }
+                count += publishQuietly(i);
             }
         }
         return count;
+    }
+
+    /** 1 if entry i is published now and was not before, else 0; a corrupt body is skipped, not fatal. */
+    private int publishQuietly(int i) {
+        try {
+            return !map.published(i) && publish(i) ? 1 : 0;
+        } catch (IOException e) {
+            return 0;   // CorruptBodyException: BodyCheck named it in the log; the other files are still good
+        }
     }
 
     /** The map's slot of partition id p: regular partitions first, then broadcast ones. */

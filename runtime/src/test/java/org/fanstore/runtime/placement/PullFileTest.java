@@ -36,8 +36,10 @@ class PullFileTest {
     void theBackgroundOrderSkipsRangesReadersAlreadyStarted() {
         PullFile f = file(350);
         f.started(0);
+        assertEquals(1, f.firstTodo(50, 200), "a body over ranges 0-2: range 0 is on its way");
         f.started(2);                            // a reader's range, out of order
         assertEquals(1, f.nextTodo());
+        assertEquals(-1, f.firstTodo(200, 100), "range 2 alone: nothing left to start");
         f.started(1);
         assertEquals(3, f.nextTodo());
         f.started(3);
