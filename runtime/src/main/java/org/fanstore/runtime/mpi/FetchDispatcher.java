@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -13,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import mpi.MPI;
 import mpi.Request;
 import mpi.Status;
+import org.fanstore.runtime.shm.BackgroundPriority;
 
 /**
  * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
@@ -43,6 +45,8 @@ final class FetchDispatcher {
     private final FetchSource source;
     private final JobSecret secret;
     private final ExecutorService workers;
+    /** Serves background pull ranges at a lower CPU priority (BackgroundPriority), so readers' replies go first. */
+    private final ExecutorService background;
     private final Thread dispatcher;
     private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
     private volatile Throwable failure;
@@ -59,6 +63,16 @@ final class FetchDispatcher {
         this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
                 new PriorityBlockingQueue<>(), r -> {
                     Thread t = new Thread(r, "fanstore-fetch-worker-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        AtomicInteger b = new AtomicInteger();
+        this.background = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
+                new LinkedBlockingQueue<>(), r -> {
+                    Thread t = new Thread(() -> {
+                        BackgroundPriority.lowerCurrentThread();
+                        r.run();
+                    }, "fanstore-fetch-background-" + b.incrementAndGet());
                     t.setDaemon(true);
                     return t;
                 });
@@ -90,12 +104,15 @@ final class FetchDispatcher {
             }
         }
         workers.shutdown();
+        background.shutdown();
         try {
             workers.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            background.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         workers.shutdownNow();
+        background.shutdownNow();
         return !dispatcher.isAlive();
     }
 
@@ -150,14 +167,18 @@ final class FetchDispatcher {
                 if (reader && hook != null) {
                     hook.run();
                 }
-                workers.execute(new Job(reader, arrivals.getAndIncrement(), reader ? () -> {
+                if (!reader) {
+                    background.execute(() -> serve(request));
+                    continue;
+                }
+                workers.execute(new Job(true, arrivals.getAndIncrement(), () -> {
                     long started = System.nanoTime();
                     long firstSent = serve(request);
                     ServeTimes times = serveTimes;
                     if (times != null && firstSent != 0) {
                         times.readerServed(started - received, firstSent - started);
                     }
-                } : () -> serve(request)));
+                }));
             }
         } catch (Throwable t) {
             failure = t;
@@ -165,11 +186,11 @@ final class FetchDispatcher {
     }
 
     /**
-     * A queued request. Whole-object fetches, and ranges a reader rides, are readers waiting in open(); other
-     * range fetches are background pulls
-     * (PartitionPuller: up to 3 in flight per pulling peer, so with 3+ peers pulling they fill the queue). Readers'
-     * requests are served first, each class in arrival order; a pull range waits only while readers' requests
-     * keep every worker busy, and those are bounded by the peers' reader threads.
+     * A queued reader request: whole-object fetches, and ranges a reader rides, are readers waiting in open(),
+     * served in arrival order by their own workers. Background pull ranges (PartitionPuller: up to 3 in flight per
+     * pulling peer) never queue here: they go to the background workers, which run at a lower CPU priority, so on a
+     * busy node a reader's reply is not queued nor starved behind a pull's. The ordering still puts a reader
+     * before a stranger's refusal.
      */
     private record Job(boolean reader, long arrival, Runnable work) implements Runnable, Comparable<Job> {
         @Override

@@ -30,6 +30,7 @@ import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.shm.BackgroundPriority;
 
 /**
  * Makes remote files local: after ready, copies the regular partitions this node does not hold from their
@@ -93,7 +94,9 @@ public final class PartitionPuller implements AutoCloseable {
     private final Duration timeout;
     private final Path shmDir;
     private final boolean verbose;
+    /** Background ranges, on threads at a lower CPU priority (BackgroundPriority); readers' ranges: readerChunks. */
     private final ExecutorService chunks;
+    private final ExecutorService readerChunks;
     private final Thread thread;
     private volatile boolean stopping;
     private volatile boolean allLocal;
@@ -145,7 +148,16 @@ public final class PartitionPuller implements AutoCloseable {
                 size)).thenComparingInt(PartitionInfo::index));
         AtomicInteger n = new AtomicInteger();
         this.chunks = Executors.newFixedThreadPool(IN_FLIGHT, r -> {
-            Thread t = new Thread(r, "fanstore-pull-" + n.incrementAndGet());
+            Thread t = new Thread(() -> {
+                BackgroundPriority.lowerCurrentThread();
+                r.run();
+            }, "fanstore-pull-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        AtomicInteger u = new AtomicInteger();
+        this.readerChunks = Executors.newFixedThreadPool(IN_FLIGHT, r -> {
+            Thread t = new Thread(r, "fanstore-pull-reader-" + u.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -404,7 +416,7 @@ public final class PartitionPuller implements AutoCloseable {
         f.started(range);
         inFlight++;
         try {
-            chunks.execute(() -> {
+            (forReader ? readerChunks : chunks).execute(() -> {
                 IOException failure = null;
                 try {
                     fetchRange(f.info, f.channel, f.position(range), f.length(range), forReader);
@@ -574,6 +586,7 @@ public final class PartitionPuller implements AutoCloseable {
             Thread.currentThread().interrupt();  // shutting down anyway: let the caller see the interrupt
         }
         chunks.shutdownNow();
+        readerChunks.shutdownNow();
         synchronized (lock) {
             for (FileChannel c : opened) {
                 try {
