@@ -337,9 +337,14 @@ class FaultsTest {
     }
 
     static boolean gone(String job) {
+        return gone(job, work);
+    }
+
+    /** Whether the job's shared memory and its directory under {@code localDir} are gone. */
+    static boolean gone(String job, Path localDir) {
         try {
             return !Files.exists(JobLayout.sharedMemoryView(job).shmRoot())
-                    && !Files.exists(RankDirectory.JOB_ROOT.in(work, JobLayout.currentUid(), job));
+                    && !Files.exists(RankDirectory.JOB_ROOT.in(localDir, JobLayout.currentUid(), job));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -371,16 +376,22 @@ class FaultsTest {
         }
 
         static Job start(Map<String, String> env, List<String> options, String shellCommand) throws IOException {
+            return start(data, work, env, options, shellCommand);
+        }
+
+        /** A job on {@code dataset}, node-local files under {@code localDir}. */
+        static Job start(Path dataset, Path localDir, Map<String, String> env, List<String> options,
+                         String shellCommand) throws IOException {
             // A shell without job control starts background jobs with SIGINT ignored, and the launcher rightly
             // keeps an inherited "ignore": undo it so ^C tests do not depend on how the suite was started.
             List<String> cmd = new ArrayList<>(List.of("env", "--default-signal=INT",
                     FanstoreProcess.repo().resolve("fanstore").toString(), "run",
-                    "--data", data.toString(), "--local-dir", work.toString()));
+                    "--data", dataset.toString(), "--local-dir", localDir.toString()));
             cmd.addAll(options);
             cmd.addAll(List.of("--", "sh", "-c", shellCommand));
-            Path out = Files.createTempFile(work, "stdout", ".txt");
-            Path err = Files.createTempFile(work, "stderr", ".txt");
-            ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile())
+            Path out = Files.createTempFile(localDir, "stdout", ".txt");
+            Path err = Files.createTempFile(localDir, "stderr", ".txt");
+            ProcessBuilder pb = new ProcessBuilder(cmd).directory(localDir.toFile())
                     .redirectOutput(out.toFile()).redirectError(err.toFile());
             pb.environment().putAll(env);
             return new Job(pb.start(), env.getOrDefault("FANSTORE_JOB_ID", ""), out, err);
