@@ -193,18 +193,23 @@ for s in ${mn_sizes[*]}; do
 done
 EOF
 chmod +x "$work/mn.sh"
-for n in 1 2 4; do
-  rm -rf "$work/rdv"; mkdir -p "$work/rdv"; jp=()
+mn_job() { # mn_job RANKS on|off: every rank reads the whole dataset; its logs in $work/mn$RANKS$SUFFIX-*
+  local n=$1 mode=$2 sfx; sfx=$([ "$2" = on ] && echo -pull || echo ""); local -a jp=()
+  rm -rf "$work/rdv"; mkdir -p "$work/rdv"
   for r in $(seq 0 $((n - 1))); do
-    in_ns "$r" env PMI_RANK="$r" PMI_SIZE="$n" PMI_JOBID="$tag-mn$n" FANSTORE_VERBOSE=1 \
+    in_ns "$r" env PMI_RANK="$r" PMI_SIZE="$n" PMI_JOBID="$tag-mn$n$sfx" FANSTORE_VERBOSE=1 \
       "$fs" run --data "$work/mn.fs" --local-dir "$work/node$r" --rendezvous-dir "$work/rdv" --unpack eager \
-      --prefetch off --cache-mb $(( mib * 8 )) --stats "$work/mn$n-stats.json" -- "$work/mn.sh" > "$work/mn$n-$r.out" 2> "$work/mn$n-$r.err" &
+      --prefetch "$mode" --cache-mb $(( mib * 8 )) --stats "$work/mn$n$sfx-stats.json" -- "$work/mn.sh" \
+      > "$work/mn$n$sfx-$r.out" 2> "$work/mn$n$sfx-$r.err" &
     jp+=($!); pids+=($!)
   done
-  ok=1; for j in "${jp[@]}"; do wait "$j" || ok=0; done
-  [ $ok = 1 ] || say "FAILED: a rank of the $n-rank job exited non-zero (see $log)"
-  cat "$work"/mn$n-*.out "$work"/mn$n-*.err >> "$log"
-  cat "$work"/mn$n-*.out | read_rows multinode "$n"
+  local ok=1; for j in "${jp[@]}"; do wait "$j" || ok=0; done
+  [ $ok = 1 ] || say "FAILED: a rank of the $n-rank job (--prefetch $mode) exited non-zero (see $log)"
+  cat "$work"/mn$n$sfx-*.out "$work"/mn$n$sfx-*.err >> "$log"
+  cat "$work"/mn$n$sfx-*.out | read_rows "multinode$sfx" "$n"
+}
+for n in 1 2 4; do
+  mn_job "$n" off
   # where remote opens spent their time (docs/stats.md, remote_open_stages_us; rank 0's launcher wrote it)
   "$py" - "$work/mn$n-stats.json" <<'PY' 2>>"$log" | while read -r k v; do emit stages mn all "$n" 2 first "$k" "$v"; done
 import json, sys
@@ -223,6 +228,10 @@ PY
     emit multinode fanstore all "$n" 2 "rank$r" local_share "$(awk -v n="$n" -v r="$r" '$1=="partition"{t+=$6; if ($2 % n == r) l+=$6} END{printf "%.4f", l/t}' "$work/mn.fs/manifest.txt")"
   done
 done
+# The default, --prefetch on: each rank also pulls every partition it does not hold, readers ride those pulls
+# (first pass), and warm passes read what has become local.
+say "several nodes again with the default --prefetch on: 2 and 4 ranks"
+for n in 2 4; do mn_job "$n" on; done
 emit multinode fanstore all - - - netns $netns
 # raw MPJ Send/Recv between two namespaces (RemoteFetchBench: raw and through RemoteFetcher)
 say "MPJ Send/Recv between two namespaces"

@@ -168,7 +168,7 @@ p("\nLoad of the tree (2 ranks): ready in %s ms (slowest rank), all-gather %s ms
                                   (g("load", "tree", "-", "2", "-", "rank0", "entries") or 1))))
 
 # ---- several nodes ----
-p("### Several nodes (Figures 5-6): 1, 2, 4 ranks, each reading the whole dataset (2 threads), `--prefetch off`\n")
+p("### Several nodes (Figures 5-6): 1, 2, 4 ranks, each reading the whole dataset (2 threads), `--prefetch off` (the default, `on`, below)\n")
 p("| size | ranks | pass | aggregate files/s | aggregate MB/s | local share per rank | vs 1 rank | efficiency (per rank vs 1 rank) | where remote opens spent their time |")
 p("|---|---|---|---|---|---|---|---|---|")
 EFFICIENCY_GOAL = 0.86  # the paper's 4 nodes at 128 KB
@@ -219,6 +219,21 @@ p("\nAll ranks share this host's %s cores, so aggregate rates cannot grow with r
   "remote opens of that job (`remote_open_stages_us` in its stats JSON, every size together; docs/stats.md). 'first' = one pass right after ready (remote files fetched), 'warm' = "
   "%s passes, the last reported (remote files from the rank's tmpfs cache). Paper: 4 nodes at 86%% of one "
   "node's files/s at 128 KB.\n" % (machine.get("cores"), 3))
+p("With the default `--prefetch on`: each rank also pulls every partition it does not hold (at a lower CPU "
+  "priority), first-pass readers ride those pulls, warm passes follow right after (while or after the pulls):\n")
+p("| size | ranks | pass | aggregate files/s | aggregate MB/s | vs 1 rank | vs `--prefetch off`, same ranks |")
+p("|---|---|---|---|---|---|---|")
+for s in SIZES:
+    for ps in ("first", "warm"):
+        for n in (2, 4):
+            fr = [g("multinode-pull", "rank%d" % r, s, str(n), "2", ps, "files_per_s") for r in range(n)]
+            mr = [g("multinode-pull", "rank%d" % r, s, str(n), "2", ps, "MB_per_s") for r in range(n)]
+            if None in fr:
+                continue
+            mn[(s, ps + "-pull", n)] = (sum(fr), sum(mr))
+            p("| %s | %d | %s | %s | %s | %s | %s |" % (s, n, ps, fmt(sum(fr)), fmt(sum(mr)),
+              ratio(sum(fr), mn.get((s, ps, 1), (None,))[0]), ratio(sum(fr), mn.get((s, ps, n), (None,))[0])))
+p("")
 p("Raw MPJ Send/Recv and RemoteFetcher between two namespaces (RemoteFetchBench, 508 KiB chunks, 512 KiB "
   "protocol switch limit), MB/s:\n")
 p("| message | raw Send/Recv | RemoteFetcher | fetch / raw |\n|---|---|---|---|")
