@@ -97,6 +97,12 @@ public final class PartitionPuller implements AutoCloseable {
     /** Background ranges, on threads at a lower CPU priority (BackgroundPriority); readers' ranges: readerChunks. */
     private final ExecutorService chunks;
     private final ExecutorService readerChunks;
+    /**
+     * Checks and publishes complete pull files (a whole-partition CRC, the rename, its slices): heavy and nobody
+     * waits on it (riders read the pull file until then), so it runs at background priority and off the scheduler,
+     * which meanwhile keeps starting riders' ranges.
+     */
+    private final ExecutorService publisher;
     private final Thread thread;
     private volatile boolean stopping;
     private volatile boolean allLocal;
@@ -155,6 +161,14 @@ public final class PartitionPuller implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.publisher = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(() -> {
+                BackgroundPriority.lowerCurrentThread();
+                r.run();
+            }, "fanstore-pull-publish");
+            t.setDaemon(true);
+            return t;
+        });
         AtomicInteger u = new AtomicInteger();
         this.readerChunks = Executors.newFixedThreadPool(IN_FLIGHT, r -> {
             Thread t = new Thread(r, "fanstore-pull-reader-" + u.incrementAndGet());
@@ -193,8 +207,6 @@ public final class PartitionPuller implements AutoCloseable {
         for (PartitionInfo p : order) {
             left.put(p.index(), p);
         }
-        int kept = 0;
-        long bytes = 0;
         try {
             FileStore store = Files.getFileStore(partsDir);
             List<PullFile> complete = new ArrayList<>();
@@ -221,12 +233,7 @@ public final class PartitionPuller implements AutoCloseable {
                     abandon(l.file(), l.failure());
                 }
                 for (PullFile f : complete) {
-                    if (publish(f)) {
-                        kept++;
-                        bytes += f.info.bytes();
-                        pulledPartitions = kept;
-                        pulledBytes = bytes;
-                    }
+                    publisher.execute(() -> publish(f));   // f stays in active until published: the loop waits
                 }
                 complete.clear();
                 failed.clear();
@@ -240,7 +247,7 @@ public final class PartitionPuller implements AutoCloseable {
             discardUnfinished();
         }
         if (!stopping) {
-            report(kept, bytes, (System.nanoTime() - started) / 1e9);
+            report(pulledPartitions, pulledBytes, (System.nanoTime() - started) / 1e9);
         }
     }
 
@@ -435,10 +442,14 @@ public final class PartitionPuller implements AutoCloseable {
         }
     }
 
-    /** Checks the whole file, renames it into place and makes it a local partition; false if it failed. */
+    /**
+     * Checks the whole file, renames it into place and makes it a local partition; false if it failed. Runs on
+     * the publisher thread.
+     */
     private boolean publish(PullFile f) {
         Path target = partsDir.resolve(f.info.fileName());
         boolean published = false;
+        boolean usable = false;
         try {
             check(f.info, f.channel);
             Files.move(f.tmp, target, StandardCopyOption.ATOMIC_MOVE);
@@ -448,6 +459,7 @@ public final class PartitionPuller implements AutoCloseable {
             if (added != null) {
                 added.accept(f.info.index());   // its files become slices (docs/slices.md)
             }
+            usable = true;
             return true;
         } catch (IOException | RuntimeException e) {
             if (!published) {
@@ -459,6 +471,10 @@ public final class PartitionPuller implements AutoCloseable {
             return false;
         } finally {
             synchronized (lock) {
+                if (usable) {
+                    pulledPartitions++;           // under the lock, before active empties: run() reports them
+                    pulledBytes += f.info.bytes();
+                }
                 active.remove(f.info.index());
                 planned.remove(f.info.index());
                 lock.notifyAll();
@@ -587,6 +603,12 @@ public final class PartitionPuller implements AutoCloseable {
         }
         chunks.shutdownNow();
         readerChunks.shutdownNow();
+        publisher.shutdown();
+        try {
+            publisher.awaitTermination(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         synchronized (lock) {
             for (FileChannel c : opened) {
                 try {
