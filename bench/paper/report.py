@@ -95,7 +95,7 @@ for s in SIZES:
             fm("fanstore-lz4", "first"), fm("fanstore-lz4", "warm"), ratio(lz, nt, 0.9), ratio(lz, fs)))
 p("\nGoals named: >= 0.97x native (issue: the shim), >= 10x bindfs at 128 KiB, LZ4 warm >= 0.9x native (issue: "
   "multi-node reads). Cold = one pass right after dropping the page cache (native: the source tree; fanstore: "
-  "its unpacked copies).\n")
+  "its unpacked copies). Warm = the median of the passes after the first (5 passes; `READER_REPORT=median`).\n")
 
 # Where a single-node goal is missed: what this run's own measurements account for. The shim's cost per file is
 # its open+close over native's minus the stat it answers from the table (the micro-benchmarks below); a pass lasts
@@ -141,7 +141,7 @@ if why:
 p("### Metadata\n")
 tree = g("meta", "tree", "-", "-", "-", "-", "files")
 p("Tree: %s files in 2,002 directories (1,000 train + 1,000 val classes)%s; stat = `reader stat` over every "
-  "file of the tree (3 passes, last reported); fanstore = 2 ranks, the commands on rank 0.\n" % (
+  "file of the tree (3 passes, the slower of the 2 after the first); fanstore = 2 ranks, the commands on rank 0.\n" % (
       fmt(tree), "" if tree and tree >= 1.2e6 else " (**--quick: smaller than the paper's 1.3M entries**)"))
 p("| measure | native | bindfs | fanstore | vs native | vs bindfs |\n|---|---|---|---|---|---|")
 for label, metric, hib in (("stat/s", "stat_per_s", True), ("os.walk + stat, entries/s", "walk_per_s", True),
@@ -217,8 +217,8 @@ p("\nAll ranks share this host's %s cores, so aggregate rates cannot grow with r
   "from the placement (files of the partitions the rank holds, `p %% N == r`); counted per-open statistics "
   "come with `--stats`; where a row misses the paper's efficiency, the last column names the largest stage of the "
   "remote opens of that job (`remote_open_stages_us` in its stats JSON, every size together; docs/stats.md). 'first' = one pass right after ready (remote files fetched), 'warm' = "
-  "%s passes, the last reported (remote files from the rank's tmpfs cache). Paper: 4 nodes at 86%% of one "
-  "node's files/s at 128 KB.\n" % (machine.get("cores"), 3))
+  "%s passes, the median after the first reported (remote files from the rank's tmpfs cache). Paper: 4 nodes at 86%% of one "
+  "node's files/s at 128 KB.\n" % (machine.get("cores"), 5))
 p("With the default `--prefetch on`: each rank also pulls every partition it does not hold (at a lower CPU "
   "priority), first-pass readers ride those pulls, warm passes follow right after (while or after the pulls):\n")
 p("| size | ranks | pass | aggregate files/s | aggregate MB/s | vs 1 rank | vs `--prefetch off`, same ranks |")
