@@ -42,6 +42,7 @@ import org.fanstore.runtime.output.OutputJournal;
 import org.fanstore.runtime.output.OutputService;
 import org.fanstore.runtime.output.OutputStaging;
 import org.fanstore.runtime.placement.BodyCheck;
+import org.fanstore.runtime.placement.DecodedArenas;
 import org.fanstore.runtime.placement.IndexRecord;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
@@ -207,6 +208,12 @@ final class NodeRuntime implements AutoCloseable {
         SlicePublisher slices = new SlicePublisher(ns.table(), ns.bodies(), local, check, sliceMap,
                 manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
         toClose.add(0, slices);
+        if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
+            // LZ4 partitions this node holds are decoded once into copies read as slices (DecodedArenas)
+            DecodedArenas decoded = DecodedArenas.create(ns.table(), ns.bodies(), local, check, config.rank());
+            toClose.add(decoded);
+            slices.attach(decoded);
+        }
         open.attach(slices);
         if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
             // Before the server and the barrier, so the pass has a head start on the first readers; every core:

@@ -23,16 +23,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Issue 8, never a wrong answer under cache pressure: one rank serves 16 LZ4 files of 1.2-1.8 MiB, all of them
- * decoded into the tmpfs cache, to 4 forked reader processes of 2 threads each (real shim, real runtime), each
- * thread reading every file 3 times in its own random order and comparing its SHA-256 with the source's. With a
- * 3 MiB cache (one or two files fit) the cache evicts between answers and opens all the time: before the pins a
- * file evicted there was asked for 3 times, then the reader got ENOENT (tests/load/cache_evict_race.sh: 40% of
- * the opens at this size). With a 1 MiB cache every file is larger than the whole cache and must still be served
- * (a copy per open), where it used to be EIO. A sampler in the first process watches the cache directory
- * (counting each inode once) for the bound: capacity, or the one oversized file being written, plus at most one
- * pinned file per reader; after the readers it must be back within the capacity; the runtime's statistics must
- * show the evictions (or the copies) and the pins.
+ * Issue 8, never a wrong answer under cache pressure: one rank serves 16 LZ4 files of 1.2-1.8 MiB, all of them decoded
+ * into the tmpfs cache (--unpack eager: no decoded copies, docs/slices.md; the cache also serves pulled and remote LZ4
+ * files, and mmap or fdopen of any LZ4 file), to 4 forked reader processes of 2 threads each (real shim, real
+ * runtime), each thread reading every file 3 times in its own random order and comparing its SHA-256 with the
+ * source's. With a 3 MiB cache (one or two files fit) the cache evicts between answers and opens all the time: before
+ * the pins a file evicted there was asked for 3 times, then the reader got ENOENT (tests/load/cache_evict_race.sh: 40%
+ * of the opens at this size). With a 1 MiB cache every file is larger than the whole cache and must still be served (a
+ * copy per open), where it used to be EIO. A sampler in the first process watches the cache directory (counting each
+ * inode once) for the bound: capacity, or the one oversized file being written, plus at most one pinned file per
+ * reader; after the readers it must be back within the capacity; the runtime's statistics must show the evictions (or
+ * the copies) and the pins.
  */
 class CacheEvictionTest {
     private static final int FILES = 16;
@@ -79,7 +80,8 @@ class CacheEvictionTest {
         String job = "tevict" + cacheMb + "x" + System.nanoTime();
         Path json = work.resolve(job + ".json");
         FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120,
-                "run", "--ranks", "1", "--cache-mb", Integer.toString(cacheMb), "--data", data.toString(),
+                "run", "--ranks", "1", "--unpack", "eager", "--cache-mb", Integer.toString(cacheMb), "--data",
+                data.toString(),
                 "--local-dir", work.toString(), "--stats", json.toString(), "--", "/usr/bin/python3",
                 reader.toString(), "/fanstore/ds", listing.toString(), Integer.toString(PROCESSES),
                 Integer.toString(THREADS), Integer.toString(PASSES)));

@@ -212,8 +212,17 @@ public final class OpenService implements RequestHandler {
      */
     private void slice(SlicePublisher sp, int index, OpenTimer responder) {
         try {
-            responder.kind(OpenKind.LOCAL, table.size(index));
-            if (sp.publish(index)) {
+            int got = sp.publishFor(index);
+            boolean raw = bodies.codec(index) == PartitionDescriptor.CODEC_RAW;
+            if (got == SlicePublisher.DECODED_SLICE && !raw) {
+                // this open decoded it into its partition's decoded copy: a decompression, of its stored bytes
+                responder.kind(OpenKind.DECOMPRESSED, bodies.storedLength(index));
+            } else {
+                // what this open had the runtime read: the body it checked (or copied), nothing if another did
+                boolean readNothing = got == SlicePublisher.SLICE && sp.decoded(index);
+                responder.kind(OpenKind.LOCAL, readNothing ? 0 : table.size(index));
+            }
+            if (got != SlicePublisher.NOT_SLICE) {
                 responder.ok(NO_PATH);
                 return;
             }

@@ -1,6 +1,7 @@
 package org.fanstore.runtime.placement;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.fanstore.prep.format.FileModes;
@@ -28,6 +29,7 @@ public final class SlicePublisher implements AutoCloseable {
     private final boolean enabled;
     private final AtomicBoolean warnedLongPath = new AtomicBoolean();
     private volatile boolean closed;
+    private volatile DecodedArenas arenas;
     private volatile Thread[] background = new Thread[0];
 
     public SlicePublisher(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check, SliceMap map,
@@ -41,14 +43,37 @@ public final class SlicePublisher implements AutoCloseable {
         this.enabled = enabled;
     }
 
-    /** Whether entry index can be a slice now (its partition copy is here and its body is stored raw). */
+    /**
+     * From now on the entries of partitions with a decoded copy are published as slices of that copy, decoded first
+     * (every entry of such a partition: the map has one path per partition).
+     */
+    public void attach(DecodedArenas decoded) {
+        this.arenas = decoded;
+    }
+
+    /**
+     * Whether entry index can be a slice now: its partition copy is here and its body is stored raw, or its
+     * partition has a decoded copy.
+     */
     public boolean publishable(int index) {
         if (!enabled || index < 0 || index >= bodies.entries()) {
             return false;
         }
         int p = bodies.partition(index);
-        return p != BodyIndex.NO_BODY && bodies.codec(index) == PartitionDescriptor.CODEC_RAW
-                && FileModes.isRegular(table.mode(index)) && local.holds(p) && slot(p) < map.slots();
+        if (p == BodyIndex.NO_BODY || !FileModes.isRegular(table.mode(index)) || !local.holds(p)
+                || slot(p) >= map.slots()) {
+            return false;
+        }
+        DecodedArenas a = arenas;
+        return bodies.codec(index) == PartitionDescriptor.CODEC_RAW || a != null && a.covers(p);
+    }
+
+
+    /** Whether entry index is served from its partition's decoded copy rather than the partition copy. */
+    public boolean decoded(int index) {
+        DecodedArenas a = arenas;
+        int p = bodies.partition(index);
+        return a != null && p != BodyIndex.NO_BODY && a.covers(p);
     }
 
     /**
@@ -56,24 +81,46 @@ public final class SlicePublisher implements AutoCloseable {
      * Throws CorruptBodyException (logged once by BodyCheck) for a body that fails its check.
      */
     public boolean publish(int index) throws IOException {
+        return publishFor(index) != NOT_SLICE;
+    }
+
+    /** {@link #publishFor}: cannot be a slice. */
+    public static final int NOT_SLICE = 0;
+    /** {@link #publishFor}: published, and this call decoded nothing. */
+    public static final int SLICE = 1;
+    /** {@link #publishFor}: published after this call decoded it into its partition's decoded copy. */
+    public static final int DECODED_SLICE = 2;
+
+    /** {@link #publish}, saying whether this call decoded the entry (an open's statistics count that as a decode). */
+    public int publishFor(int index) throws IOException {
         if (map.published(index)) {
-            return true;
+            return SLICE;
         }
         if (!publishable(index)) {
-            return false;
+            return NOT_SLICE;
         }
         int p = bodies.partition(index);
-        if (!map.publishSlot(slot(p), local.file(p))) {
+        DecodedArenas a = arenas;
+        boolean fromDecoded = a != null && a.covers(p);
+        Path copy = fromDecoded ? a.path(p) : local.file(p);
+        if (!map.publishSlot(slot(p), copy)) {
             // the copy's path does not fit the map: no body check spent on an entry never sliced
             if (!warnedLongPath.getAndSet(true)) {
-                System.err.println("fanstore: the partition copy " + local.file(p) + " has a path longer than "
+                System.err.println("fanstore: the partition copy " + copy + " has a path longer than "
                         + SliceMap.PATH_MAX + " bytes, so its files are copied out on first open (slower); a"
                         + " shorter --local-dir avoids it");
             }
-            return false;
+            return NOT_SLICE;
+        }
+        if (fromDecoded) {
+            int got = a.ensure(index);
+            if (got == DecodedArenas.UNSERVED || !map.publish(index, slot(p), copy, a.offset(index))) {
+                return NOT_SLICE;
+            }
+            return got == DecodedArenas.DECODED ? DECODED_SLICE : SLICE;
         }
         check.verify(index);
-        return map.publish(index, slot(p), local.file(p), bodies.bodyOffset(index));
+        return map.publish(index, slot(p), copy, bodies.bodyOffset(index)) ? SLICE : NOT_SLICE;
     }
 
     /** Publishes every publishable entry not published yet, in table order; returns how many it published. */

@@ -1,0 +1,301 @@
+package org.fanstore.runtime.placement;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.zip.CRC32C;
+import org.fanstore.prep.format.Lz4Chunked;
+import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.runtime.metadata.MetadataTable;
+
+/**
+ * Decoded copies of this node's compressed partitions, read as slices (docs/slices.md, "compressed partitions").
+ * A first open of an LZ4 file used to make a new tmpfs file per open (decode, create, write, rename), and the kernel's
+ * part of that alone (bench/native/tmpfs-floor.c) ran at half LZ4-java's decode rate on this machine. Here each
+ * compressed partition copy {@code part-N.fsp} this node holds gets one sparse file beside it, {@code part-N.fsp.raw},
+ * holding every entry's raw bytes at a fixed offset (entries in index order, each from a 4 KiB boundary, so no page is
+ * shared by two files). An entry is decoded into its place once, its CRC32C checked on the decoded bytes
+ * ({@link BodyCheck#settle}), and only then published as a slice of that file; the slot of partition N in
+ * slices.map names the decoded file, so every entry of such a partition (raw-stored ones too) is served from it.
+ *
+ * <p>Who decodes: the background slice pass ({@link SlicePublisher#startBackground}), and an open that gets there
+ * first. Two callers of one entry decode it once: the second waits for the first (bounded).
+ *
+ * <p>Room: all decoded copies are made only if the local file system keeps max(10% of its size, 1 GiB) free after
+ * them (the rule of --local-capacity auto); otherwise none, and LZ4 files take the per-open path as before (the log
+ * says so). A write that fails anyway (the disk filled since) leaves that entry to the per-open path, never an error.
+ */
+public final class DecodedArenas implements AutoCloseable {
+    static final int ALIGN = 4096;
+    private static final long MIN_MARGIN = 1L << 30;
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final int TODO = 0;
+    private static final int DECODING = 1;
+    private static final int DONE = 2;
+    private static final int BAD = 3;
+    private static final int UNAVAILABLE = 4;
+
+    private final MetadataTable table;
+    private final BodyIndex bodies;
+    private final LocalPartitions local;
+    private final BodyCheck check;
+    private final Map<Integer, Path> paths;
+    private final Map<Integer, FileChannel> channels;
+    private final long[] offsets;
+    private final AtomicIntegerArray state;
+    private final Object settled = new Object();
+    private final AtomicBoolean warnedWrite = new AtomicBoolean();
+    private final String logPrefix;
+
+    private DecodedArenas(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check,
+                          Map<Integer, Path> paths, Map<Integer, FileChannel> channels, long[] offsets, int rank) {
+        this.table = table;
+        this.bodies = bodies;
+        this.local = local;
+        this.check = check;
+        this.paths = paths;
+        this.channels = channels;
+        this.offsets = offsets;
+        this.state = new AtomicIntegerArray(offsets.length);
+        this.logPrefix = "fanstore rank " + rank + ": ";
+    }
+
+    /**
+     * Decoded copies for every local partition holding a compressed entry, or none (an empty set, with one log line
+     * saying why) when they would not leave the file system its margin.
+     */
+    public static DecodedArenas create(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check,
+                                       int rank) throws IOException {
+        int n = bodies.entries();
+        long[] offsets = new long[n];
+        Map<Integer, Long> ends = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            offsets[i] = -1;
+            int p = bodies.partition(i);
+            if (p != BodyIndex.NO_BODY && local.holds(p) && bodies.codec(i) != PartitionDescriptor.CODEC_RAW) {
+                ends.putIfAbsent(p, 0L);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            int p = bodies.partition(i);
+            Long end = p == BodyIndex.NO_BODY ? null : ends.get(p);
+            if (end != null) {
+                offsets[i] = end;
+                ends.put(p, end + (table.size(i) + ALIGN - 1) / ALIGN * ALIGN);
+            }
+        }
+        Map<Integer, Path> paths = new HashMap<>();
+        Map<Integer, FileChannel> channels = new HashMap<>();
+        long total = ends.values().stream().mapToLong(Long::longValue).sum();
+        if (total > 0) {
+            FileStore store = Files.getFileStore(local.file(ends.keySet().iterator().next()).getParent());
+            long margin = Math.max(store.getTotalSpace() / 10, MIN_MARGIN);
+            if (store.getUsableSpace() - margin < total) {
+                System.err.println("fanstore rank " + rank + ": the decoded copies of this node's LZ4 partitions"
+                        + " need " + total + " bytes and the local directory can spare "
+                        + Math.max(0, store.getUsableSpace() - margin) + ": LZ4 files are decoded per open instead"
+                        + " (slower first reads); a larger --local-dir avoids it");
+                java.util.Arrays.fill(offsets, -1);
+            } else {
+                for (Map.Entry<Integer, Long> e : ends.entrySet()) {
+                    Path path = local.file(e.getKey()).resolveSibling(local.file(e.getKey()).getFileName() + ".raw");
+                    FileChannel c = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                            StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+                    if (e.getValue() > 0) {
+                        c.write(ByteBuffer.wrap(new byte[1]), e.getValue() - 1);   // sparse: its length, no blocks
+                    }
+                    paths.put(e.getKey(), path);
+                    channels.put(e.getKey(), c);
+                }
+            }
+        }
+        return new DecodedArenas(table, bodies, local, check, paths, channels, offsets, rank);
+    }
+
+    /** Whether partition p's entries are served from a decoded copy. */
+    public boolean covers(int partition) {
+        return paths.containsKey(partition);
+    }
+
+    /** The decoded copy of partition p (covered). */
+    public Path path(int partition) {
+        return paths.get(partition);
+    }
+
+    /** Where entry index's raw bytes start in its partition's decoded copy. */
+    public long offset(int index) {
+        return offsets[index];
+    }
+
+    /** {@link #ensure}: the entry cannot be served from the decoded copy (the per-open path serves it). */
+    public static final int UNSERVED = 0;
+    /** {@link #ensure}: present and checked before this call, or decoded meanwhile by another caller. */
+    public static final int PRESENT = 1;
+    /** {@link #ensure}: this call decoded it (the open that did is counted as a decompression). */
+    public static final int DECODED = 2;
+
+    /**
+     * Makes entry index's raw bytes present and checked in the decoded copy: {@link #PRESENT}, {@link #DECODED}, or
+     * {@link #UNSERVED} when they cannot be (a write failed: the per-open path serves it). Throws
+     * CorruptBodyException for a body that fails its CRC32C (logged once by BodyCheck), IOException when a
+     * concurrent decode of it outlasts the wait.
+     */
+    public int ensure(int index) throws IOException {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        while (true) {
+            int s = state.get(index);
+            if (s == DONE) {
+                return PRESENT;
+            }
+            if (s == UNAVAILABLE || offsets[index] < 0) {
+                return UNSERVED;
+            }
+            if (s == BAD) {
+                check.verify(index);             // throws: the body failed before
+                return UNSERVED;
+            }
+            if (s == TODO && state.compareAndSet(index, TODO, DECODING)) {
+                return decode(index) ? DECODED : UNSERVED;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new IOException("decoding " + name(index) + " took over " + WAIT_NANOS / 1_000_000_000L + " s");
+            }
+            try {
+                synchronized (settled) {
+                    if (state.get(index) == DECODING) {
+                        TimeUnit.NANOSECONDS.timedWait(settled, Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+                    }
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while " + name(index) + " was decoded", e);
+            }
+        }
+    }
+
+    private boolean decode(int index) throws IOException {
+        int outcome = UNAVAILABLE;
+        try {
+            int p = bodies.partition(index);
+            CRC32C crc = new CRC32C();
+            boolean raw = bodies.codec(index) == PartitionDescriptor.CODEC_RAW;
+            Sink out = new Sink(channels.get(p), offsets[index], raw ? crc : null);   // LZ4: the decoder sums
+            FileChannel in = local.channel(p);
+            try {
+                if (raw) {
+                    long done = 0;
+                    long length = bodies.storedLength(index);
+                    while (done < length) {
+                        long n = in.transferTo(bodies.bodyOffset(index) + done, length - done, out);
+                        if (n <= 0) {
+                            throw new IOException("the partition ends inside its body");
+                        }
+                        done += n;
+                    }
+                } else {
+                    Lz4Chunked.decodeTo(in, bodies.bodyOffset(index), bodies.storedLength(index), table.size(index),
+                            out, crc);
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                if (out.failure != null) {
+                    throw out.failure;           // the decoded copy's disk, not the body: the per-open path
+                }
+                outcome = BAD;
+                check.verify(index);             // names the bad body in the log and throws
+                outcome = UNAVAILABLE;           // the body is fine after all: leave it to the per-open path
+                throw new IOException(e.getMessage(), e);
+            }
+            if (out.written != table.size(index)) {
+                outcome = BAD;
+                throw new CorruptBodyException(name(index) + " decodes to " + out.written + " bytes, its entry says "
+                        + table.size(index) + "; not served (readers get EIO)");
+            }
+            outcome = BAD;
+            check.settle(index, (int) crc.getValue());   // throws CorruptBodyException, logged once
+            outcome = DONE;
+            return true;
+        } catch (CorruptBodyException e) {
+            throw e;
+        } catch (IOException e) {
+            if (!warnedWrite.getAndSet(true)) {
+                System.err.println(logPrefix + "cannot write " + name(index) + " into the decoded copy of its"
+                        + " partition (" + e.getMessage() + "); such files are decoded per open instead");
+            }
+            return false;
+        } finally {
+            state.set(index, outcome);
+            synchronized (settled) {
+                settled.notifyAll();
+            }
+        }
+    }
+
+    private String name(int index) {
+        return new String(table.key(index), StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() {
+        for (FileChannel c : channels.values()) {
+            try {
+                c.close();
+            } catch (IOException e) {
+                // the job is ending; the directory goes with it
+            }
+        }
+    }
+
+    /** Writes at a position of the decoded copy, CRC32C of every byte on the way; keeps a write failure apart. */
+    private static final class Sink implements WritableByteChannel {
+        private final FileChannel out;
+        private final CRC32C crc;
+        private long at;
+        private long written;
+        private IOException failure;
+
+        Sink(FileChannel out, long position, CRC32C crc) {
+            this.out = out;
+            this.at = position;
+            this.crc = crc;
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            int n = src.remaining();
+            if (crc != null) {
+                crc.update(src.duplicate());
+            }
+            try {
+                while (src.hasRemaining()) {
+                    at += out.write(src, at);
+                }
+            } catch (IOException e) {
+                failure = e;
+                throw e;
+            }
+            written += n;
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+}
