@@ -100,7 +100,6 @@ p("\nGoals named: >= 0.97x native (issue: the shim), >= 10x bindfs at 128 KiB, L
 # Where a single-node goal is missed: what this run's own measurements account for. The shim's cost per file is
 # its open+close over native's minus the stat it answers from the table (the micro-benchmarks below); a pass lasts
 # files / rate, and a pass of a few milliseconds moves by tens of percent between runs.
-LOCAL_CACHE_MIN = 1 << 20  # MaterializedCache.LOCAL_MIN_BYTES: smaller materialised files live in tmpfs
 BYTES = {"128K": 128 << 10, "512K": 512 << 10, "2M": 2 << 20, "8M": 8 << 20}
 so, no = g("shim", "shim", "open", "1", "1", "-", "ns_per_call"), g("shim", "native", "open", "1", "1", "-", "ns_per_call")
 ss, ns_ = g("shim", "shim", "stat", "1", "1", "-", "ns_per_call"), g("shim", "native", "stat", "1", "1", "-", "ns_per_call")
@@ -128,9 +127,10 @@ for s in SIZES:
         nt = g("single", "native-text", s, "1", t, "warm", "files_per_s")
         if lz and nt and lz / nt < 0.9:
             why.append("- %s, %s, LZ4 warm: %s." % (
-                s, threads(t), "the decoded copies live in the tmpfs cache, whose 4 KiB pages read at about a third of "
-                "ext4's large folios (profile: bench/RESULTS.md, \"LZ4 reads\")" if BYTES[s] < LOCAL_CACHE_MIN else
-                "the decoded copies are on the local disk like native; no profile explains this gap yet"))
+                s, threads(t), "the files are slices of their partition's decoded copy on the local disk "
+                "(docs/slices.md), read like native ones once decoded; this job reads the sizes in turn while its "
+                "background pass still decodes the others (every size's files, %s MiB raw each), so these passes "
+                "share the cores with it (not profiled)" % machine.get("mib_per_size", "?")))
 if why:
     p("Where a single-node goal is missed, what this run's measurements account for:\n")
     for w in why:
