@@ -1,6 +1,7 @@
 package org.fanstore.runtime.open;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -64,6 +65,8 @@ public final class OpenService implements RequestHandler {
     public static final int SLICE_OK = 0x40000000;
     private static final byte[] NO_PATH = new byte[0];
     private static final int EINVAL = 22;
+    private static final ThreadLocal<ByteBuffer> CRC_BUFFER =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(1 << 20));
 
     private final MetadataTable table;
     private final BodyIndex bodies;
@@ -158,6 +161,18 @@ public final class OpenService implements RequestHandler {
         if (present != null) {
             // Already materialised: answered here, on the dispatcher thread; a hand-off would cost more than this.
             responder.ok(present.toString().getBytes(StandardCharsets.UTF_8));
+            return;
+        }
+        PartitionPuller pp = puller;
+        if ((flags & SLICE_OK) != 0 && sp != null && pp != null && !raw && riderCanSlice(index)) {
+            try {
+                workers.execute(() -> {
+                    responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
+                    riderSlice(pp, sp, index, responder);
+                });
+            } catch (RejectedExecutionException shuttingDown) {
+                responder.error(Errno.EIO);
+            }
             return;
         }
         try {
@@ -357,6 +372,65 @@ public final class OpenService implements RequestHandler {
         timer.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
         timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
         return true;
+    }
+
+    /** A remote file stored raw in a partition this rank pulls: a slice of the pull file can serve it. */
+    private boolean riderCanSlice(int index) {
+        int p = bodies.partition(index);
+        return p != BodyIndex.NO_BODY && !local.holds(p) && bodies.codec(index) == PartitionDescriptor.CODEC_RAW
+                && FileModes.isRegular(table.mode(index));
+    }
+
+    /**
+     * A reader rides the pull and reads its file in place, as a slice of the pull file (docs/slices.md, "riders"):
+     * no copy into the cache. Its ranges are pulled next (as for {@link #fromPull}), its CRC32C is checked on the
+     * landed bytes, and the pull file keeps its name for the rest of the job. Anything else (no pull of it, a
+     * stall past half the fetch timeout, a bad body, a path too long) takes the usual path.
+     */
+    private void riderSlice(PartitionPuller pp, SlicePublisher sp, int index, OpenTimer responder) {
+        int p = bodies.partition(index);
+        long offset = bodies.bodyOffset(index);
+        long stored = bodies.storedLength(index);
+        long asked = System.nanoTime();
+        FileChannel pulled = pp.awaitBytes(p, offset, stored, asked + fetchTimeout.toNanos() / 2);
+        long landed = System.nanoTime();
+        try {
+            if (pulled != null && crcOf(pulled, offset, stored) == bodies.crc32c(index)) {
+                Path copy = pp.sliceablePath(p, offset, stored);
+                if (copy != null && sp.publishCopy(index, copy)) {
+                    responder.kind(OpenKind.REMOTE, stored);
+                    demand.rodePull();
+                    responder.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
+                    responder.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
+                    responder.ok(NO_PATH);
+                    return;
+                }
+            } else if (pulled != null) {
+                System.err.println("fanstore rank " + myRank + ": " + new String(table.key(index),
+                        StandardCharsets.UTF_8) + " in the pulled copy of partition " + p
+                        + ": CRC32C mismatch; fetching it from its holder");
+            }
+        } catch (IOException e) {
+            // unreadable pull file (abandoned meanwhile): the usual path decides
+        }
+        plainFile(index, responder);
+    }
+
+    private static int crcOf(FileChannel in, long offset, long length) throws IOException {
+        CRC32C crc = new CRC32C();
+        ByteBuffer buf = CRC_BUFFER.get();
+        long done = 0;
+        while (done < length) {
+            buf.clear().limit((int) Math.min(buf.capacity(), length - done));
+            int n = in.read(buf, offset + done);
+            if (n < 0) {
+                throw new IOException("the pull file ends inside the body");
+            }
+            buf.flip();
+            crc.update(buf);
+            done += n;
+        }
+        return (int) crc.getValue();
     }
 
     private void fetchFrom(int holder, int index, FileChannel out, OpenTimer timer, Duration timeout)

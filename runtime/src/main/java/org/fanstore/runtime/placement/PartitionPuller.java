@@ -277,6 +277,8 @@ public final class PartitionPuller implements AutoCloseable {
             unfinished = new ArrayList<>(active.values());
             unfinished.addAll(ignored);
             active.clear();
+            unfinished.forEach(f -> f.abandoned = true);
+            unfinished.removeIf(f -> f.sliced);   // published slices read it until the job's directory goes
         }
         for (PullFile f : unfinished) {
             try {
@@ -325,6 +327,26 @@ public final class PartitionPuller implements AutoCloseable {
                     return null;
                 }
             }
+        }
+    }
+
+    /**
+     * A path a slice of bytes [offset, offset + length) of partition p may name for the rest of the job, or null:
+     * the local copy once there is one, else the pull file while those bytes have landed in it (which is then
+     * kept under that name, even if its pull is abandoned later). The caller has checked the entry's CRC32C on
+     * those bytes (docs/slices.md, "riders").
+     */
+    public Path sliceablePath(int partition, long offset, long length) {
+        synchronized (lock) {
+            if (local.holds(partition)) {
+                return local.file(partition);
+            }
+            PullFile f = active.get(partition);
+            if (f == null || f.abandoned || !f.covers(offset, length)) {
+                return null;
+            }
+            f.sliced = true;
+            return f.tmp;
         }
     }
 
@@ -452,7 +474,16 @@ public final class PartitionPuller implements AutoCloseable {
         boolean usable = false;
         try {
             check(f.info, f.channel);
-            Files.move(f.tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            boolean sliced;
+            synchronized (lock) {
+                sliced = f.sliced;
+                f.abandoned = true;              // no new slice of the pull file's name from here on
+            }
+            if (sliced) {
+                Files.createLink(target, f.tmp); // a second name: slices published while it was pulled name f.tmp
+            } else {
+                Files.move(f.tmp, target, StandardCopyOption.ATOMIC_MOVE);
+            }
             published = true;
             local.add(f.info.index(), target);
             IntConsumer added = whenAdded;
@@ -488,10 +519,20 @@ public final class PartitionPuller implements AutoCloseable {
             System.err.println("fanstore rank " + rank + ": prefetch of " + f.info.fileName() + " abandoned: "
                     + (why != null ? why.getMessage() : "unknown failure") + "; its files are fetched on demand");
         }
+        boolean keep;
         synchronized (lock) {
             planned.remove(f.info.index());
             reserved -= f.info.bytes();
+            f.abandoned = true;
+            keep = f.sliced;
             lock.notifyAll();
+        }
+        if (keep) {
+            if (!stopping) {
+                System.err.println("fanstore rank " + rank + ": " + f.tmp.getFileName() + " stays until the job ends:"
+                        + " files read in place from its pulled bytes (each checked) are published from it");
+            }
+            return;
         }
         try {
             Files.deleteIfExists(f.tmp);       // a reader still reading it keeps its open channel

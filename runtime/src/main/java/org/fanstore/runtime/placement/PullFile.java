@@ -25,6 +25,10 @@ final class PullFile {
     private final int rangeBytes;
     private int done;
     private int nextBackground;
+    /** Some entry is published as a slice of {@link #tmp} (guarded by the puller's lock): the name must stay. */
+    boolean sliced;
+    /** Given up, or being published under its final name (guarded by the puller's lock): no new slice of it. */
+    boolean abandoned;
 
     PullFile(PartitionInfo info, Path tmp, FileChannel channel, int rangeBytes) {
         this.info = info;

@@ -1,6 +1,7 @@
 package org.fanstore.runtime.placement;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -121,6 +122,27 @@ public final class SlicePublisher implements AutoCloseable {
         }
         check.verify(index);
         return map.publish(index, slot(p), copy, bodies.bodyOffset(index)) ? SLICE : NOT_SLICE;
+    }
+
+    /**
+     * Publishes entry index, stored raw, as a slice of {@code copy}: a byte-identical copy of its partition that is
+     * not (yet) this node's local copy, whose bytes of this entry the caller has checked against its CRC32C (a pull
+     * file a reader rides, PartitionPuller#sliceablePath). False when it cannot be a slice; the partition's slot keeps
+     * the first path published for it, which names the same bytes.
+     */
+    public boolean publishCopy(int index, Path copy) {
+        if (map.published(index)) {
+            return true;
+        }
+        int p = bodies.partition(index);
+        if (!enabled || p == BodyIndex.NO_BODY || bodies.codec(index) != PartitionDescriptor.CODEC_RAW
+                || !FileModes.isRegular(table.mode(index)) || slot(p) >= map.slots() || decoded(index)) {
+            return false;
+        }
+        if (copy.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length > SliceMap.PATH_MAX) {
+            return false;   // a longer name than the copy's own: the slot stays free for that one
+        }
+        return map.publishSlot(slot(p), copy) && map.publish(index, slot(p), copy, bodies.bodyOffset(index));
     }
 
     /** Publishes every publishable entry not published yet, in table order; returns how many it published. */
