@@ -130,7 +130,8 @@ for s in SIZES:
                 s, threads(t), "the files are slices of their partition's decoded copy on the local disk "
                 "(docs/slices.md), read like native ones once decoded; this job reads the sizes in turn while its "
                 "background pass still decodes the others (every size's files, %s MiB raw each), so these passes "
-                "share the cores with it (not profiled)" % machine.get("mib_per_size", "?")))
+                "share the cores with it (perf: the decode threads take 34% of the samples during such passes; "
+                "bench/RESULTS.md, \"LZ4 warm during the decode pass\")" % machine.get("mib_per_size", "?")))
 if why:
     p("Where a single-node goal is missed, what this run's measurements account for:\n")
     for w in why:
