@@ -66,16 +66,8 @@ final class FetchDispatcher {
                     t.setDaemon(true);
                     return t;
                 });
-        AtomicInteger b = new AtomicInteger();
         this.background = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), r -> {
-                    Thread t = new Thread(() -> {
-                        BackgroundPriority.lowerCurrentThread();
-                        r.run();
-                    }, "fanstore-fetch-background-" + b.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+                new LinkedBlockingQueue<>(), BackgroundPriority.threads("fanstore-fetch-background"));
         this.dispatcher = new Thread(this::dispatch, "fanstore-fetch-dispatcher");
         this.dispatcher.setDaemon(true);
     }

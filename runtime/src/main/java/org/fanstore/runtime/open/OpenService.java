@@ -1,7 +1,6 @@
 package org.fanstore.runtime.open;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -18,6 +17,7 @@ import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.PartitionPuller;
@@ -65,8 +65,6 @@ public final class OpenService implements RequestHandler {
     public static final int SLICE_OK = 0x40000000;
     private static final byte[] NO_PATH = new byte[0];
     private static final int EINVAL = 22;
-    private static final ThreadLocal<ByteBuffer> CRC_BUFFER =
-            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(1 << 20));
 
     private final MetadataTable table;
     private final BodyIndex bodies;
@@ -395,7 +393,7 @@ public final class OpenService implements RequestHandler {
         FileChannel pulled = pp.awaitBytes(p, offset, stored, asked + fetchTimeout.toNanos() / 2);
         long landed = System.nanoTime();
         try {
-            if (pulled != null && crcOf(pulled, offset, stored) == bodies.crc32c(index)) {
+            if (pulled != null && BodyCheck.crc32c(pulled, offset, stored) == bodies.crc32c(index)) {
                 Path copy = pp.sliceablePath(p, offset, stored);
                 if (copy != null && sp.publishCopy(index, copy)) {
                     responder.kind(OpenKind.REMOTE, stored);
@@ -414,23 +412,6 @@ public final class OpenService implements RequestHandler {
             // unreadable pull file (abandoned meanwhile): the usual path decides
         }
         plainFile(index, responder);
-    }
-
-    private static int crcOf(FileChannel in, long offset, long length) throws IOException {
-        CRC32C crc = new CRC32C();
-        ByteBuffer buf = CRC_BUFFER.get();
-        long done = 0;
-        while (done < length) {
-            buf.clear().limit((int) Math.min(buf.capacity(), length - done));
-            int n = in.read(buf, offset + done);
-            if (n < 0) {
-                throw new IOException("the pull file ends inside the body");
-            }
-            buf.flip();
-            crc.update(buf);
-            done += n;
-        }
-        return (int) crc.getValue();
     }
 
     private void fetchFrom(int holder, int index, FileChannel out, OpenTimer timer, Duration timeout)

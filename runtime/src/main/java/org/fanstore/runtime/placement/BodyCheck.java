@@ -1,5 +1,6 @@
 package org.fanstore.runtime.placement;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -50,33 +51,49 @@ public final class BodyCheck {
         if (s == BAD) {
             throw corrupt(index, "failed its CRC32C check earlier");
         }
-        CRC32C crc = new CRC32C();
         FileChannel in = local.channel(bodies.partition(index));
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
-            // A direct buffer per thread: no zeroing of a fresh heap array per file, and CRC32C reads it in place.
-            // This is the background slice pass's whole cost (docs/slices.md), so it bounds how soon files are slices.
-            ByteBuffer buf = RAW_BUFFER.get();
-            long done = 0;
-            long length = bodies.storedLength(index);
-            while (done < length) {
-                buf.clear().limit((int) Math.min(buf.capacity(), length - done));
-                int n = in.read(buf, bodies.bodyOffset(index) + done);
-                if (n < 0) {
-                    throw mismatch(index, "the partition ends inside its body");
-                }
-                buf.flip();
-                crc.update(buf);
-                done += n;
-            }
-        } else {
+            int sum;
             try {
-                Lz4Chunked.decodeTo(in, bodies.bodyOffset(index), bodies.storedLength(index), table.size(index),
-                        DiscardChannel.INSTANCE, crc);
-            } catch (IOException | IllegalArgumentException e) {
-                throw mismatch(index, "does not decompress (" + e.getMessage() + ")");
+                sum = crc32c(in, bodies.bodyOffset(index), bodies.storedLength(index));
+            } catch (EOFException e) {
+                throw mismatch(index, "the partition ends inside its body");
             }
+            settle(index, sum);
+            return;
+        }
+        CRC32C crc = new CRC32C();
+        try {
+            Lz4Chunked.decodeTo(in, bodies.bodyOffset(index), bodies.storedLength(index), table.size(index),
+                    DiscardChannel.INSTANCE, crc);
+        } catch (IOException | IllegalArgumentException e) {
+            throw mismatch(index, "does not decompress (" + e.getMessage() + ")");
         }
         settle(index, (int) crc.getValue());
+    }
+
+    /**
+     * The CRC32C of bytes [offset, offset + length) of {@code in}, a body stored raw (in a partition copy, or in a
+     * pull file). A direct buffer per thread: no zeroing of a fresh heap array per file, and CRC32C reads it in place.
+     * This is the background slice pass's whole cost (docs/slices.md), so it bounds how soon files are slices.
+     *
+     * @throws EOFException when the file ends before the body does
+     */
+    public static int crc32c(FileChannel in, long offset, long length) throws IOException {
+        CRC32C crc = new CRC32C();
+        ByteBuffer buf = RAW_BUFFER.get();
+        long done = 0;
+        while (done < length) {
+            buf.clear().limit((int) Math.min(buf.capacity(), length - done));
+            int n = in.read(buf, offset + done);
+            if (n < 0) {
+                throw new EOFException("the file ends at byte " + (offset + done) + ", inside the body");
+            }
+            buf.flip();
+            crc.update(buf);
+            done += n;
+        }
+        return (int) crc.getValue();
     }
 
     /** Records the CRC32C computed while the body was copied; throws when it is wrong. */

@@ -152,23 +152,8 @@ public final class PartitionPuller implements AutoCloseable {
         }
         order.sort(Comparator.comparingInt((PartitionInfo p) -> Math.floorMod(placement.owner(p.index()) - rank - 1,
                 size)).thenComparingInt(PartitionInfo::index));
-        AtomicInteger n = new AtomicInteger();
-        this.chunks = Executors.newFixedThreadPool(IN_FLIGHT, r -> {
-            Thread t = new Thread(() -> {
-                BackgroundPriority.lowerCurrentThread();
-                r.run();
-            }, "fanstore-pull-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        this.publisher = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(() -> {
-                BackgroundPriority.lowerCurrentThread();
-                r.run();
-            }, "fanstore-pull-publish");
-            t.setDaemon(true);
-            return t;
-        });
+        this.chunks = Executors.newFixedThreadPool(IN_FLIGHT, BackgroundPriority.threads("fanstore-pull"));
+        this.publisher = Executors.newSingleThreadExecutor(BackgroundPriority.threads("fanstore-pull-publish"));
         AtomicInteger u = new AtomicInteger();
         this.readerChunks = Executors.newFixedThreadPool(IN_FLIGHT, r -> {
             Thread t = new Thread(r, "fanstore-pull-reader-" + u.incrementAndGet());

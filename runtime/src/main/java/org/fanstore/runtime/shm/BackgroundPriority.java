@@ -1,5 +1,8 @@
 package org.fanstore.runtime.shm;
 
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+
 /**
  * Lowers the calling thread's CPU priority (its Linux nice value, which is per thread). For the work nobody waits
  * on: the background pull of partitions and the serving of its ranges. On a node whose cores the training job
@@ -14,6 +17,19 @@ public final class BackgroundPriority {
     private static final int PRIO_PROCESS = 0;
 
     private BackgroundPriority() {
+    }
+
+    /** Daemon threads named {@code prefix-1}, {@code prefix-2}..., each lowered before it runs anything. */
+    public static ThreadFactory threads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(() -> {
+                lowerCurrentThread();
+                r.run();
+            }, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /**
