@@ -6,6 +6,9 @@
 # three warm rows: right after ready while every rank's background pull runs (on 2 cores the other ranks' pulls
 # take the reader's CPU, which on a real cluster they would not), after every rank's pull finished
 # (bench/after-pull.sh: the steady state from epoch 2 on), and with --prefetch off (remote files as cache hits).
+# With 4 ranks also every rank reading all files at once, as a training job does (the sum of the 4 readers' last
+# passes, against 4 native readers at once): there each node's readers make its own background work yield
+# (ReaderCpu), while with rank 0 reading alone the other three ranks still pull from one another on the same cores.
 #   bench/multinode-read.sh [WORK_DIR] [MIB_PER_SET] [SIZES...]      e.g. bench/multinode-read.sh /tmp/mr 256 128K 2M
 # Next to each 2/4-rank first pass: raw MPJ Send/Recv between two rank JVMs (RemoteFetchBench, runtime JVM flags,
 # same protocol switch limit) at the file size, measured right after it, and first pass / raw (the goal: >= 0.8x);
@@ -93,6 +96,9 @@ fsrun() { # fsrun PASSES SET SIZE RUN_ARGS...
   "$repo/fanstore" run --data "$data" --local-dir "$work" --cache-mb "$cache" "${args[@]}" -- "${wrap[@]}" "$reader" read "$passes" "$list" "$threads" 2>"$work/run.err" \
     || { echo "FAILED: $(grep -m1 -E 'reader:|fanstore' "$work/run.err" || tail -n1 "$work/run.err")" ; return 0; }
 }
+sumof() { # reader lines on stdin (one per concurrent reader) -> one line with their summed files/s and MB/s
+  awk '$5 == "files_per_s" {f += $6; m += $8; n++} END {if (n) printf "files %d seconds x files_per_s %.1f MB_per_s %.1f\n", n, f, m; else print "FAILED: no reader output"}'
+}
 row() { # row SIZE CASE OUT NATIVE_FILES_PER_S
   local fps mbs ratio
   if [[ $3 == FAILED* ]]; then printf "| %-5s | %-34s | %10s | %8s | %6s |\n" "$1" "$2" "-" "-" "$3"; return; fi
@@ -123,6 +129,12 @@ for s in "${sizes[@]}"; do
   for r in 2 4; do
     firstrow "$s" $r "$natf"
     row "$s" "$r ranks, warm, while pulls run" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0)" "$natf"
+    if [ "$r" = 4 ]; then   # every rank reads, as in training: each node's readers make its background yield
+      nat4=$(for i in 1 2 3 4; do "$reader" read 3 "$work/native-rnd-$s.list" "$threads" & done; wait)
+      nat4=$(sumof <<<"$nat4"); nat4f=$(awk '{print $6}' <<<"$nat4")
+      row "$s" "4 native readers at once (sum)" "$nat4" "$nat4f"
+      row "$s" "4 ranks all read, pulls run (sum)" "$(fsrun 3 rnd "$s" --ranks 4 | sumof)" "$nat4f"
+    fi
     row "$s" "$r ranks, warm, after the pulls" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0 -- "$repo/bench/after-pull.sh")" "$natf"
     row "$s" "$r ranks, warm, --prefetch off" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0 --prefetch off)" "$natf"
   done

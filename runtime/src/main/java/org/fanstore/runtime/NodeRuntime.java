@@ -50,6 +50,7 @@ import org.fanstore.runtime.placement.LocalSpace;
 import org.fanstore.runtime.placement.PartitionLoader;
 import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
+import org.fanstore.runtime.placement.ReaderCpu;
 import org.fanstore.runtime.placement.ReaderDemand;
 import org.fanstore.runtime.placement.SlicePublisher;
 import org.fanstore.runtime.placement.Unpacker;
@@ -201,6 +202,8 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
         fetcher.onReaderRequest(demand::peerReaderRequest);
+        demand.attach(new ReaderCpu(stats::bytesToReaders));
+        fetcher.yieldBackgroundWhen(() -> demand.readersStarved(System.nanoTime()));
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
         SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),

@@ -10,6 +10,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 import mpi.MPI;
 import mpi.Request;
@@ -38,6 +40,13 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * front of every {@link FetchSource}, so whatever else comes to be served through this dispatcher is covered.
  */
 final class FetchDispatcher {
+    /**
+     * While background work yields, one background range starts per this long (the pull's own floor,
+     * PartitionPuller.READERS_FIRST_NANOS), so a peer's pull still moves under readers that never stop.
+     */
+    static final long BACKGROUND_PACE_NANOS = 10_000_000L;
+    /** A background request waits at most this long for its turn: far under the puller's fetch timeout. */
+    private static final long MAX_PACE_WAIT_NANOS = 1_000_000_000L;
     /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
 
@@ -54,6 +63,9 @@ final class FetchDispatcher {
     private final AtomicLong arrivals = new AtomicLong();
     private volatile ServeTimes serveTimes;
     private volatile Runnable onReaderRequest;
+    private volatile BooleanSupplier backgroundYields;
+    /** When the next background range may be served while background work yields ({@link System#nanoTime()}). */
+    private final AtomicLong nextBackground = new AtomicLong(Long.MIN_VALUE);
 
     FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
         this.world = world;
@@ -132,6 +144,36 @@ final class FetchDispatcher {
         onReaderRequest = hook;
     }
 
+    void yieldBackgroundWhen(BooleanSupplier yields) {
+        backgroundYields = yields;
+    }
+
+    /**
+     * Holds a background range back while this node's readers need the CPU: one starts per
+     * {@link #BACKGROUND_PACE_NANOS}, and none waits longer than {@link #MAX_PACE_WAIT_NANOS}.
+     */
+    private void paceBackground() {
+        BooleanSupplier yields = backgroundYields;
+        if (yields == null) {
+            return;
+        }
+        long giveUp = System.nanoTime() + MAX_PACE_WAIT_NANOS;
+        while (yields.getAsBoolean()) {
+            long now = System.nanoTime();
+            long slot = nextBackground.get();
+            if (slot == Long.MIN_VALUE || now - slot >= 0) {
+                if (nextBackground.compareAndSet(slot, now + BACKGROUND_PACE_NANOS)) {
+                    return;
+                }
+                continue;
+            }
+            if (now - giveUp >= 0) {
+                return;
+            }
+            LockSupport.parkNanos(Math.min(slot - now, giveUp - now));
+        }
+    }
+
     /** Why the dispatcher stopped on its own, or null. */
     Throwable failure() {
         return failure;
@@ -160,7 +202,10 @@ final class FetchDispatcher {
                     hook.run();
                 }
                 if (!reader) {
-                    background.execute(() -> serve(request));
+                    background.execute(() -> {
+                        paceBackground();
+                        serve(request);
+                    });
                     continue;
                 }
                 workers.execute(new Job(true, arrivals.getAndIncrement(), () -> {

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 
 import mpi.MPI;
 import mpi.Request;
@@ -76,6 +77,14 @@ public final class RemoteFetcher implements AutoCloseable {
     /** As holder: runs {@code hook} (quick, non-blocking) whenever a peer's reader asks this rank for a file. */
     public void onReaderRequest(Runnable hook) {
         dispatcher.onReaderRequest(hook);
+    }
+
+    /**
+     * As holder: while {@code yields} says so (this node's readers short of CPU), background pull ranges are
+     * served at most one per {@link FetchDispatcher#BACKGROUND_PACE_NANOS}; readers' requests are not paced.
+     */
+    public void yieldBackgroundWhen(BooleanSupplier yields) {
+        dispatcher.yieldBackgroundWhen(yields);
     }
 
     /**

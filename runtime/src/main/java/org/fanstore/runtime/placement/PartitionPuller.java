@@ -78,6 +78,11 @@ public final class PartitionPuller implements AutoCloseable {
     static final long READERS_FIRST_NANOS = 10_000_000L;
     /** A peer's reader request served this recently counts as readers fetching now. */
     static final long PEER_READERS_NANOS = 20_000_000L;
+    /**
+     * Readers that missed on a partition being pulled this recently still need the pull (the next files they
+     * open are in it), so it does not give way to them for lack of CPU ({@link ReaderCpu}).
+     */
+    static final long RIDERS_RECENT_NANOS = 50_000_000L;
     /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
     private static final int CHECK_BUFFER = 1 << 20;
@@ -122,6 +127,8 @@ public final class PartitionPuller implements AutoCloseable {
     /** Every temporary file's channel, closed at {@link #close}: a reader may still read one that was renamed. */
     private final List<FileChannel> opened = new ArrayList<>();
     private int inFlight;
+    /** When a reader last asked for ranges ({@link System#nanoTime()}); guarded by lock. */
+    private long riderAt = Long.MIN_VALUE / 2;
     private long reserved;
 
     /** Called on the pulling thread with each partition id just added to the local copies. */
@@ -297,6 +304,7 @@ public final class PartitionPuller implements AutoCloseable {
                     return f.channel;
                 }
                 if (!asked) {
+                    riderAt = System.nanoTime();
                     urgent.add(new long[] {partition, offset, length});
                     asked = true;
                     lock.notifyAll();
@@ -528,12 +536,16 @@ public final class PartitionPuller implements AutoCloseable {
 
     /**
      * Ranges in flight allowed now for the background order: {@link #IN_FLIGHT}; none while readers fetch whole
-     * files across the link (this rank's, or a peer's asking this rank), except one once
+     * files across the link (this rank's, or a peer's asking this rank) or this node's readers are short of CPU
+     * and none missed on a partition being pulled lately ({@link ReaderCpu}: warm epochs then read at their speed,
+     * not the pull's; a first epoch's readers still ride it), except one once
      * {@link #READERS_FIRST_NANOS} passed since the last range started, so a pull under readers that never stop
      * missing still moves (~50 MB/s, not for ever nothing). Ranges a reader waits for are not limited.
      */
     private int limit(long now, long lastStart) {
-        if (!demand.readersFetching(now, PEER_READERS_NANOS)) {
+        boolean yields = demand.readersFetching(now, PEER_READERS_NANOS)
+                || now - riderAt > RIDERS_RECENT_NANOS && demand.readersStarved(now);
+        if (!yields) {
             return IN_FLIGHT;
         }
         return now - lastStart >= READERS_FIRST_NANOS ? 1 : 0;
@@ -590,7 +602,8 @@ public final class PartitionPuller implements AutoCloseable {
         }
         if (verbose) {
             System.err.println(String.format("fanstore rank %d: during the pull %d reader opens rode it, %d fetched"
-                    + " their file on their own", rank, demand.rodePullCount(), demand.remoteFetches()));
+                    + " their file on their own; background ranges gave way to readers short of CPU for %.1f s",
+                    rank, demand.rodePullCount(), demand.remoteFetches(), demand.readersStarvedNanos() / 1e9));
             System.err.print((allLocal
                     ? String.format("fanstore rank %d: all partitions local after %.1f s (%.0f MiB, %.0f MiB/s)",
                             rank, seconds, mib, mibps)

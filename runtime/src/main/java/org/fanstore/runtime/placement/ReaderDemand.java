@@ -18,6 +18,24 @@ public final class ReaderDemand {
     private final LongAdder rodePull = new LongAdder();
     /** When a peer's reader last asked this rank for a file ({@link System#nanoTime()}); 0: never. */
     private volatile long peerReaderAt;
+    private volatile ReaderCpu cpu;
+
+    /** Lets {@link #readersStarved} see this node's readers short of CPU. */
+    public void attach(ReaderCpu readerCpu) {
+        this.cpu = readerCpu;
+    }
+
+    /** How long this node's readers were judged short of CPU so far (0 without a {@link ReaderCpu}). */
+    public long readersStarvedNanos() {
+        ReaderCpu c = cpu;
+        return c == null ? 0 : c.starvedNanos();
+    }
+
+    /** This node's readers read while its CPUs are contended (false until a {@link ReaderCpu} is attached). */
+    public boolean readersStarved(long now) {
+        ReaderCpu c = cpu;
+        return c != null && c.readersStarved(now);
+    }
 
     /** A peer's reader asked this rank (as holder) for a whole file: that peer's readers are fetching now. */
     public void peerReaderRequest() {
