@@ -79,10 +79,12 @@ public final class PartitionPuller implements AutoCloseable {
     /** A peer's reader request served this recently counts as readers fetching now. */
     static final long PEER_READERS_NANOS = 20_000_000L;
     /**
-     * Readers that missed on a partition being pulled this recently still need the pull (the next files they
-     * open are in it), so it does not give way to them for lack of CPU ({@link ReaderCpu}).
+     * Readers that read from a partition being pulled this recently (or wait for one now) still need the pull: the
+     * next files they open are in it, so it does not give way to them for lack of CPU ({@link ReaderCpu}). A few
+     * times the gap between a first epoch's remote opens (~6 ms at 2 MiB, 2 threads); a warm epoch, which reads
+     * nothing from the pull, then makes it yield within this long.
      */
-    static final long RIDERS_RECENT_NANOS = 50_000_000L;
+    static final long RIDERS_RECENT_NANOS = 20_000_000L;
     /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
     private static final int CHECK_BUFFER = 1 << 20;
@@ -127,8 +129,10 @@ public final class PartitionPuller implements AutoCloseable {
     /** Every temporary file's channel, closed at {@link #close}: a reader may still read one that was renamed. */
     private final List<FileChannel> opened = new ArrayList<>();
     private int inFlight;
-    /** When a reader last asked for ranges ({@link System#nanoTime()}); guarded by lock. */
+    /** When a reader last read from (or waited for) a partition being pulled ({@link System#nanoTime()}). */
     private long riderAt = Long.MIN_VALUE / 2;
+    /** Readers inside {@link #awaitBytes} now. Both guarded by lock. */
+    private int riding;
     private long reserved;
 
     /** Called on the pulling thread with each partition id just added to the local copies. */
@@ -292,33 +296,38 @@ public final class PartitionPuller implements AutoCloseable {
     public FileChannel awaitBytes(int partition, long offset, long length, long deadline) {
         boolean asked = false;
         synchronized (lock) {
-            while (true) {
-                if (local.holds(partition)) {
-                    return local.channel(partition);
+            riding++;
+            try {
+                while (true) {
+                    if (local.holds(partition)) {
+                        return local.channel(partition);
+                    }
+                    if (stopping || !planned.contains(partition)) {
+                        return null;
+                    }
+                    riderAt = System.nanoTime();       // a reader reads from the pull: it is not only background
+                    PullFile f = active.get(partition);
+                    if (f != null && f.covers(offset, length)) {
+                        return f.channel;
+                    }
+                    if (!asked) {
+                        urgent.add(new long[] {partition, offset, length});
+                        asked = true;
+                        lock.notifyAll();
+                    }
+                    long wait = deadline - System.nanoTime();
+                    if (wait <= 0) {
+                        return null;
+                    }
+                    try {
+                        lock.wait(Math.max(1, Math.min(20, wait / 1_000_000)));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return null;
+                    }
                 }
-                if (stopping || !planned.contains(partition)) {
-                    return null;
-                }
-                PullFile f = active.get(partition);
-                if (f != null && f.covers(offset, length)) {
-                    return f.channel;
-                }
-                if (!asked) {
-                    riderAt = System.nanoTime();
-                    urgent.add(new long[] {partition, offset, length});
-                    asked = true;
-                    lock.notifyAll();
-                }
-                long wait = deadline - System.nanoTime();
-                if (wait <= 0) {
-                    return null;
-                }
-                try {
-                    lock.wait(Math.max(1, Math.min(20, wait / 1_000_000)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return null;
-                }
+            } finally {
+                riding--;
             }
         }
     }
@@ -544,7 +553,7 @@ public final class PartitionPuller implements AutoCloseable {
      */
     private int limit(long now, long lastStart) {
         boolean yields = demand.readersFetching(now, PEER_READERS_NANOS)
-                || now - riderAt > RIDERS_RECENT_NANOS && demand.readersStarved(now);
+                || riding == 0 && now - riderAt > RIDERS_RECENT_NANOS && demand.readersStarved(now);
         if (!yields) {
             return IN_FLIGHT;
         }
