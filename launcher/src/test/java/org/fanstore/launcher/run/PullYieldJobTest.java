@@ -1,0 +1,112 @@
+package org.fanstore.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The background pull gives way to this node's readers when they are short of CPU (ReaderCpu): 2 real rank JVMs,
+ * the kernel's own pressure figures, real busy loops. Rank 0's command keeps re-reading a small "hot" set (after
+ * its first pass: slices and cache hits, nothing from the pull) while busy loops hold both CPUs, until its pull of
+ * the large "cold" set nobody reads has finished; the pull's log line must then say it gave way for some time.
+ * Without readers, the same busy loops must not slow the pull at all (nobody to give way to).
+ */
+class PullYieldJobTest {
+    @TempDir
+    static Path work;
+
+    static Path data;
+    /** "/fanstore/ds/hot/..." -> SHA-256 of the source bytes. */
+    static final Map<String, String> hot = new TreeMap<>();
+    static Path hotList;
+
+    @BeforeAll
+    static void prepare() throws Exception {
+        Path src = work.resolve("src/ds");
+        Random rnd = new Random(5);
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        for (int i = 0; i < 32; i++) {
+            byte[] body = new byte[64 << 10];
+            rnd.nextBytes(body);
+            Path f = src.resolve("hot/h" + i + ".bin");
+            Files.createDirectories(f.getParent());
+            Files.write(f, body);
+            hot.put("/fanstore/ds/hot/h" + i + ".bin", HexFormat.of().formatHex(sha.digest(body)));
+        }
+        byte[] big = new byte[8 << 20];
+        for (int i = 0; i < 24; i++) {                    // 192 MiB nobody reads: the pull's work
+            rnd.nextBytes(big);
+            Path f = src.resolve("cold/c" + i + ".bin");
+            Files.createDirectories(f.getParent());
+            Files.write(f, big);
+        }
+        data = work.resolve("ds.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                data.toString(), "--partitions", "4"));
+        hotList = work.resolve("hot.txt");
+        Files.write(hotList, hot.keySet(), StandardCharsets.UTF_8);
+    }
+
+    /** Busy loops on every CPU (and one more), stopped when the command ends. */
+    private static String hogs() {
+        return "n=$(( $(nproc) + 1 )); for i in $(seq $n); do ( while :; do :; done ) & done;"
+                + " trap 'kill $(jobs -p) 2>/dev/null' EXIT;";
+    }
+
+    private static FanstoreProcess.Result run(String job, String command) throws Exception {
+        return RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job, "FANSTORE_VERBOSE", "1"), 240,
+                "run", "--ranks", "2", "--data", data.toString(), "--only-rank", "0", "--local-dir", work.toString(),
+                "--", "bash", "-c", command));
+    }
+
+    /** Seconds rank 0's pull gave way to readers short of CPU, from its log line. */
+    private static double gaveWay(FanstoreProcess.Result r) {
+        Matcher m = Pattern.compile("fanstore rank 0: during the pull \\d+ reader opens rode it, \\d+ fetched their"
+                + " file on their own; background ranges gave way to readers short of CPU for ([0-9.]+) s")
+                .matcher(r.stderr());
+        assertTrue(m.find(), "no pull summary of rank 0:\n" + r.stderr());
+        return Double.parseDouble(m.group(1));
+    }
+
+    @Test
+    void warmReadersOnBusyCpusMakeThePullGiveWay() throws Exception {
+        FanstoreProcess.Result r = run("tyield" + System.nanoTime(), hogs()
+                + " xargs sha256sum < " + hotList + " | sed 's/^/PASS1 /';"
+                + " for k in $(seq 3000); do [ -e \"$FANSTORE_SHM_DIR/prefetched\" ] && break;"
+                + " xargs cat < " + hotList + " > /dev/null; done;"
+                + " xargs sha256sum < " + hotList + " | sed 's/^/LAST /'");
+        for (String pass : new String[] {"PASS1", "LAST"}) {
+            Map<String, String> got = new TreeMap<>();
+            for (String line : r.stdout().split("\n")) {
+                if (line.startsWith(pass + " ")) {
+                    String[] f = line.substring(pass.length() + 1).split(" +", 2);
+                    got.put(f[1], f[0]);
+                }
+            }
+            assertEquals(hot, got, pass + "\n" + r.stderr());
+        }
+        assertTrue(r.stderr().contains("fanstore rank 0: all partitions local after "), r.stderr());
+        assertTrue(gaveWay(r) > 0, "readers re-read on busy CPUs, yet the pull never gave way:\n" + r.stderr());
+    }
+
+    @Test
+    void withoutReadersBusyCpusDoNotSlowThePull() throws Exception {
+        FanstoreProcess.Result r = run("tnoread" + System.nanoTime(), hogs()
+                + " for k in $(seq 3000); do [ -e \"$FANSTORE_SHM_DIR/prefetched\" ] && break; sleep 0.02; done");
+        assertTrue(r.stderr().contains("fanstore rank 0: all partitions local after "), r.stderr());
+        assertEquals(0.0, gaveWay(r), "nobody read, yet the pull gave way:\n" + r.stderr());
+    }
+}
