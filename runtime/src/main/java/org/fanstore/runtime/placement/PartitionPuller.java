@@ -49,7 +49,10 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * ranks' pull messages (508 KiB each), and the peer's pull of THIS rank's partitions is invisible to this rank's
  * demand alone. Pacing on local demand only (one range per 10 ms) showed no gain; with the peer's signal the
  * first pass gained 30-40% at 2 ranks and 2x at 4 (bench/RESULTS.md, "cold remote open: ring and wake-up
- * stages, readers first across the link").
+ * stages, readers first across the link"). The same floor holds while this node's readers are short of CPU
+ * ({@link ReaderCpu}) and none of them read from the pull lately: a warm epoch reads at its own speed, not the pull's
+ * (2 ranks, warm while pulls ran: 0.34x -> 1.20x native at 128 KiB; bench/RESULTS.md, "Background work gives way to
+ * readers short of CPU").
  *
  * <p>Readers ride the pull ({@link #awaitBytes}): a reader's miss on a partition still to pull, or being pulled,
  * has the ranges holding its file pulled next (asked of the holder as a reader's request, served ahead of
