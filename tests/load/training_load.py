@@ -165,10 +165,10 @@ def run_train(args):
             problems.append("ERROR descriptors open at the end of the epoch: " + ", ".join(left))
         fd_leak = len(left)
         for p in problems[:REPORT_LIMIT]:
-            print("tag=%s epoch=%d %s" % (args.tag, epoch, p), flush=True)
-        print("EPOCH tag=%s epoch=%d samples=%d distinct=%d bytes=%d mismatches=%d errors=%d worker_fd_leaks=%d"
+            say("tag=%s epoch=%d %s" % (args.tag, epoch, p))
+        say("EPOCH tag=%s epoch=%d samples=%d distinct=%d bytes=%d mismatches=%d errors=%d worker_fd_leaks=%d"
               " fd_leak=%d seconds=%.2f" % (args.tag, epoch, samples, len(seen), total, mismatches, errors,
-                                             worker_leaks, fd_leak, time.monotonic() - t0), flush=True)
+                                             worker_leaks, fd_leak, time.monotonic() - t0))
         clean = clean and not problems and mismatches == 0 and errors == 0 and fd_leak == 0 \
             and samples == len(files) == len(seen)
     return 0 if clean else 1
@@ -198,6 +198,12 @@ def status_kb(pid, field):
     return -1
 
 
+def say(line):
+    """One line in one write(2): processes sharing stdout never split each other's lines, even under
+    PYTHONUNBUFFERED=1, where print() writes the text and its newline separately."""
+    os.write(1, (line + "\n").encode())
+
+
 def run_rank(args):
     rank = int(os.environ["FANSTORE_RANK"])
     size = int(os.environ["FANSTORE_SIZE"])
@@ -216,16 +222,15 @@ def run_rank(args):
     deadline = time.monotonic() + 300
     while len([n for n in os.listdir(args.done_dir) if n.startswith("rank-")]) < size:
         if time.monotonic() > deadline:
-            print("RANK %d: not every rank finished within 300 s" % rank, flush=True)
+            say("RANK %d: not every rank finished within 300 s" % rank)
             return 1
         time.sleep(0.1)
     pid = runtime_pid(rank, job)
     if pid is None:
-        print("RANK %d: no runtime process found for job %s" % (rank, job), flush=True)
+        say("RANK %d: no runtime process found for job %s" % (rank, job))
         return 1
-    print("RUNTIME rank=%d pid=%d vmhwm_kb=%d vmrss_kb=%d rss_anon_kb=%d rss_file_kb=%d rss_shmem_kb=%d"
-          % ((rank, pid) + tuple(status_kb(pid, f) for f in ("VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem"))),
-          flush=True)
+    say("RUNTIME rank=%d pid=%d vmhwm_kb=%d vmrss_kb=%d rss_anon_kb=%d rss_file_kb=%d rss_shmem_kb=%d"
+          % ((rank, pid) + tuple(status_kb(pid, f) for f in ("VmHWM", "VmRSS", "RssAnon", "RssFile", "RssShmem"))))
     return status
 
 
