@@ -3,7 +3,6 @@ package org.fanstore.runtime.placement;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -191,7 +190,8 @@ public final class DecodedArenas implements AutoCloseable {
             int p = bodies.partition(index);
             CRC32C crc = new CRC32C();
             boolean raw = bodies.codec(index) == PartitionDescriptor.CODEC_RAW;
-            Sink out = new Sink(channels.get(p), offsets[index], raw ? crc : null);   // LZ4: the decoder sums
+            // raw: summed on the way; LZ4: the decoder sums what it produces
+            PositionalSink out = PositionalSink.throwing(channels.get(p), offsets[index], raw ? crc : null);
             FileChannel in = local.channel(p);
             try {
                 if (raw) {
@@ -209,17 +209,17 @@ public final class DecodedArenas implements AutoCloseable {
                             out, crc);
                 }
             } catch (IOException | IllegalArgumentException e) {
-                if (out.failure != null) {
-                    throw out.failure;           // the decoded copy's disk, not the body: the per-open path
+                if (out.failure() != null) {
+                    throw out.failure();           // the decoded copy's disk, not the body: the per-open path
                 }
                 outcome = BAD;
                 check.verify(index);             // names the bad body in the log and throws
                 outcome = UNAVAILABLE;           // the body is fine after all: leave it to the per-open path
                 throw new IOException(e.getMessage(), e);
             }
-            if (out.written != table.size(index)) {
+            if (out.written() != table.size(index)) {
                 outcome = BAD;
-                throw new CorruptBodyException(name(index) + " decodes to " + out.written + " bytes, its entry says "
+                throw new CorruptBodyException(name(index) + " decodes to " + out.written() + " bytes, its entry says "
                         + table.size(index) + "; not served (readers get EIO)");
             }
             outcome = BAD;
@@ -254,48 +254,6 @@ public final class DecodedArenas implements AutoCloseable {
             } catch (IOException e) {
                 // the job is ending; the directory goes with it
             }
-        }
-    }
-
-    /** Writes at a position of the decoded copy, CRC32C of every byte on the way; keeps a write failure apart. */
-    private static final class Sink implements WritableByteChannel {
-        private final FileChannel out;
-        private final CRC32C crc;
-        private long at;
-        private long written;
-        private IOException failure;
-
-        Sink(FileChannel out, long position, CRC32C crc) {
-            this.out = out;
-            this.at = position;
-            this.crc = crc;
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            int n = src.remaining();
-            if (crc != null) {
-                crc.update(src.duplicate());
-            }
-            try {
-                while (src.hasRemaining()) {
-                    at += out.write(src, at);
-                }
-            } catch (IOException e) {
-                failure = e;
-                throw e;
-            }
-            written += n;
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

@@ -3,7 +3,6 @@ package org.fanstore.runtime.placement;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -570,7 +569,7 @@ public final class PartitionPuller implements AutoCloseable {
             if (holder == rank) {
                 continue;
             }
-            PositionalSink sink = new PositionalSink(out, position);
+            PositionalSink sink = PositionalSink.draining(out, position);
             try {
                 long object = LocalPartitions.partitionObject(info.index());
                 if (forReader) {
@@ -679,50 +678,5 @@ public final class PartitionPuller implements AutoCloseable {
 
     /** A range's fetch ended: landed (failure null) or not. */
     private record Landing(PullFile file, int range, IOException failure) {
-    }
-
-    /**
-     * Writes a range at its place in the file. A write that fails (ENOSPC) is remembered and the rest of the
-     * reply is drained, not refused: throwing mid-reply would leave the holder's worker blocked on a send no
-     * one receives until its timeout, delaying readers on every rank it serves.
-     */
-    private static final class PositionalSink implements WritableByteChannel {
-        private final FileChannel out;
-        private long at;
-        private IOException failure;
-
-        PositionalSink(FileChannel out, long position) {
-            this.out = out;
-            this.at = position;
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            int n = src.remaining();
-            try {
-                while (failure == null && src.hasRemaining()) {
-                    at += out.write(src, at);
-                }
-            } catch (IOException e) {
-                failure = e;
-            }
-            src.position(src.limit());
-            return n;
-        }
-
-        void rethrow() throws IOException {
-            if (failure != null) {
-                throw failure;
-            }
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }

@@ -69,7 +69,6 @@ public final class SlicePublisher implements AutoCloseable {
         return bodies.codec(index) == PartitionDescriptor.CODEC_RAW || a != null && a.covers(p);
     }
 
-
     /** Whether entry index is served from its partition's decoded copy rather than the partition copy. */
     public boolean decoded(int index) {
         DecodedArenas a = arenas;

@@ -1,0 +1,86 @@
+package org.fanstore.runtime.placement;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes what a fetch or a decoder streams at consecutive positions of a file (a pull file's range, an entry's
+ * place in a decoded copy), optionally summing CRC32C on the way, and keeps the first write failure apart from the
+ * source's own errors. Two ways to fail: {@link #throwing} stops the writer at once (a local decode), while
+ * {@link #draining} takes and drops the rest (a reply being received: throwing mid-reply would leave the holder's
+ * worker blocked on a send nobody receives until its timeout, delaying readers on every rank it serves).
+ */
+final class PositionalSink implements WritableByteChannel {
+    private final FileChannel out;
+    private final CRC32C crc;
+    private final boolean drain;
+    private long at;
+    private long written;
+    private IOException failure;
+
+    private PositionalSink(FileChannel out, long position, CRC32C crc, boolean drain) {
+        this.out = out;
+        this.at = position;
+        this.crc = crc;
+        this.drain = drain;
+    }
+
+    /** Fails the writer's call at the first write failure; sums every byte into {@code crc} unless null. */
+    static PositionalSink throwing(FileChannel out, long position, CRC32C crc) {
+        return new PositionalSink(out, position, crc, false);
+    }
+
+    /** Takes every byte even after a write failure, which {@link #rethrow} reports once the stream ended. */
+    static PositionalSink draining(FileChannel out, long position) {
+        return new PositionalSink(out, position, null, true);
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        int n = src.remaining();
+        if (crc != null) {
+            crc.update(src.duplicate());
+        }
+        try {
+            while (failure == null && src.hasRemaining()) {
+                at += out.write(src, at);
+            }
+        } catch (IOException e) {
+            failure = e;
+            if (!drain) {
+                throw e;
+            }
+        }
+        src.position(src.limit());
+        written += n;
+        return n;
+    }
+
+    /** The first write failure, or null. */
+    IOException failure() {
+        return failure;
+    }
+
+    void rethrow() throws IOException {
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    /** Bytes taken so far. */
+    long written() {
+        return written;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return true;
+    }
+
+    @Override
+    public void close() {
+    }
+}
