@@ -205,7 +205,7 @@ final class NodeRuntime implements AutoCloseable {
         demand.attach(new ReaderCpu(stats::bytesToReaders));
         fetcher.yieldBackgroundWhen(() -> demand.readersStarved(System.nanoTime()));
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
-                config.rank(), workers, FETCH_TIMEOUT, cacheDir, demand, stats);
+                config.rank(), workers, FETCH_TIMEOUT, demand, stats);
         SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),
                 ns.table().entryCount());
         SlicePublisher slices = new SlicePublisher(ns.table(), ns.bodies(), local, check, sliceMap,

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
@@ -12,6 +11,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Lz4Chunked;
+import org.fanstore.prep.format.Lz4StreamingDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
@@ -76,7 +76,6 @@ public final class OpenService implements RequestHandler {
     private final int myRank;
     private final ExecutorService workers;
     private final Duration fetchTimeout;
-    private final Path scratch;
     private final ReaderDemand demand;
     private final RankStats stats;
     private volatile SlicePublisher slices;
@@ -85,7 +84,7 @@ public final class OpenService implements RequestHandler {
     public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
                        MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
                        ExecutorService workers,
-                       Duration fetchTimeout, Path scratch, ReaderDemand demand, RankStats stats) {
+                       Duration fetchTimeout, ReaderDemand demand, RankStats stats) {
         this.table = table;
         this.bodies = bodies;
         this.local = local;
@@ -96,7 +95,6 @@ public final class OpenService implements RequestHandler {
         this.myRank = myRank;
         this.workers = workers;
         this.fetchTimeout = fetchTimeout;
-        this.scratch = scratch;
         this.demand = demand;
         this.stats = stats;
     }
@@ -429,12 +427,18 @@ public final class OpenService implements RequestHandler {
             timer.stage(RemoteStage.CACHE_WRITE, timed.writing());
             return;
         }
-        Path tmp = scratch.resolve("fetch-" + index + "-" + Thread.currentThread().getId());
-        try (FileChannel compressed = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.DELETE_ON_CLOSE)) {
-            fetcher.fetch(holder, index, stored, compressed, timeout);
-            decode(compressed, 0, index, out);
-        }
+        // decoded as the messages arrive: the compressed body is never stored (no scratch file, no second read)
+        TimedChannel timed = new TimedChannel(out);
+        CRC32C crc = new CRC32C();
+        Lz4StreamingDecoder decoder = Lz4StreamingDecoder.forThread().begin(stored, table.size(index), timed, crc);
+        long asked = System.nanoTime();
+        fetcher.fetch(holder, index, stored, decoder, timeout);
+        decoder.finish();
+        checkCrc(index, (int) crc.getValue(), "from rank " + holder + " after decompression");
+        long first = timed.firstWrite() != 0 ? timed.firstWrite() : System.nanoTime();
+        timer.stage(RemoteStage.FETCH_FIRST_BYTE, first - asked);
+        timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - first);
+        timer.stage(RemoteStage.CACHE_WRITE, timed.writing());
     }
 
     /** Writes the raw bytes of entry index, stored at offset of in, to out, and checks their CRC32C. */
