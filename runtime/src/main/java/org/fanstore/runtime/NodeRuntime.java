@@ -211,9 +211,10 @@ final class NodeRuntime implements AutoCloseable {
         SlicePublisher slices = new SlicePublisher(ns.table(), ns.bodies(), local, check, sliceMap,
                 manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
         toClose.add(0, slices);
+        DecodedArenas decoded = null;
         if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
             // LZ4 partitions this node holds are decoded once into copies read as slices (DecodedArenas)
-            DecodedArenas decoded = DecodedArenas.create(ns.table(), ns.bodies(), local, check, config.rank());
+            decoded = DecodedArenas.create(ns.table(), ns.bodies(), local, check, config.rank());
             toClose.add(decoded);
             slices.attach(decoded);
         }
@@ -249,7 +250,13 @@ final class NodeRuntime implements AutoCloseable {
                     LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
                     config.verbose());
             toClose.add(0, puller);
-            puller.whenAdded(slices::publishPartition);
+            // before the puller's close waits for its publish thread: a pulled partition being decoded into its
+            // decoded copy stops at the next entry instead of holding up the job's end
+            toClose.add(0, slices::stopPublishing);
+            puller.whenAdded(slices::publishPulled);
+            if (decoded != null) {
+                decoded.roomFrom(puller::reserve);   // pulled LZ4 partitions get decoded copies too, within budget
+            }
             open.attach(puller);
             stats.attachPuller(puller);
             puller.start();

@@ -117,6 +117,8 @@ class PrefetchJobTest {
                 assertTrue(partBytes[pulled] <= budget && partBytes[pulled] > 0, dir + ": " + names);
             }
             assertTrue(r.stderr().contains("fanstore rank 0: prefetch kept 1 of 2 remote partitions"), r.stderr());
+            // the decoded copy of the pulled partition (~2x its stored bytes) does not fit what is left of the budget
+            assertTrue(r.stderr().contains("no room left in --local-capacity for the"), r.stderr());
         } finally {
             removeJob(work, job);
         }
@@ -225,7 +227,7 @@ class PrefetchJobTest {
     }
 
     /** What --keep-local left: the job's local and shared-memory roots. */
-    private static void removeJob(Path localDir, String job) throws IOException {
+    static void removeJob(Path localDir, String job) throws IOException {
         String root = "fanstore-" + JobLayout.currentUid() + "-" + job;
         for (Path p : List.of(localDir.resolve(root), Path.of("/dev/shm", root))) {
             if (Files.exists(p)) {

@@ -2,6 +2,7 @@ package org.fanstore.launcher.run;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
@@ -12,8 +13,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.regex.MatchResult;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -26,6 +29,10 @@ import org.junit.jupiter.params.provider.CsvSource;
  * every third reads it with pread backwards) interleave on the same files and directories. Every byte is checked
  * against a CRC32 of the source. A directory marked as made before it existed once failed 5-15 such reads with
  * EIO; a slice read past its window would fail the CRC.
+ *
+ * <p>With 2 ranks the readers also race the pull: partitions rank 0 pulls are published while they read, and for an
+ * all-LZ4 dataset each pulled partition gets a decoded copy made on the pull's thread while the same files are
+ * opened through the per-open path (a 1 MiB cache, so those keep being decoded and evicted), twice over.
  */
 class UnpackRaceTest {
     private static final int FILES = 20_000;
@@ -38,16 +45,21 @@ class UnpackRaceTest {
     static Path work;
     static Path plain;
     static Path lz4;
+    /** Only the compressible half of the files, LZ4 (every entry compressed: no raw entry a rider could slice). */
+    static Path text;
     static Path listing;
+    static Path textListing;
     static Path reader;
 
     @BeforeAll
     static void prepare() throws Exception {
         Path src = work.resolve("src/ds");
         listing = work.resolve("crc.txt");
+        textListing = work.resolve("crc-text.txt");
         Random rnd = new Random(11);
         CRC32 crc = new CRC32();
-        try (BufferedWriter out = Files.newBufferedWriter(listing, StandardCharsets.UTF_8)) {
+        try (BufferedWriter out = Files.newBufferedWriter(listing, StandardCharsets.UTF_8);
+             BufferedWriter textOut = Files.newBufferedWriter(textListing, StandardCharsets.UTF_8)) {
             for (int i = 0; i < FILES; i++) {
                 String rel = String.format("d%03d/s%d/f%05d.bin", i % DIRS, i % 3, i);
                 byte[] body = new byte[1024 + rnd.nextInt(3073)];
@@ -64,6 +76,12 @@ class UnpackRaceTest {
                 crc.reset();
                 crc.update(body);
                 out.write(String.format("%08x %d %s%n", crc.getValue(), body.length, rel));
+                if (i % 2 == 1) {
+                    Path t = work.resolve("src-text/ds").resolve(rel);
+                    Files.createDirectories(t.getParent());
+                    Files.write(t, body);
+                    textOut.write(String.format("%08x %d %s%n", crc.getValue(), body.length, rel));
+                }
             }
         }
         plain = work.resolve("plain.fs");
@@ -72,6 +90,10 @@ class UnpackRaceTest {
                 plain.toString(), "--partitions", "8"));
         RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
                 lz4.toString(), "--partitions", "8", "--compress", "lz4"));
+        text = work.resolve("text.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input",
+                work.resolve("src-text/ds").toString(), "--output", text.toString(), "--partitions", "8",
+                "--compress", "lz4"));
         reader = work.resolve("reader.py");
         Files.writeString(reader, READER);
     }
@@ -95,10 +117,48 @@ class UnpackRaceTest {
         assertFalse(r.stderr().contains("cannot unpack") || r.stderr().contains("cannot open"), r.stderr());
     }
 
-    /** argv: root, listing ("crc32 size relpath" lines), processes, threads. Prints one READER line per process. */
+    /** Waits (at most 120 s) until both ranks wrote their "prefetched" marker (as bench/after-pull.sh does). */
+    private static final String AFTER_PULLS = "i=0; while [ \"$(ls \"$FANSTORE_SHM_DIR\"/../rank-*/prefetched"
+            + " 2>/dev/null | wc -l)\" -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done;";
+
+    @Test
+    void pulledLz4PartitionsGetDecodedCopiesWhileEveryReadStaysRight() throws Exception {
+        String job = "tracepull" + System.nanoTime();
+        int files = FILES / 2;
+        int rounds = 2;
+        try {
+            String read = "/usr/bin/python3 " + reader + " /fanstore/ds " + textListing + " ";
+            FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 240,
+                    "run", "--ranks", "2", "--data", text.toString(), "--local-dir", work.toString(), "--cache-mb",
+                    "1", "--keep-local", "--", "sh", "-c", read + PROCESSES + " " + THREADS + " " + rounds + "; "
+                            + AFTER_PULLS + " " + read + "1 " + THREADS + " 1"));
+            List<String> lines = SUMMARY.matcher(r.stdout()).results().map(MatchResult::group).toList();
+            assertEquals((PROCESSES + 1) * 2, lines.size(), r.stdout() + "\n" + r.stderr());
+            for (String line : lines) {
+                assertTrue(line.equals("READER read=" + files * rounds + " errors=0 mismatches=0")
+                        || line.equals("READER read=" + files + " errors=0 mismatches=0"), r.stdout() + r.stderr());
+            }
+            // every partition, held or pulled, has its decoded copy on both ranks: the pulled ones were made while
+            // the first readers ran, and the last pass (after every pull) read them
+            Path root = work.resolve("fanstore-" + JobLayout.currentUid() + "-" + job);
+            try (Stream<Path> s = Files.walk(root)) {
+                List<Path> raw = s.filter(p -> p.getFileName().toString().endsWith(".fsp.raw")).toList();
+                assertEquals(16, raw.size(), "8 partitions x 2 ranks: " + raw + "\n" + r.stderr());
+            }
+            assertFalse(r.stderr().contains("cannot"), r.stderr());
+        } finally {
+            PrefetchJobTest.removeJob(work, job);
+        }
+    }
+
+    /**
+     * argv: root, listing ("crc32 size relpath" lines), processes, threads[, rounds]. Each process reads every file
+     * rounds times (each round in a new random order) and prints one READER line.
+     */
     private static final String READER = """
             import mmap, os, random, sys, threading, zlib
             root, listing, procs, nthreads = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+            rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 1
             files = [l.split(" ", 2) for l in open(listing).read().splitlines()]
 
             def read_all(seed):
@@ -111,9 +171,11 @@ class UnpackRaceTest {
                 dirs = list(by_dir.values())
                 rnd.shuffle(dirs)
                 order = []
-                for d in dirs:
-                    rnd.shuffle(d)
-                    order.extend(d)
+                for _ in range(rounds):
+                    rnd.shuffle(dirs)
+                    for d in dirs:
+                        rnd.shuffle(d)
+                        order.extend(d)
                 queue = iter(order)
                 lock = threading.Lock()
                 errors, mismatches, done = [], [], [0]

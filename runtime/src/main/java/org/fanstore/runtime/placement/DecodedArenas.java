@@ -10,9 +10,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.LongPredicate;
+import java.util.function.Predicate;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
@@ -34,6 +37,11 @@ import org.fanstore.runtime.metadata.MetadataTable;
  * <p>Room: all decoded copies are made only if the local file system keeps max(10% of its size, 1 GiB) free after
  * them (the rule of --local-capacity auto); otherwise none, and LZ4 files take the per-open path as before (the log
  * says so). A write that fails anyway (the disk filled since) leaves that entry to the per-open path, never an error.
+ *
+ * <p>Pulled partitions ({@link #addPulled}) get a decoded copy too, once the puller has added them, taken from the
+ * pull's --local-capacity budget ({@link PartitionPuller#reserve}: only room no partition still to pull needs), so
+ * a decoded copy never displaces a pull. Their files are decoded on the puller's background publish thread; until
+ * then, and without the room, they take the per-open path.
  */
 public final class DecodedArenas implements AutoCloseable {
     static final int ALIGN = 4096;
@@ -49,13 +57,16 @@ public final class DecodedArenas implements AutoCloseable {
     private final BodyIndex bodies;
     private final LocalPartitions local;
     private final BodyCheck check;
+    /** Written once per partition: at creation, or by addPulled after its offsets (readers check covers first). */
     private final Map<Integer, Path> paths;
     private final Map<Integer, FileChannel> channels;
     private final long[] offsets;
     private final AtomicIntegerArray state;
     private final Object settled = new Object();
     private final AtomicBoolean warnedWrite = new AtomicBoolean();
+    private final AtomicBoolean warnedRoom = new AtomicBoolean();
     private final String logPrefix;
+    private volatile LongPredicate room;
 
     private DecodedArenas(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check,
                           Map<Integer, Path> paths, Map<Integer, FileChannel> channels, long[] offsets, int rank) {
@@ -63,8 +74,8 @@ public final class DecodedArenas implements AutoCloseable {
         this.bodies = bodies;
         this.local = local;
         this.check = check;
-        this.paths = paths;
-        this.channels = channels;
+        this.paths = new ConcurrentHashMap<>(paths);
+        this.channels = new ConcurrentHashMap<>(channels);
         this.offsets = offsets;
         this.state = new AtomicIntegerArray(offsets.length);
         this.logPrefix = "fanstore rank " + rank + ": ";
@@ -91,7 +102,7 @@ public final class DecodedArenas implements AutoCloseable {
             Long end = p == BodyIndex.NO_BODY ? null : ends.get(p);
             if (end != null) {
                 offsets[i] = end;
-                ends.put(p, end + (table.size(i) + ALIGN - 1) / ALIGN * ALIGN);
+                ends.put(p, end + aligned(table.size(i)));
             }
         }
         Map<Integer, Path> paths = new HashMap<>();
@@ -120,6 +131,75 @@ public final class DecodedArenas implements AutoCloseable {
             }
         }
         return new DecodedArenas(table, bodies, local, check, paths, channels, offsets, rank);
+    }
+
+    /** Where pulled partitions' decoded copies take their room from: true when {@code bytes} were granted. */
+    public void roomFrom(LongPredicate budget) {
+        this.room = budget;
+    }
+
+    /**
+     * Gives pulled partition p (already a local copy) a decoded copy when it holds compressed entries and the budget
+     * grants its bytes. {@code claim} must make the copy's path the partition's slice slot and says whether it did;
+     * when it cannot (the slot already names the pull file) the copy is dropped. Returns whether p is covered now.
+     * Never throws: without a decoded copy the per-open path serves the partition, as before.
+     */
+    public boolean addPulled(int p, Predicate<Path> claim) {
+        LongPredicate budget = room;
+        if (budget == null || paths.containsKey(p)) {
+            return paths.containsKey(p);
+        }
+        int n = bodies.entries();
+        boolean compressed = false;
+        long length = 0;
+        for (int i = 0; i < n; i++) {
+            if (bodies.partition(i) == p) {
+                compressed |= bodies.codec(i) != PartitionDescriptor.CODEC_RAW;
+                length += aligned(table.size(i));
+            }
+        }
+        if (!compressed || length == 0) {
+            return false;
+        }
+        if (!budget.test(length)) {
+            if (!warnedRoom.getAndSet(true)) {
+                System.err.println(logPrefix + "no room left in --local-capacity for the " + length + "-byte decoded"
+                        + " copy of pulled partition " + local.file(p).getFileName() + " beside the partitions still"
+                        + " to pull: such LZ4 files are decoded per open instead");
+            }
+            return false;
+        }
+        Path path = local.file(p).resolveSibling(local.file(p).getFileName() + ".raw");
+        FileChannel c = null;
+        try {
+            c = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING);
+            c.write(ByteBuffer.wrap(new byte[1]), length - 1);   // sparse: its length, no blocks
+            if (!claim.test(path)) {
+                c.close();
+                Files.deleteIfExists(path);
+                return false;
+            }
+        } catch (IOException e) {
+            System.err.println(logPrefix + "cannot make the decoded copy " + path + " (" + e.getMessage()
+                    + "): its LZ4 files are decoded per open instead");
+            closeQuietly(c);
+            return false;
+        }
+        long end = 0;
+        for (int i = 0; i < n; i++) {
+            if (bodies.partition(i) == p) {
+                offsets[i] = end;
+                end += aligned(table.size(i));
+            }
+        }
+        channels.put(p, c);
+        paths.put(p, path);              // after the offsets: covers(p) publishes them
+        return true;
+    }
+
+    private static long aligned(long size) {
+        return (size + ALIGN - 1) / ALIGN * ALIGN;
     }
 
     /** Whether partition p's entries are served from a decoded copy. */
@@ -249,11 +329,18 @@ public final class DecodedArenas implements AutoCloseable {
     @Override
     public void close() {
         for (FileChannel c : channels.values()) {
-            try {
-                c.close();
-            } catch (IOException e) {
-                // the job is ending; the directory goes with it
-            }
+            closeQuietly(c);
+        }
+    }
+
+    private static void closeQuietly(FileChannel c) {
+        if (c == null) {
+            return;
+        }
+        try {
+            c.close();
+        } catch (IOException e) {
+            // nothing to do about it: the job's directory goes at its end anyway
         }
     }
 }

@@ -428,6 +428,31 @@ public final class PartitionPuller implements AutoCloseable {
         return left.remove(first);
     }
 
+    /**
+     * Takes {@code bytes} of the --local-capacity budget for something a pulled partition brings along (its decoded
+     * copy, DecodedArenas#addPulled), only if the budget still holds every partition not yet begun after them: such
+     * extras never displace a pull. False, taking nothing, otherwise (or when the file system cannot be asked).
+     */
+    public boolean reserve(long bytes) {
+        synchronized (lock) {
+            long notBegun = 0;
+            for (PartitionInfo p : order) {
+                if (planned.contains(p.index()) && !active.containsKey(p.index())) {
+                    notBegun += p.bytes();
+                }
+            }
+            try {
+                if (bytes + notBegun > capacity.remaining(Files.getFileStore(partsDir), reserved)) {
+                    return false;
+                }
+            } catch (IOException e) {
+                return false;
+            }
+            reserved += bytes;
+            return true;
+        }
+    }
+
     /** Creates the partition's temporary file if it fits the capacity budget; null (and skipped) if not. */
     private PullFile begin(PartitionInfo info, FileStore store) throws IOException {
         if (info.bytes() > capacity.remaining(store, reserved)) {

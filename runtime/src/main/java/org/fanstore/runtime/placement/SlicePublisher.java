@@ -103,9 +103,11 @@ public final class SlicePublisher implements AutoCloseable {
         DecodedArenas a = arenas;
         boolean fromDecoded = a != null && a.covers(p);
         Path copy = fromDecoded ? a.path(p) : local.file(p);
-        if (!map.publishSlot(slot(p), copy)) {
-            // the copy's path does not fit the map: no body check spent on an entry never sliced
-            if (!warnedLongPath.getAndSet(true)) {
+        SliceMap.Layout layout = fromDecoded ? SliceMap.Layout.DECODED : SliceMap.Layout.PARTITION;
+        if (!map.publishSlot(slot(p), copy, layout)) {
+            // the copy's path does not fit the map, or (a pulled partition just given a decoded copy) the slot names
+            // the other layout: no body check spent on an entry never sliced
+            if (tooLong(copy) && !warnedLongPath.getAndSet(true)) {
                 System.err.println("fanstore: the partition copy " + copy + " has a path longer than "
                         + SliceMap.PATH_MAX + " bytes, so its files are copied out on first open (slower); a"
                         + " shorter --local-dir avoids it");
@@ -114,13 +116,13 @@ public final class SlicePublisher implements AutoCloseable {
         }
         if (fromDecoded) {
             int got = a.ensure(index);
-            if (got == DecodedArenas.UNSERVED || !map.publish(index, slot(p), copy, a.offset(index))) {
+            if (got == DecodedArenas.UNSERVED || !map.publish(index, slot(p), copy, a.offset(index), layout)) {
                 return NOT_SLICE;
             }
             return got == DecodedArenas.DECODED ? DECODED_SLICE : SLICE;
         }
         check.verify(index);
-        return map.publish(index, slot(p), copy, bodies.bodyOffset(index)) ? SLICE : NOT_SLICE;
+        return map.publish(index, slot(p), copy, bodies.bodyOffset(index), layout) ? SLICE : NOT_SLICE;
     }
 
     /**
@@ -138,10 +140,14 @@ public final class SlicePublisher implements AutoCloseable {
                 || !FileModes.isRegular(table.mode(index)) || slot(p) >= map.slots() || decoded(index)) {
             return false;
         }
-        if (copy.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length > SliceMap.PATH_MAX) {
+        if (tooLong(copy)) {
             return false;   // a longer name than the copy's own: the slot stays free for that one
         }
-        return map.publishSlot(slot(p), copy) && map.publish(index, slot(p), copy, bodies.bodyOffset(index));
+        return map.publish(index, slot(p), copy, bodies.bodyOffset(index), SliceMap.Layout.PARTITION);
+    }
+
+    private static boolean tooLong(Path copy) {
+        return copy.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length > SliceMap.PATH_MAX;
     }
 
     /** Publishes every publishable entry not published yet, in table order; returns how many it published. */
@@ -156,6 +162,22 @@ public final class SlicePublisher implements AutoCloseable {
             count += publishQuietly(i);
         }
         return count;
+    }
+
+    /**
+     * The puller's hook for partition p, just added. A partition with compressed entries first gets a decoded copy
+     * if {@link DecodedArenas#addPulled} finds the room and its slot still names nothing (a rider may have published
+     * raw entries from the pull file: then its LZ4 files keep the per-open path). Then every entry is published as
+     * by {@link #publishPartition}, which decodes them into that copy here, on the puller's background thread, so
+     * the next epoch reads them as slices instead of decoding each open into the cache.
+     */
+    public int publishPulled(int p) {
+        DecodedArenas a = arenas;
+        int slot = slot(p);
+        if (enabled && a != null && slot < map.slots() && !map.slotPublished(slot)) {
+            a.addPulled(p, copy -> map.publishSlot(slot, copy, SliceMap.Layout.DECODED));
+        }
+        return publishPartition(p);
     }
 
     /** Publishes the entries of partition p (just added by the puller); returns how many. */
@@ -210,6 +232,11 @@ public final class SlicePublisher implements AutoCloseable {
         for (Thread t : started) {
             t.start();
         }
+    }
+
+    /** Makes every publishing loop stop at its next entry (the job is ending); {@link #close} also waits for them. */
+    public void stopPublishing() {
+        closed = true;
     }
 
     /** Stops the background pass (bounded wait: it checks between entries). */

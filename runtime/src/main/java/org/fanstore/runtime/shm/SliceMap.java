@@ -23,6 +23,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Published records never change. Writers may race (the background pass, open workers, the puller): a slot is
  * published under this object's lock, an entry by whichever writer gets there, with the same values.
  *
+ * <p>Each slot also has a {@link Layout}, kept here only: whether its entries' offsets are into a partition copy
+ * (or a byte-identical pull file) or into a decoded copy. A slot answers only publications of its own layout, so an
+ * offset is never published against a file of the other layout, whichever writer named the slot first.
+ *
  * <p>Mapped for the runtime's life and never unmapped by hand (see {@code ReferenceBits}).
  */
 public final class SliceMap {
@@ -36,14 +40,14 @@ public final class SliceMap {
     private final UnsafeBuffer map;
     private final int slots;
     private final int entries;
-    private final boolean[] slotPublished;
+    private final Layout[] slotLayout;
     private final boolean[] slotRefused;
 
     private SliceMap(MappedByteBuffer mapped, int slots, int entries) {
         this.map = new UnsafeBuffer(mapped);
         this.slots = slots;
         this.entries = entries;
-        this.slotPublished = new boolean[slots];
+        this.slotLayout = new Layout[slots];
         this.slotRefused = new boolean[slots];
     }
 
@@ -75,16 +79,25 @@ public final class SliceMap {
         return slots;
     }
 
+    /** What a slot's offsets point into. */
+    public enum Layout {
+        /** A partition copy, or a pull file of the same bytes: offsets are body offsets. */
+        PARTITION,
+        /** A decoded copy of a compressed partition (DecodedArenas): offsets are into its raw layout. */
+        DECODED
+    }
+
     /**
-     * Publishes entry {@code index}: its raw body starts at {@code offset} in the partition copy {@code file} of
-     * slot {@code slot}. False (nothing published) when the path is longer than {@link #PATH_MAX} bytes.
+     * Publishes entry {@code index}: its raw body starts at {@code offset} in {@code file}, of {@code layout}, the
+     * file of slot {@code slot}. False (nothing published) when the path is longer than {@link #PATH_MAX} bytes or
+     * the slot was published with the other layout.
      */
-    public boolean publish(int index, int slot, Path file, long offset) {
+    public boolean publish(int index, int slot, Path file, long offset, Layout layout) {
         if (index < 0 || index >= entries || slot < 0 || slot >= slots || offset < 0) {
             throw new IllegalArgumentException("entry " + index + " slot " + slot + " offset " + offset
                     + " outside a map of " + entries + " entries and " + slots + " slots");
         }
-        if (!publishSlot(slot, file)) {
+        if (!publishSlot(slot, file, layout)) {
             return false;
         }
         int at = HEADER_BYTES + slots * SLOT_BYTES + index * ENTRY_BYTES;
@@ -101,13 +114,14 @@ public final class SliceMap {
     }
 
     /**
-     * Publishes slot {@code slot} as the partition copy {@code file} (once; later calls answer the first one's
-     * outcome). False when the path is longer than {@link #PATH_MAX} bytes: none of that partition's entries can be
-     * slices then, and callers learn it before checking any body.
+     * Publishes slot {@code slot} as {@code file}, of {@code layout} (once; later calls of the same layout answer the
+     * first one's outcome, later calls of the other layout false). False when the path is longer than
+     * {@link #PATH_MAX} bytes: none of that partition's entries can be slices then, and callers learn it before
+     * checking any body.
      */
-    public synchronized boolean publishSlot(int slot, Path file) {
-        if (slotPublished[slot]) {
-            return true;
+    public synchronized boolean publishSlot(int slot, Path file, Layout layout) {
+        if (slotLayout[slot] != null) {
+            return slotLayout[slot] == layout;
         }
         if (slotRefused[slot]) {
             return false;
@@ -120,7 +134,12 @@ public final class SliceMap {
         int at = HEADER_BYTES + slot * SLOT_BYTES;
         map.putBytes(at + 4, path);
         map.putIntOrdered(at, path.length);
-        slotPublished[slot] = true;
+        slotLayout[slot] = layout;
         return true;
+    }
+
+    /** Whether slot {@code slot} names a file yet (of either layout). */
+    public synchronized boolean slotPublished(int slot) {
+        return slotLayout[slot] != null;
     }
 }

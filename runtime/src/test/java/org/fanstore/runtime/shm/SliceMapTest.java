@@ -22,13 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
  * interpose-native/tests/test_slice_view.c), publication by racing threads, and what is never published.
  */
 class SliceMapTest {
+    private static final SliceMap.Layout PART = SliceMap.Layout.PARTITION;
 
     @Test
     void writesTheGoldenImage(@TempDir Path dir) throws Exception {
         Path file = dir.resolve("slices.map");
         SliceMap map = SliceMap.create(file, 3, 4);
-        assertTrue(map.publish(1, 0, Path.of("/l/parts/p0.fsp"), 4096));
-        assertTrue(map.publish(3, 2, Path.of("/l/parts/b0.fsp"), 123456789012L));
+        assertTrue(map.publish(1, 0, Path.of("/l/parts/p0.fsp"), 4096, PART));
+        assertTrue(map.publish(3, 2, Path.of("/l/parts/b0.fsp"), 123456789012L, PART));
         assertTrue(map.published(1) && map.published(3));
         assertFalse(map.published(0) || map.published(2));
         assertArrayEquals(Files.readAllBytes(TestVectors.dir("slices").resolve("slices-map-1.bin")),
@@ -54,7 +55,8 @@ class SliceMapTest {
                 }
                 for (int k = 0; k < entries; k++) {
                     int i = (k * 7919 + seed * 104729) % entries;   // each thread in another order
-                    map.publish(i, i % slots, Path.of("/local/parts/part-" + (i % slots) + ".fsp"), 4096L * i + 7);
+                    map.publish(i, i % slots, Path.of("/local/parts/part-" + (i % slots) + ".fsp"), 4096L * i + 7,
+                            PART);
                 }
             });
             th.start();
@@ -84,16 +86,34 @@ class SliceMapTest {
         Path file = dir.resolve("slices.map");
         SliceMap map = SliceMap.create(file, 2, 3);
         Path tooLong = Path.of("/" + "x".repeat(SliceMap.PATH_MAX));
-        assertFalse(map.publishSlot(0, tooLong));
-        assertFalse(map.publish(0, 0, tooLong, 0));
-        assertFalse(map.publish(1, 0, tooLong, 64), "a refused slot stays refused");
+        assertFalse(map.publishSlot(0, tooLong, PART));
+        assertFalse(map.publish(0, 0, tooLong, 0, PART));
+        assertFalse(map.publish(1, 0, tooLong, 64, PART), "a refused slot stays refused");
         assertFalse(map.published(0));
         assertFalse(map.published(1));
         Path longest = Path.of("/" + "x".repeat(SliceMap.PATH_MAX - 1));
-        assertTrue(map.publish(2, 1, longest, 0));
+        assertTrue(map.publish(2, 1, longest, 0, PART));
         ByteBuffer bytes = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.LITTLE_ENDIAN);
         assertEquals(0, bytes.getInt(SliceMap.HEADER_BYTES), "slot 0's length word");
         assertEquals(SliceMap.PATH_MAX, bytes.getInt(SliceMap.HEADER_BYTES + SliceMap.SLOT_BYTES), "slot 1's");
         assertEquals(2, bytes.getInt(SliceMap.HEADER_BYTES + 2 * SliceMap.SLOT_BYTES + 2 * SliceMap.ENTRY_BYTES));
+    }
+
+    @Test
+    void aSlotAnswersOnlyItsOwnLayout(@TempDir Path dir) throws Exception {
+        SliceMap map = SliceMap.create(dir.resolve("slices.map"), 2, 4);
+        Path decoded = Path.of("/l/parts/part-00001.fsp.raw");
+        Path pulled = Path.of("/l/parts/.pull-part-00001.fsp");
+        assertFalse(map.slotPublished(0));
+        assertTrue(map.publish(0, 0, decoded, 8192, SliceMap.Layout.DECODED));
+        assertTrue(map.slotPublished(0));
+        // a rider that saw no decoded copy yet publishes from the pull file: its body offset would be read from the
+        // decoded copy, so it must be refused, not answered "already published"
+        assertFalse(map.publishSlot(0, pulled, PART));
+        assertFalse(map.publish(1, 0, pulled, 4096, PART));
+        assertFalse(map.published(1));
+        assertTrue(map.publish(2, 0, decoded, 0, SliceMap.Layout.DECODED), "its own layout still publishes");
+        assertTrue(map.publish(3, 1, pulled, 4096, PART));
+        assertFalse(map.publishSlot(1, decoded, SliceMap.Layout.DECODED), "and the other way round");
     }
 }
