@@ -318,6 +318,11 @@ public final class MaterializedCache {
         }
     }
 
+    /** Whether a file of {@code size} bytes is materialised on node-local disk rather than tmpfs. */
+    public boolean onLocalDisk(long size) {
+        return localDir != null && Long.compareUnsigned(size, refs.localMinBytes()) >= 0;
+    }
+
     /** Where file {@code id} lives if it is below the local threshold (the tmpfs directory). */
     public Path pathOf(int id) {
         return RankDirectory.CACHE_FILE.in(dir, id);
@@ -328,8 +333,7 @@ public final class MaterializedCache {
      * size and the threshold in cache.ref (cache_view.c, fs_cache_path), so both must follow this one rule.
      */
     public Path pathOf(int id, long size) {
-        boolean local = localDir != null && Long.compareUnsigned(size, refs.localMinBytes()) >= 0;
-        return RankDirectory.CACHE_FILE.in(local ? localDir : dir, id);
+        return RankDirectory.CACHE_FILE.in(onLocalDisk(size) ? localDir : dir, id);
     }
 
     /** Bytes of the files present (not counting those being written). */

@@ -80,6 +80,8 @@ public final class OpenService implements RequestHandler {
     private final RankStats stats;
     private volatile SlicePublisher slices;
     private volatile PartitionPuller puller;
+    /** Logged once: unpacking failed for a full local directory and the cache served instead. */
+    private volatile boolean warnedUnpackFull;
 
     public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
                        MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
@@ -256,6 +258,17 @@ public final class OpenService implements RequestHandler {
             responder.ok(unpacker.ensure(index).toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
             boolean full = noSpace(e);
+            if (full && !cache.onLocalDisk(table.size(index))) {
+                // the local directory filled (a pull with an explicit --local-capacity, another job): a copy in the
+                // tmpfs cache serves the reader instead of ENOSPC; the log says it once
+                if (!warnedUnpackFull) {
+                    warnedUnpackFull = true;
+                    System.err.println("fanstore rank " + myRank + ": " + unpacker.filesDir() + " is full: files"
+                            + " that must be plain files (mmap, fopen, exec) are copied into the cache instead");
+                }
+                materialize(index, responder);
+                return;
+            }
             System.err.println("fanstore rank " + myRank + ": cannot unpack "
                     + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes)"
                     + (full ? " into " + unpacker.filesDir() + ": no space left on device (free space there, or"
