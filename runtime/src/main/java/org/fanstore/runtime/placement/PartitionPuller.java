@@ -90,6 +90,8 @@ public final class PartitionPuller implements AutoCloseable {
     /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
     private static final int CHECK_BUFFER = 1 << 20;
+    /** What an abandoned pull file keeps around each slice read from it: whole pages (blocks). */
+    private static final long PAGE = 4096;
     private static final String MARKER = RankDirectory.PREFETCHED.fileName();
 
     private final List<PartitionInfo> order;
@@ -350,6 +352,7 @@ public final class PartitionPuller implements AutoCloseable {
                 return null;
             }
             f.sliced = true;
+            f.keep(offset, length);
             return f.tmp;
         }
     }
@@ -549,17 +552,26 @@ public final class PartitionPuller implements AutoCloseable {
                     + (why != null ? why.getMessage() : "unknown failure") + "; its files are fetched on demand");
         }
         boolean keep;
+        List<long[]> unread;
         synchronized (lock) {
             planned.remove(f.info.index());
             reserved -= f.info.bytes();
-            f.abandoned = true;
+            f.abandoned = true;             // no new slice of it from here on: the kept ranges are final
             keep = f.sliced;
+            unread = keep ? f.unkeptPages(PAGE) : List.of();
             lock.notifyAll();
         }
         if (keep) {
+            String freed;
+            try {
+                freed = "its other " + PunchHoles.punch(f.tmp, unread) + " bytes are freed";
+            } catch (IOException e) {
+                freed = "its other bytes stay too (" + e.getMessage() + ")";
+            }
             if (!stopping) {
                 System.err.println("fanstore rank " + rank + ": " + f.tmp.getFileName() + " stays until the job ends:"
-                        + " files read in place from its pulled bytes (each checked) are published from it");
+                        + " files read in place from its pulled bytes (each checked) are published from it; "
+                        + freed);
             }
             return;
         }

@@ -2,6 +2,9 @@ package org.fanstore.runtime.placement;
 
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import org.fanstore.prep.format.PartitionInfo;
 
 /**
@@ -29,6 +32,8 @@ final class PullFile {
     boolean sliced;
     /** Given up, or being published under its final name (guarded by the puller's lock): no new slice of it. */
     boolean abandoned;
+    /** {offset, length} of the bytes slices of {@link #tmp} were handed out for: all that must stay if abandoned. */
+    private final List<long[]> kept = new ArrayList<>();
 
     PullFile(PartitionInfo info, Path tmp, FileChannel channel, int rangeBytes) {
         this.info = info;
@@ -89,6 +94,34 @@ final class PullFile {
             }
         }
         return true;
+    }
+
+    /** Bytes [offset, offset + length) are read in place by a slice of {@link #tmp}: they stay if it is abandoned. */
+    void keep(long offset, long length) {
+        kept.add(new long[] {offset, length});
+    }
+
+    /**
+     * The {offset, length} ranges of an abandoned pull file that no slice reads, in whole {@code page}s (a kept
+     * range keeps every page it touches), in file order: what can be punched out of it.
+     */
+    List<long[]> unkeptPages(long page) {
+        List<long[]> sorted = new ArrayList<>(kept);
+        sorted.sort(Comparator.comparingLong(r -> r[0]));
+        long end = (info.bytes() + page - 1) / page * page;
+        List<long[]> holes = new ArrayList<>();
+        long from = 0;
+        for (long[] r : sorted) {
+            long start = r[0] / page * page;
+            if (start > from) {
+                holes.add(new long[] {from, start - from});
+            }
+            from = Math.max(from, (r[0] + r[1] + page - 1) / page * page);
+        }
+        if (end > from) {
+            holes.add(new long[] {from, end - from});
+        }
+        return holes;
     }
 
     /** The next range still to start in file order, or -1: the background pull goes front to back. */

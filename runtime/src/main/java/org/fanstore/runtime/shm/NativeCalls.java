@@ -31,6 +31,17 @@ public interface NativeCalls {
     @SaveError
     int setpriority(int which, int who, int prio);
 
+    /** open(2) without O_CREAT; -1 and errno on failure. */
+    @SaveError
+    int open(String path, int flags);
+
+    /** fallocate(2); with FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE it frees the blocks of a byte range. */
+    @SaveError
+    int fallocate(int fd, int mode, long offset, long length);
+
+    /** close(2). */
+    int close(int fd);
+
     /** clock_gettime(2); {@code timespec} receives {tv_sec, tv_nsec}. */
     int clock_gettime(int clockId, @Out long[] timespec);
 }

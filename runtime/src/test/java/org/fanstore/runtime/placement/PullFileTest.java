@@ -1,13 +1,18 @@
 package org.fanstore.runtime.placement;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.fanstore.prep.format.PartitionInfo;
 import org.junit.jupiter.api.Test;
 
-/** Which bytes a reader riding a pull may read: only those inside ranges that landed, never one in flight. */
+/**
+ * Which bytes a reader riding a pull may read: only those inside ranges that landed, never one in flight; and which
+ * an abandoned pull file may give back: every whole page no slice handed out touches.
+ */
 class PullFileTest {
     private static PullFile file(long bytes) {
         return new PullFile(new PartitionInfo(7, "part-00007.fsp", bytes, 0, 1, false), null, null, 100);
@@ -49,5 +54,30 @@ class PullFileTest {
         }
         assertTrue(f.complete());
         assertEquals(3, f.rangeOf(10_000), "past the end clamps to the last range");
+    }
+
+    @Test
+    void anAbandonedFileKeepsEveryPageASliceTouchesAndNothingElse() {
+        PullFile none = file(10_000);
+        assertHoles(List.of(new long[] {0, 12_288}), none.unkeptPages(4096), "nothing kept: every page goes");
+
+        PullFile f = file(40_000);              // pages [0,4096) ... [36864,40960)
+        f.keep(20_000, 100);                   // page 4 only
+        f.keep(5_000, 4_000);                  // pages 1-2 (5000..8999)
+        f.keep(8_192, 10);                     // page 2 again, out of order and overlapping
+        f.keep(39_990, 10);                    // the last, partial page
+        assertHoles(List.of(new long[] {0, 4096}, new long[] {12_288, 4096}, new long[] {20_480, 16_384}),
+                f.unkeptPages(4096), "the gaps between kept pages");
+
+        PullFile all = file(8_192);
+        all.keep(0, 8_192);
+        assertEquals(0, all.unkeptPages(4096).size(), "all kept: no hole");
+    }
+
+    private static void assertHoles(List<long[]> expected, List<long[]> got, String what) {
+        assertEquals(expected.size(), got.size(), what);
+        for (int i = 0; i < expected.size(); i++) {
+            assertArrayEquals(expected.get(i), got.get(i), what + ", hole " + i);
+        }
     }
 }
