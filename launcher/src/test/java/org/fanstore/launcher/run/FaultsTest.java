@@ -280,24 +280,54 @@ class FaultsTest {
 
     /**
      * Item 6: the local disk fills after ready (files copied out of their partition on first open: sha256sum reads
-     * through stdio, which never gets a slice, docs/slices.md): the reader gets ENOSPC, not EIO, and the runtime's
-     * log names the file, its bytes and the directory.
+     * through stdio, which never gets a slice, docs/slices.md). Files below the cache's local-disk threshold (1 MiB)
+     * are then copied into the tmpfs cache instead, so the reader gets the right bytes and the log says once why.
      */
     @Test
-    void aDiskFillingAfterReadyGivesTheReaderEnospcAndTheLogNamesIt() throws Exception {
-        Path big = bigDataset();
+    void aDiskFillingAfterReadyServesSmallFilesFromTheCacheAndTheLogSaysSo() throws Exception {
+        Path big = bigDataset("big", 300_000);
         Path small = smallDisk("filling-disk", "1400k"); // the partitions (1.2 MB) fit, unpacking them does not
         try {
             String job = "tfill" + System.nanoTime();
             FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
                     "--data", big.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch", "off",
-                    "--", "sh", "-c", "for f in f0 f1 f2 f3; do sha256sum /fanstore/big/$f > /dev/null; done; exit 0");
+                    "--", "sh", "-c", "cd /fanstore/big && sha256sum f0 f1 f2 f3");
+            assertEquals(0, r.status(), r.stderr());
+            assertEquals(sums(work.resolve("src-big/big")), r.stdout().trim(), r.stderr());
+            String files = RankDirectory.FILES_DIR.in(RankDirectory.RANK_DIR.in(
+                    RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job), 0)).toString();
+            assertTrue(r.stderr().contains(files + " is full: files that must be plain files (mmap, fopen, exec) are"
+                    + " copied into the cache instead"), r.stderr());
+            assertFalse(r.stderr().contains("No space left on device") || r.stderr().contains("cannot unpack"),
+                    r.stderr());
+            try (var left = Files.list(small)) {
+                assertEquals(0, left.count(), "nothing left on the small disk");
+            }
+        } finally {
+            new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
+        }
+    }
+
+    /**
+     * The same with files of 1.2 MB, which the cache keeps on the same local disk: there is no room anywhere, so the
+     * reader gets ENOSPC, not EIO, and the runtime's log names the file, its bytes and the directory.
+     */
+    @Test
+    void aDiskFillingAfterReadyGivesTheReaderOfLargeFilesEnospcAndTheLogNamesIt() throws Exception {
+        Path large = bigDataset("large", 1_200_000);
+        Path small = smallDisk("filling-disk-large", "5200k"); // the partitions (4.8 MB) fit, one more file does not
+        try {
+            String job = "tfilll" + System.nanoTime();
+            FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
+                    "--data", large.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch",
+                    "off", "--", "sh", "-c", "for f in f0 f1 f2 f3; do sha256sum /fanstore/large/$f > /dev/null; done;"
+                            + " exit 0");
             assertEquals(0, r.status(), r.stderr());
             assertTrue(r.stderr().contains("No space left on device"), "the reader's errno: " + r.stderr());
             assertFalse(r.stderr().contains("Input/output error"), r.stderr());
             String files = RankDirectory.FILES_DIR.in(RankDirectory.RANK_DIR.in(
                     RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job), 0)).toString();
-            assertTrue(r.stderr().matches("(?s).*cannot unpack big/f\\d \\(300000 bytes\\) into " + files
+            assertTrue(r.stderr().matches("(?s).*cannot unpack large/f\\d \\(1200000 bytes\\) into " + files
                     + ": no space left on device.*"), r.stderr());
             try (var left = Files.list(small)) {
                 assertEquals(0, left.count(), "nothing left on the small disk");
@@ -307,17 +337,29 @@ class FaultsTest {
         }
     }
 
-    /** 4 files of 300,000 random bytes in 2 uncompressed partitions (made once). */
+    /** sha256sum's output for the files f0..f3 of dir, as run inside it. */
+    private static String sums(Path dir) throws Exception {
+        Process p = new ProcessBuilder("sha256sum", "f0", "f1", "f2", "f3").directory(dir.toFile()).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+        assertEquals(0, p.waitFor(), out);
+        return out;
+    }
+
     static Path bigDataset() throws Exception {
-        Path big = work.resolve("big.fs");
+        return bigDataset("big", 300_000);
+    }
+
+    /** 4 files f0..f3 of {@code bytes} random bytes in 2 uncompressed partitions, dataset {@code name} (made once). */
+    static Path bigDataset(String name, int bytes) throws Exception {
+        Path big = work.resolve(name + ".fs");
         if (Files.exists(big)) {
             return big;
         }
-        Path src = work.resolve("src-big/big");
+        Path src = work.resolve("src-" + name + "/" + name);
         Files.createDirectories(src);
         java.util.Random rnd = new java.util.Random(1);
         for (int i = 0; i < 4; i++) {
-            byte[] body = new byte[300_000];
+            byte[] body = new byte[bytes];
             rnd.nextBytes(body);
             Files.write(src.resolve("f" + i), body);
         }
