@@ -138,6 +138,8 @@ public final class PartitionPuller implements AutoCloseable {
     /** Readers inside {@link #awaitBytes} now. Both guarded by lock. */
     private int riding;
     private long reserved;
+    /** Kept abandoned pull files a range landed in after they were punched: punched again (guarded by lock). */
+    private final List<PullFile> punchAgain = new ArrayList<>();
 
     /** Called on the pulling thread with each partition id just added to the local copies. */
     public void whenAdded(IntConsumer listener) {
@@ -211,6 +213,7 @@ public final class PartitionPuller implements AutoCloseable {
             FileStore store = Files.getFileStore(partsDir);
             List<PullFile> complete = new ArrayList<>();
             List<Landing> failed = new ArrayList<>();
+            List<PullFile> repunch = new ArrayList<>();
             long lastStart = 0;
             while (!stopping) {
                 synchronized (lock) {
@@ -221,7 +224,9 @@ public final class PartitionPuller implements AutoCloseable {
                             || inFlight < background && startBackground(store, left))) {
                         lastStart = now;
                     }
-                    if (complete.isEmpty() && failed.isEmpty()) {
+                    repunch.addAll(punchAgain);
+                    punchAgain.clear();
+                    if (complete.isEmpty() && failed.isEmpty() && repunch.isEmpty()) {
                         if (inFlight == 0 && active.isEmpty() && left.isEmpty()) {
                             break;
                         }
@@ -232,6 +237,8 @@ public final class PartitionPuller implements AutoCloseable {
                 for (Landing l : failed) {
                     abandon(l.file(), l.failure());
                 }
+                repunch.forEach(this::punchAgain);
+                repunch.clear();
                 for (PullFile f : complete) {
                     publisher.execute(() -> publish(f));   // f stays in active until published: the loop waits
                 }
@@ -258,6 +265,7 @@ public final class PartitionPuller implements AutoCloseable {
      */
     private void discardUnfinished() {
         List<PullFile> unfinished;
+        List<PullFile> late;
         synchronized (lock) {
             planned.clear();
             lock.notifyAll();
@@ -274,12 +282,15 @@ public final class PartitionPuller implements AutoCloseable {
                     }
                 }
             }
+            late = new ArrayList<>(punchAgain);    // kept files that ranges waited for above landed in
+            punchAgain.clear();
             unfinished = new ArrayList<>(active.values());
             unfinished.addAll(ignored);
             active.clear();
             unfinished.forEach(f -> f.abandoned = true);
             unfinished.removeIf(f -> f.sliced);   // published slices read it until the job's directory goes
         }
+        late.forEach(this::punchAgain);
         for (PullFile f : unfinished) {
             try {
                 Files.deleteIfExists(f.tmp);
@@ -363,7 +374,11 @@ public final class PartitionPuller implements AutoCloseable {
             inFlight--;
             PullFile f = l.file();
             if (active.get(f.info.index()) != f) {
-                continue;                          // its partition was abandoned while this range flew
+                // its partition was abandoned while this range flew; a kept file got pages written back
+                if (f.abandoned && f.sliced && !punchAgain.contains(f)) {
+                    punchAgain.add(f);
+                }
+                continue;
             }
             if (l.failure() != null) {
                 active.remove(f.info.index());
@@ -579,6 +594,19 @@ public final class PartitionPuller implements AutoCloseable {
             Files.deleteIfExists(f.tmp);       // a reader still reading it keeps its open channel
         } catch (IOException e) {
             System.err.println("fanstore rank " + rank + ": cannot remove " + f.tmp + ": " + e.getMessage());
+        }
+    }
+
+    /** Punches an abandoned, kept pull file again after a range landed in it late (quietly: said once already). */
+    private void punchAgain(PullFile f) {
+        List<long[]> unread;
+        synchronized (lock) {
+            unread = f.unkeptPages(PAGE);
+        }
+        try {
+            PunchHoles.punch(f.tmp, unread);
+        } catch (IOException e) {
+            // the first punch's log line said what happened to this file
         }
     }
 

@@ -1,6 +1,7 @@
 package org.fanstore.runtime.placement;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import jnr.ffi.LastError;
@@ -22,8 +23,12 @@ final class PunchHoles {
     private PunchHoles() {
     }
 
-    /** Punches every {offset, length} range of {@code file}; returns the bytes punched. */
+    /**
+     * Punches every {offset, length} range of {@code file}, clipped to its size now (a pull abandoned part way has
+     * no bytes past what it wrote); returns the bytes punched.
+     */
     static long punch(Path file, List<long[]> ranges) throws IOException {
+        long size = Files.size(file);
         int fd = NativeCalls.LIBC.open(file.toString(), O_WRONLY);
         if (fd < 0) {
             throw new IOException("cannot open " + file + " (errno " + errno() + ")");
@@ -31,12 +36,16 @@ final class PunchHoles {
         try {
             long punched = 0;
             for (long[] r : ranges) {
-                if (NativeCalls.LIBC.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, r[0], r[1]) != 0) {
+                long length = Math.min(r[1], size - r[0]);
+                if (length <= 0) {
+                    continue;
+                }
+                if (NativeCalls.LIBC.fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, r[0], length) != 0) {
                     int e = errno();
                     throw new IOException(e == EOPNOTSUPP ? "its file system cannot punch holes"
                             : "fallocate failed with errno " + e);
                 }
-                punched += r[1];
+                punched += length;
             }
             return punched;
         } finally {
