@@ -154,6 +154,23 @@ public final class Lz4Chunked {
         }
     }
 
+    /**
+     * Decodes one chunk's LZ4 block, {@code src[at, at + compressed)}, into {@code dst} from {@code dstAt}: exactly
+     * {@code chunkRaw} bytes, or an IOException saying what was wrong (the off-heap decoders' one decode step).
+     */
+    static void decompressChunk(final ByteBuffer src, final int at, final int compressed, final ByteBuffer dst,
+        final int dstAt, final int chunkRaw) throws IOException {
+        final int got;
+        try {
+            got = DECOMPRESSOR.decompress(src, at, compressed, dst, dstAt, chunkRaw);
+        } catch (final LZ4Exception e) {
+            throw new IOException("LZ4 block is malformed: " + e.getMessage());
+        }
+        if (got != chunkRaw) {
+            throw new IOException("LZ4 block decodes to " + got + " bytes, its chunk header says " + chunkRaw);
+        }
+    }
+
     static void readFully(final FileChannel in, final ByteBuffer buffer, final long position) throws IOException {
         long at = position;
         while (buffer.hasRemaining()) {

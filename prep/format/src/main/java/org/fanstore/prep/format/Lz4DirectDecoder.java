@@ -13,9 +13,6 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
 import java.util.zip.CRC32C;
 
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * Decodes a codec-1 body (format: {@link Lz4Chunked}) off the Java heap: the stored bytes are read with one
@@ -36,7 +33,6 @@ public final class Lz4DirectDecoder {
     /** Stored bytes read at once: two worst-case chunks. */
     static final int IN_MAX = 2 * (LZ4_CHUNK_HEADER_LENGTH + LZ4_CHUNK_RAW_LENGTH + LZ4_CHUNK_RAW_LENGTH / 255 + 16);
     private static final int MIN_BUFFER = 64 * 1024;
-    private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.fastestInstance().safeDecompressor();
 
     private ByteBuffer in = direct(MIN_BUFFER);
     private ByteBuffer out = direct(MIN_BUFFER);
@@ -74,15 +70,7 @@ public final class Lz4DirectDecoder {
                 held = 0;
                 out = ensureOut(chunkRaw);
             }
-            final int got;
-            try {
-                got = DECOMPRESSOR.decompress(in, at, chunkCompressed, out, held, chunkRaw);
-            } catch (final LZ4Exception e) {
-                throw new IOException("LZ4 block is malformed: " + e.getMessage());
-            }
-            if (got != chunkRaw) {
-                throw new IOException("LZ4 block decodes to " + got + " bytes, its chunk header says " + chunkRaw);
-            }
+            Lz4Chunked.decompressChunk(in, at, chunkCompressed, out, held, chunkRaw);
             held += chunkRaw;
             consumed += chunkCompressed;
         }
@@ -139,7 +127,7 @@ public final class Lz4DirectDecoder {
     }
 
     /** A direct buffer of at least {@code needed} bytes, rounded up to a power of two (below the caps). */
-    private static ByteBuffer direct(final int needed) {
+    static ByteBuffer direct(final int needed) {
         final int size = needed >= OUT_MAX ? needed
             : Math.max(MIN_BUFFER, Integer.highestOneBit(Math.max(1, needed - 1)) << 1);
         return ByteBuffer.allocateDirect(size).order(ByteOrder.LITTLE_ENDIAN);

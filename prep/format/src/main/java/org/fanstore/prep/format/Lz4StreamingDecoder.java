@@ -2,7 +2,6 @@ package org.fanstore.prep.format;
 
 import static org.fanstore.prep.format.PartitionDescriptor.LZ4_CHUNK_COMPRESSED_LENGTH_OFFSET;
 import static org.fanstore.prep.format.PartitionDescriptor.LZ4_CHUNK_HEADER_LENGTH;
-import static org.fanstore.prep.format.PartitionDescriptor.LZ4_CHUNK_RAW_LENGTH;
 import static org.fanstore.prep.format.PartitionDescriptor.LZ4_CHUNK_RAW_LENGTH_OFFSET;
 
 import java.io.IOException;
@@ -11,9 +10,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.WritableByteChannel;
 import java.util.zip.CRC32C;
 
-import net.jpountz.lz4.LZ4Exception;
-import net.jpountz.lz4.LZ4Factory;
-import net.jpountz.lz4.LZ4SafeDecompressor;
 
 /**
  * Decodes a codec-1 body (format: {@link Lz4Chunked}) while its stored bytes arrive in pieces of any size, such
@@ -26,19 +22,17 @@ import net.jpountz.lz4.LZ4SafeDecompressor;
  * {@link Lz4DirectDecoder} does, with the same messages: a piece that runs past the stored length, a header
  * that claims more than is left, or a body that ends inside a chunk is an IOException, never garbage output.
  *
- * <p>One instance per thread ({@link #forThread}): its buffers only grow, to at most one worst-case chunk
- * ({@value PartitionDescriptor#LZ4_CHUNK_RAW_LENGTH} raw bytes and its compressed bound) each.
+ * <p>One instance per thread ({@link #forThread}): its buffers only grow, sized as {@link Lz4DirectDecoder}'s, to
+ * hold one worst-case chunk ({@value PartitionDescriptor#LZ4_CHUNK_RAW_LENGTH} raw bytes, its compressed bound).
  */
 public final class Lz4StreamingDecoder implements WritableByteChannel {
-    private static final LZ4SafeDecompressor DECOMPRESSOR = LZ4Factory.fastestInstance().safeDecompressor();
     private static final ThreadLocal<Lz4StreamingDecoder> PER_THREAD =
         ThreadLocal.withInitial(Lz4StreamingDecoder::new);
-    private static final int MIN_BUFFER = 64 * 1024;
 
     private final ByteBuffer header = ByteBuffer.allocate(LZ4_CHUNK_HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
     /** The compressed bytes of a chunk split across pieces. */
-    private ByteBuffer gather = direct(MIN_BUFFER);
-    private ByteBuffer out = direct(MIN_BUFFER);
+    private ByteBuffer gather = Lz4DirectDecoder.direct(0);
+    private ByteBuffer out = Lz4DirectDecoder.direct(0);
     private WritableByteChannel to;
     private CRC32C crc;
     private long storedLength;
@@ -141,23 +135,15 @@ public final class Lz4StreamingDecoder implements WritableByteChannel {
         chunkCompressed = compressed;
         header.clear();
         if (gather.capacity() < compressed) {
-            gather = direct(compressed);
+            gather = Lz4DirectDecoder.direct(compressed);
         }
         if (out.capacity() < chunkRaw) {
-            out = direct(chunkRaw);
+            out = Lz4DirectDecoder.direct(chunkRaw);
         }
     }
 
     private void decodeChunk(final ByteBuffer from, final int at) throws IOException {
-        final int got;
-        try {
-            got = DECOMPRESSOR.decompress(from, at, chunkCompressed, out, 0, chunkRaw);
-        } catch (final LZ4Exception e) {
-            throw new IOException("LZ4 block is malformed: " + e.getMessage());
-        }
-        if (got != chunkRaw) {
-            throw new IOException("LZ4 block decodes to " + got + " bytes, its chunk header says " + chunkRaw);
-        }
+        Lz4Chunked.decompressChunk(from, at, chunkCompressed, out, 0, chunkRaw);
         out.clear().limit(chunkRaw);
         crc.update(out);
         out.position(0);
@@ -176,11 +162,5 @@ public final class Lz4StreamingDecoder implements WritableByteChannel {
     /** Nothing to release: the buffers stay with the thread for its next body. */
     @Override
     public void close() {
-    }
-
-    private static ByteBuffer direct(final int needed) {
-        final int size = needed >= LZ4_CHUNK_RAW_LENGTH ? needed
-            : Math.max(MIN_BUFFER, Integer.highestOneBit(Math.max(1, needed - 1)) << 1);
-        return ByteBuffer.allocateDirect(size).order(ByteOrder.LITTLE_ENDIAN);
     }
 }
