@@ -119,12 +119,8 @@ public final class DecodedArenas implements AutoCloseable {
                 java.util.Arrays.fill(offsets, -1);
             } else {
                 for (Map.Entry<Integer, Long> e : ends.entrySet()) {
-                    Path path = local.file(e.getKey()).resolveSibling(local.file(e.getKey()).getFileName() + ".raw");
-                    FileChannel c = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                            StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-                    if (e.getValue() > 0) {
-                        c.write(ByteBuffer.wrap(new byte[1]), e.getValue() - 1);   // sparse: its length, no blocks
-                    }
+                    Path path = copyPath(local, e.getKey());
+                    FileChannel c = openSparse(path, e.getValue());
                     paths.put(e.getKey(), path);
                     channels.put(e.getKey(), c);
                 }
@@ -150,10 +146,16 @@ public final class DecodedArenas implements AutoCloseable {
             return paths.containsKey(p);
         }
         int n = bodies.entries();
+        int[] entries = new int[64];
+        int count = 0;
         boolean compressed = false;
         long length = 0;
         for (int i = 0; i < n; i++) {
             if (bodies.partition(i) == p) {
+                if (count == entries.length) {
+                    entries = java.util.Arrays.copyOf(entries, count * 2);
+                }
+                entries[count++] = i;
                 compressed |= bodies.codec(i) != PartitionDescriptor.CODEC_RAW;
                 length += aligned(table.size(i));
             }
@@ -169,12 +171,10 @@ public final class DecodedArenas implements AutoCloseable {
             }
             return false;
         }
-        Path path = local.file(p).resolveSibling(local.file(p).getFileName() + ".raw");
+        Path path = copyPath(local, p);
         FileChannel c = null;
         try {
-            c = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING);
-            c.write(ByteBuffer.wrap(new byte[1]), length - 1);   // sparse: its length, no blocks
+            c = openSparse(path, length);
             if (!claim.test(path)) {
                 c.close();
                 Files.deleteIfExists(path);
@@ -187,15 +187,33 @@ public final class DecodedArenas implements AutoCloseable {
             return false;
         }
         long end = 0;
-        for (int i = 0; i < n; i++) {
-            if (bodies.partition(i) == p) {
-                offsets[i] = end;
-                end += aligned(table.size(i));
-            }
+        for (int k = 0; k < count; k++) {
+            offsets[entries[k]] = end;
+            end += aligned(table.size(entries[k]));
         }
         channels.put(p, c);
         paths.put(p, path);              // after the offsets: covers(p) publishes them
         return true;
+    }
+
+    /** part-N.fsp.raw beside partition p's copy. */
+    private static Path copyPath(LocalPartitions local, int p) {
+        return local.file(p).resolveSibling(local.file(p).getFileName() + ".raw");
+    }
+
+    /** A new file of {@code length} bytes with no blocks yet (each entry's are written when it is decoded). */
+    private static FileChannel openSparse(Path path, long length) throws IOException {
+        FileChannel c = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        try {
+            if (length > 0) {
+                c.write(ByteBuffer.wrap(new byte[1]), length - 1);
+            }
+            return c;
+        } catch (IOException e) {
+            closeQuietly(c);
+            throw e;
+        }
     }
 
     private static long aligned(long size) {
