@@ -14,7 +14,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Random;
 import java.util.zip.CRC32C;
 
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,7 @@ class Lz4ChunkedTest {
     @ParameterizedTest
     @EnumSource(value = Compression.class, names = {"LZ4", "LZ4HC"})
     void aMultiChunkBodyDecodesInMemoryAndStreamed(final Compression level) throws IOException {
-        final byte[] raw = text(PartitionDescriptor.LZ4_CHUNK_RAW_LENGTH * 2 + 777);
+        final byte[] raw = Lz4Bodies.text(PartitionDescriptor.LZ4_CHUNK_RAW_LENGTH * 2 + 777, 3);
         final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(level);
         final byte[] encoded = new byte[(int)encoder.maxEncodedLength(raw.length)];
         final int length = encoder.encode(raw, 0, raw.length, encoded, 0);
@@ -56,7 +55,7 @@ class Lz4ChunkedTest {
 
     @Test
     void damagedBodiesAreRejectedNotDecodedToGarbage() {
-        final byte[] raw = text(100_000);
+        final byte[] raw = Lz4Bodies.text(100_000, 3);
         final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(Compression.LZ4);
         final byte[] encoded = new byte[(int)encoder.maxEncodedLength(raw.length)];
         final byte[] body = Arrays.copyOf(encoded, encoder.encode(raw, 0, raw.length, encoded, 0));
@@ -70,14 +69,5 @@ class Lz4ChunkedTest {
         assertThrows(IOException.class, () -> Lz4Chunked.decode(lying, raw.length));
 
         assertThrows(IOException.class, () -> Lz4Chunked.decode(body, raw.length + 1));
-    }
-
-    private static byte[] text(final int length) {
-        final Random random = new Random(3);
-        final StringBuilder sb = new StringBuilder(length + 64);
-        while (sb.length() < length) {
-            sb.append(random.nextInt(100_000)).append(",label_").append(random.nextInt(10)).append('\n');
-        }
-        return sb.substring(0, length).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 }

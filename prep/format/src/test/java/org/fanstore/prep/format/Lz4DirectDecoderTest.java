@@ -14,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
-import java.util.Random;
 import java.util.zip.CRC32C;
 
 import org.junit.jupiter.api.Test;
@@ -38,8 +37,8 @@ class Lz4DirectDecoderTest {
         final Lz4DirectDecoder decoder = new Lz4DirectDecoder();
         for (final int size : SIZES) {
             for (final boolean random : new boolean[] {false, true}) {
-                final byte[] raw = random ? noise(size) : text(size);
-                final byte[] body = encode(raw);
+                final byte[] raw = random ? Lz4Bodies.noise(size) : Lz4Bodies.text(size, 5);
+                final byte[] body = Lz4Bodies.encode(raw);
                 final byte[] got = decodeFile(decoder, body, raw.length);
                 assertArrayEquals(raw, got, "size " + size + (random ? " random" : " text"));
             }
@@ -49,8 +48,8 @@ class Lz4DirectDecoderTest {
     @Test
     void damagedBodiesAreRefusedAndTheDecoderStaysUsable() throws IOException {
         final Lz4DirectDecoder decoder = new Lz4DirectDecoder();
-        final byte[] raw = text(LZ4_CHUNK_RAW_LENGTH + 100_000);
-        final byte[] body = encode(raw);
+        final byte[] raw = Lz4Bodies.text(LZ4_CHUNK_RAW_LENGTH + 100_000, 5);
+        final byte[] body = Lz4Bodies.encode(raw);
 
         final byte[] flipped = body.clone();
         flipped[body.length / 2] ^= 0x55;
@@ -84,7 +83,7 @@ class Lz4DirectDecoderTest {
 
     private byte[] decodeFile(final Lz4DirectDecoder decoder, final byte[] body, final long rawLength)
         throws IOException {
-        final byte[] lead = noise(LEAD);
+        final byte[] lead = Lz4Bodies.noise(LEAD);
         final Path in = tmp.resolve("partition");
         final Path out = tmp.resolve("decoded");
         final byte[] file = Arrays.copyOf(lead, LEAD + body.length + 3);
@@ -101,30 +100,9 @@ class Lz4DirectDecoderTest {
         return got;
     }
 
-    private static byte[] encode(final byte[] raw) {
-        final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(Compression.LZ4);
-        final byte[] encoded = new byte[(int)encoder.maxEncodedLength(raw.length)];
-        return Arrays.copyOf(encoded, encoder.encode(raw, 0, raw.length, encoded, 0));
-    }
-
     private static CRC32C crc(final byte[] bytes) {
         final CRC32C crc = new CRC32C();
         crc.update(bytes);
         return crc;
-    }
-
-    private static byte[] noise(final int length) {
-        final byte[] b = new byte[length];
-        new Random(length).nextBytes(b);
-        return b;
-    }
-
-    private static byte[] text(final int length) {
-        final Random random = new Random(5);
-        final StringBuilder sb = new StringBuilder(length + 64);
-        while (sb.length() < length) {
-            sb.append(random.nextInt(100_000)).append(",label_").append(random.nextInt(10)).append('\n');
-        }
-        return sb.substring(0, length).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 }

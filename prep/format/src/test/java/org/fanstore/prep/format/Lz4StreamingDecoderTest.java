@@ -33,8 +33,8 @@ class Lz4StreamingDecoderTest {
         final Random pieces = new Random(11);
         for (final int size : SIZES) {
             for (final boolean random : new boolean[] {false, true}) {
-                final byte[] raw = random ? noise(size) : text(size);
-                final byte[] body = encode(raw);
+                final byte[] raw = random ? Lz4Bodies.noise(size) : Lz4Bodies.text(size, 5);
+                final byte[] body = Lz4Bodies.encode(raw);
                 final String what = "size " + size + (random ? " random" : " text");
                 assertArrayEquals(raw, stream(body, raw.length, fixed(Math.max(1, body.length))), what + ", whole");
                 assertArrayEquals(raw, stream(body, raw.length, fixed(MESSAGE)), what + ", messages");
@@ -50,7 +50,7 @@ class Lz4StreamingDecoderTest {
     void manySmallChunksInOnePieceAllDecode() throws IOException {
         // a body the encoder never makes (chunks of a few bytes) but the format allows: every chunk of it must be
         // decoded from the same piece, and the raw bytes follow one another
-        final byte[] raw = text(10_000);
+        final byte[] raw = Lz4Bodies.text(10_000, 5);
         final ByteArrayOutputStream body = new ByteArrayOutputStream();
         final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(Compression.LZ4);
         final byte[] chunk = new byte[encoder.maxChunkLength()];
@@ -62,8 +62,8 @@ class Lz4StreamingDecoderTest {
 
     @Test
     void damagedBodiesAreRefusedAndTheDecoderStaysUsable() throws IOException {
-        final byte[] raw = text(LZ4_CHUNK_RAW_LENGTH + 100_000);
-        final byte[] body = encode(raw);
+        final byte[] raw = Lz4Bodies.text(LZ4_CHUNK_RAW_LENGTH + 100_000, 5);
+        final byte[] body = Lz4Bodies.encode(raw);
 
         final IOException truncated = assertThrows(IOException.class,
             () -> stream(Arrays.copyOf(body, body.length - 10), raw.length, fixed(MESSAGE)));
@@ -132,30 +132,9 @@ class Lz4StreamingDecoderTest {
         return Channels.newChannel(out);
     }
 
-    private static byte[] encode(final byte[] raw) {
-        final Lz4Chunked.Encoder encoder = Lz4Chunked.encoder(Compression.LZ4);
-        final byte[] encoded = new byte[(int)encoder.maxEncodedLength(raw.length)];
-        return Arrays.copyOf(encoded, encoder.encode(raw, 0, raw.length, encoded, 0));
-    }
-
     private static long crc(final byte[] bytes) {
         final CRC32C crc = new CRC32C();
         crc.update(bytes);
         return crc.getValue();
-    }
-
-    private static byte[] noise(final int length) {
-        final byte[] b = new byte[length];
-        new Random(length).nextBytes(b);
-        return b;
-    }
-
-    private static byte[] text(final int length) {
-        final Random random = new Random(5);
-        final StringBuilder sb = new StringBuilder(length + 64);
-        while (sb.length() < length) {
-            sb.append(random.nextInt(100_000)).append(",label_").append(random.nextInt(10)).append('\n');
-        }
-        return sb.substring(0, length).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     }
 }
