@@ -288,27 +288,14 @@ class FaultsTest {
      */
     @Test
     void aDiskFillingAfterReadyServesSmallFilesFromTheCacheAndTheLogSaysSo() throws Exception {
-        Path big = bigDataset("big", 300_000);
-        Path small = smallDisk("filling-disk", "1400k"); // the partitions (1.2 MB) fit, unpacking them does not
-        try {
-            String job = "tfill" + System.nanoTime();
-            FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
-                    "--data", big.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch", "off",
-                    "--", "sh", "-c", "cd /fanstore/big && sha256sum f0 f1 f2 f3");
-            assertEquals(0, r.status(), r.stderr());
+        // the partitions (1.2 MB) fit in 1400k, unpacking them does not
+        fillingDisk("big", 300_000, "1400k", "cd /fanstore/big && sha256sum f0 f1 f2 f3", (r, files) -> {
             assertEquals(sums(work.resolve("src-big/big")), r.stdout().trim(), r.stderr());
-            String files = RankDirectory.FILES_DIR.in(RankDirectory.RANK_DIR.in(
-                    RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job), 0)).toString();
             assertTrue(r.stderr().contains(files + " is full: files that must be plain files (mmap, fopen, exec) are"
                     + " copied into the cache instead"), r.stderr());
             assertFalse(r.stderr().contains("No space left on device") || r.stderr().contains("cannot unpack"),
                     r.stderr());
-            try (var left = Files.list(small)) {
-                assertEquals(0, left.count(), "nothing left on the small disk");
-            }
-        } finally {
-            new ProcessBuilder("umount", small.toString()).inheritIO().start().waitFor();
-        }
+        });
     }
 
     /**
@@ -317,21 +304,38 @@ class FaultsTest {
      */
     @Test
     void aDiskFillingAfterReadyGivesTheReaderOfLargeFilesEnospcAndTheLogNamesIt() throws Exception {
-        Path large = bigDataset("large", 1_200_000);
-        Path small = smallDisk("filling-disk-large", "5200k"); // the partitions (4.8 MB) fit, one more file does not
+        // the partitions (4.8 MB) fit in 5200k, one more file does not
+        fillingDisk("large", 1_200_000, "5200k",
+                "for f in f0 f1 f2 f3; do sha256sum /fanstore/large/$f > /dev/null; done; exit 0", (r, files) -> {
+                    assertTrue(r.stderr().contains("No space left on device"), "the reader's errno: " + r.stderr());
+                    assertFalse(r.stderr().contains("Input/output error"), r.stderr());
+                    assertTrue(r.stderr().matches("(?s).*cannot unpack large/f\\d \\(1200000 bytes\\) into " + files
+                            + ": no space left on device.*"), r.stderr());
+                });
+    }
+
+    /** What a filling-disk job must show, given its result and its rank 0's unpacked-files directory. */
+    private interface FillingDiskCheck {
+        void check(FanstoreProcess.Result r, String filesDir) throws Exception;
+    }
+
+    /**
+     * Runs {@code command} on 1 rank (--unpack lazy, no prefetch) over dataset {@code name} (4 files of {@code bytes})
+     * with a tmpfs of {@code diskSize} as its local directory; checks the job exits 0, passes {@code check}, and
+     * leaves nothing on the disk.
+     */
+    private static void fillingDisk(String name, int bytes, String diskSize, String command, FillingDiskCheck check)
+            throws Exception {
+        Path data = bigDataset(name, bytes);
+        Path small = smallDisk("filling-disk-" + name, diskSize);
         try {
-            String job = "tfilll" + System.nanoTime();
+            String job = "tfill" + name + System.nanoTime();
             FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
-                    "--data", large.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch",
-                    "off", "--", "sh", "-c", "for f in f0 f1 f2 f3; do sha256sum /fanstore/large/$f > /dev/null; done;"
-                            + " exit 0");
+                    "--data", data.toString(), "--local-dir", small.toString(), "--unpack", "lazy", "--prefetch",
+                    "off", "--", "sh", "-c", command);
             assertEquals(0, r.status(), r.stderr());
-            assertTrue(r.stderr().contains("No space left on device"), "the reader's errno: " + r.stderr());
-            assertFalse(r.stderr().contains("Input/output error"), r.stderr());
-            String files = RankDirectory.FILES_DIR.in(RankDirectory.RANK_DIR.in(
-                    RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job), 0)).toString();
-            assertTrue(r.stderr().matches("(?s).*cannot unpack large/f\\d \\(1200000 bytes\\) into " + files
-                    + ": no space left on device.*"), r.stderr());
+            check.check(r, RankDirectory.FILES_DIR.in(RankDirectory.RANK_DIR.in(
+                    RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job), 0)).toString());
             try (var left = Files.list(small)) {
                 assertEquals(0, left.count(), "nothing left on the small disk");
             }
