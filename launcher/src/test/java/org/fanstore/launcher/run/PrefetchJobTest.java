@@ -168,16 +168,8 @@ class PrefetchJobTest {
         assumeTrue(JobLayout.currentUid() == 0, "mounting a small tmpfs needs root");
         Path src = work.resolve("rawsrc/raw");
         Map<String, String> sums = new TreeMap<>();
-        Random rnd = new Random(12);
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        for (int i = 0; i < 48; i++) {
-            byte[] body = new byte[128 << 10];
-            rnd.nextBytes(body);   // incompressible: stored raw, so riders read it in place
-            Path f = src.resolve("d" + i % 4 + "/f" + i + ".bin");
-            Files.createDirectories(f.getParent());
-            Files.write(f, body);
-            sums.put("/fanstore/raw/d" + i % 4 + "/f" + i + ".bin", HexFormat.of().formatHex(sha.digest(body)));
-        }
+        // incompressible: stored raw, so riders read it in place
+        RandomFiles.write(src, "/fanstore/raw", 48, 128 << 10, 12, i -> "d" + i % 4 + "/f" + i + ".bin", sums);
         Path raw = work.resolve("raw.fs");
         RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
                 raw.toString(), "--partitions", "4"));

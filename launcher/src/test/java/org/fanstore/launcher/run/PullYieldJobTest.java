@@ -6,10 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.util.HexFormat;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,23 +33,9 @@ class PullYieldJobTest {
     @BeforeAll
     static void prepare() throws Exception {
         Path src = work.resolve("src/ds");
-        Random rnd = new Random(5);
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        for (int i = 0; i < 32; i++) {
-            byte[] body = new byte[64 << 10];
-            rnd.nextBytes(body);
-            Path f = src.resolve("hot/h" + i + ".bin");
-            Files.createDirectories(f.getParent());
-            Files.write(f, body);
-            hot.put("/fanstore/ds/hot/h" + i + ".bin", HexFormat.of().formatHex(sha.digest(body)));
-        }
-        byte[] big = new byte[8 << 20];
-        for (int i = 0; i < 24; i++) {                    // 192 MiB nobody reads: the pull's work
-            rnd.nextBytes(big);
-            Path f = src.resolve("cold/c" + i + ".bin");
-            Files.createDirectories(f.getParent());
-            Files.write(f, big);
-        }
+        RandomFiles.write(src, "/fanstore/ds", 32, 64 << 10, 5, i -> "hot/h" + i + ".bin", hot);
+        // 192 MiB nobody reads: the pull's work
+        RandomFiles.write(src, "/fanstore/ds", 24, 8 << 20, 6, i -> "cold/c" + i + ".bin", new TreeMap<>());
         data = work.resolve("ds.fs");
         RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
                 data.toString(), "--partitions", "4"));
