@@ -299,18 +299,21 @@ class FaultsTest {
     }
 
     /**
-     * The same with files of 1.2 MB, which the cache keeps on the same local disk: there is no room anywhere, so the
-     * reader gets ENOSPC, not EIO, and the runtime's log names the file, its bytes and the directory.
+     * The same with files of 1.2 MB, which the cache would keep on that same full disk: they spill to the tmpfs
+     * cache (MaterializedCache), so the reader still gets the right bytes, and the log says once why.
      */
     @Test
-    void aDiskFillingAfterReadyGivesTheReaderOfLargeFilesEnospcAndTheLogNamesIt() throws Exception {
+    void aDiskFillingAfterReadySpillsLargeFilesToTheTmpfsCacheAndTheLogSaysSo() throws Exception {
         // the partitions (4.8 MB) fit in 5200k, one more file does not
-        fillingDisk("large", 1_200_000, "5200k",
-                "for f in f0 f1 f2 f3; do sha256sum /fanstore/large/$f > /dev/null; done; exit 0", (r, files) -> {
-                    assertTrue(r.stderr().contains("No space left on device"), "the reader's errno: " + r.stderr());
-                    assertFalse(r.stderr().contains("Input/output error"), r.stderr());
-                    assertTrue(r.stderr().matches("(?s).*cannot unpack large/f\\d \\(1200000 bytes\\) into " + files
-                            + ": no space left on device.*"), r.stderr());
+        fillingDisk("large", 1_200_000, "5200k", "cd /fanstore/large && sha256sum f0 f1 f2 f3 && sha256sum f2",
+                (r, files) -> {
+                    String sums = sums(work.resolve("src-large/large"));
+                    assertEquals(sums + "\n" + sums.lines().toList().get(2), r.stdout().trim(),
+                            "every file read right, the spilled one again: " + r.stderr());
+                    assertTrue(r.stderr().matches("(?s).* is full: files of 1048576 bytes or more are materialised"
+                            + " in .* \\(memory\\) instead.*"), r.stderr());
+                    assertFalse(r.stderr().contains("cannot open") || r.stderr().contains("cannot unpack"),
+                            r.stderr());
                 });
     }
 
@@ -344,7 +347,7 @@ class FaultsTest {
         }
     }
 
-    /** sha256sum's output for the files f0..f3 of dir, as run inside it. */
+    /** sha256sum's output for the files f0..f3 of dir, as run inside it (one line each). */
     private static String sums(Path dir) throws Exception {
         Process p = new ProcessBuilder("sha256sum", "f0", "f1", "f2", "f3").directory(dir.toFile()).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();

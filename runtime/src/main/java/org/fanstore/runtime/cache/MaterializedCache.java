@@ -2,13 +2,16 @@ package org.fanstore.runtime.cache;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -43,6 +46,11 @@ import org.fanstore.runtime.layout.RankDirectory;
  * present files in arrival order: a set bit is cleared and the file goes to the back (its second chance), a
  * clear bit is evicted. A file arrives with its bit clear: the open that produced it does not count, so a
  * file read once per epoch goes before one read again since the hand last passed.
+ *
+ * <p>A full local disk (another job's files, a pull with an explicit --local-capacity) does not fail a read: a
+ * large file that finds no room there is written to the tmpfs directory instead ("spilled"), within the same
+ * bound. The shim looks for it on the disk, finds nothing and asks the runtime, whose answer (a pin beside the
+ * spilled file) it opens: each open of a spilled file costs a round trip, a full disk no error.
  */
 public final class MaterializedCache {
     /** How long a pin waits for its reader's open before it is reclaimed (its reader died or stalled). */
@@ -60,10 +68,14 @@ public final class MaterializedCache {
      * "large materialised files on local disk"), while creating a small file costs ~7x more on the disk.
      */
     public static final long LOCAL_MIN_BYTES = 1L << 20;
+    /** Free room a large file must leave on the local disk, else it spills: the unpacker and puller write there too. */
+    static final long DISK_MARGIN_BYTES = 4L << 20;
 
     private final Path dir;
     /** Where files of {@code refs.localMinBytes()} bytes or more go; null: everything in {@link #dir}. */
     private final Path localDir;
+    /** The local directory's file system, asked for free room before each large file (statvfs); null: none. */
+    private final FileStore localStore;
     private final long capacity;
     private final Object lock = new Object();
     private final ReferenceBits refs;
@@ -73,6 +85,10 @@ public final class MaterializedCache {
     /** In hand order: the head is the next file the hand looks at. */
     private final LinkedHashMap<Integer, Long> present = new LinkedHashMap<>(1024);
     private final Map<Integer, CompletableFuture<Void>> inFlight = new HashMap<>();
+    /** Large files present, or being written, in {@link #dir} because the local disk was full. */
+    private final Set<Integer> spilled = new HashSet<>();
+    /** Whether the log already said that the local disk is full (said once per job). */
+    private boolean warnedSpill;
     private long usedBytes;
     private long reservedBytes;
     private long evictions;
@@ -104,6 +120,7 @@ public final class MaterializedCache {
         }
         this.dir = Files.createDirectories(dir);
         this.localDir = localDir == null ? null : Files.createDirectories(localDir);
+        this.localStore = localDir == null ? null : Files.getFileStore(this.localDir);
         this.capacity = capacityBytes;
         this.refs = refs;
         this.nameOf = nameOf;
@@ -173,35 +190,23 @@ public final class MaterializedCache {
     }
 
     private Path produce(int id, long size, Materializer producer, CompletableFuture<Void> mine) throws IOException {
-        Path target = pathOf(id, size);
-        Path tmp = target.resolveSibling(RankDirectory.CACHE_FILE.fileName(id) + ".tmp");  // same file system
         boolean oversized = size > capacity;
-        // Too large to stay: goes straight to a pin (never present, so never counted against the bound).
-        CachePins.Pin streamPin = null;
-        if (oversized) {
-            synchronized (lock) {
-                streamPin = pins.next(id, target.getParent());
-            }
-        }
+        boolean spill = onLocalDisk(size) && !roomOnLocalDisk(size);
         boolean done = false;
         Path pin = null;
         IOException failure = null;
         boolean firstStream = false;
+        boolean firstSpill = false;
+        CachePins.Pin streamPin = null;
         try {
-            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
-                producer.writeTo(out);
-                if (out.size() != size) {
-                    throw new IOException("materialised " + out.size() + " bytes for entry " + id + ", expected "
-                            + size);
+            try {
+                streamPin = write(id, size, producer, spill);
+            } catch (IOException e) {
+                if (spill || !onLocalDisk(size) || !DiskFull.causedBy(e)) {
+                    throw e;
                 }
-            }
-            Files.setPosixFilePermissions(tmp, RankDirectory.SERVED_FILE_PERMISSIONS); // see Unpacker#write
-            if (oversized) {
-                Files.move(tmp, pins.path(streamPin), StandardCopyOption.ATOMIC_MOVE);
-            } else {
-                refs.clear(id);  // before the name appears: a direct open after it may set the bit and must keep it
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                spill = true;   // the disk filled while this file was being written: once more, on tmpfs
+                streamPin = write(id, size, producer, true);
             }
             done = true;
         } finally {
@@ -213,10 +218,15 @@ public final class MaterializedCache {
                     pin = pins.path(streamPin);
                     firstStream = ++streamed == 1;
                 } else if (done) {
+                    if (spill) {
+                        spilled.add(id);
+                        firstSpill = !warnedSpill;
+                        warnedSpill = true;
+                    }
                     present.put(id, size);
                     usedBytes += size;
                     try {
-                        pin = pins.link(id, target);  // in the same critical section: nothing evicts it first
+                        pin = pins.link(id, pathOf(id, size));  // in the same critical section: nothing evicts it
                     } catch (IOException e) {
                         failure = e;
                     }
@@ -227,7 +237,6 @@ public final class MaterializedCache {
                 mine.complete(null);
             } else {
                 mine.completeExceptionally(new IOException("materialising entry " + id + " failed"));
-                Files.deleteIfExists(tmp);
             }
         }
         if (failure != null) {
@@ -237,7 +246,69 @@ public final class MaterializedCache {
             warn.accept(nameOf.apply(id) + " (" + size + " bytes) is larger than the whole cache (" + capacity
                     + " bytes): each open of such a file decodes it again; raise --cache-mb");
         }
+        if (firstSpill) {
+            warn.accept(localDir + " is full: files of " + refs.localMinBytes() + " bytes or more are materialised in "
+                    + dir + " (memory) instead, within --cache-mb, and each open of them asks the runtime; free space"
+                    + " there or choose a larger --local-dir");
+        }
         return pin;
+    }
+
+    /**
+     * Writes file {@code id} under a temporary name, then renames it into place: its cache name (tmpfs when
+     * {@code spill}, else where its size says), or a new stream pin (returned) when it is larger than the cache.
+     * A failed write leaves nothing behind.
+     */
+    private CachePins.Pin write(int id, long size, Materializer producer, boolean spill) throws IOException {
+        Path target = RankDirectory.CACHE_FILE.in(onLocalDisk(size) && !spill ? localDir : dir, id);
+        Path tmp = target.resolveSibling(RankDirectory.CACHE_FILE.fileName(id) + ".tmp");  // same file system
+        CachePins.Pin streamPin = null;
+        if (size > capacity) {  // too large to stay: goes straight to a pin, never present nor counted
+            synchronized (lock) {
+                streamPin = pins.next(id, target.getParent());
+            }
+        }
+        boolean written = false;
+        try {
+            try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                producer.writeTo(out);
+                if (out.size() != size) {
+                    throw new IOException("materialised " + out.size() + " bytes for entry " + id + ", expected "
+                            + size);
+                }
+            }
+            Files.setPosixFilePermissions(tmp, RankDirectory.SERVED_FILE_PERMISSIONS); // see Unpacker#write
+            if (streamPin != null) {
+                Files.move(tmp, pins.path(streamPin), StandardCopyOption.ATOMIC_MOVE);
+            } else {
+                refs.clear(id);  // before the name appears: a direct open after it may set the bit and must keep it
+                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            }
+            written = true;
+            return streamPin;
+        } catch (IOException e) {
+            if (DiskFull.causedBy(e) && !e.getMessage().contains(target.getParent().toString())) {
+                throw new IOException("No space left on device in " + target.getParent(), e);  // names where
+            }
+            throw e;
+        } finally {
+            if (!written) {
+                Files.deleteIfExists(tmp);
+            }
+        }
+    }
+
+    /**
+     * Whether the local disk can take {@code size} more bytes with {@link #DISK_MARGIN_BYTES} to spare. Unknown
+     * (statvfs failed) counts as yes: a write that then finds the disk full is redone on tmpfs.
+     */
+    private boolean roomOnLocalDisk(long size) {
+        try {
+            return localStore.getUsableSpace() - size >= DISK_MARGIN_BYTES;
+        } catch (IOException e) {
+            return true;
+        }
     }
 
     /**
@@ -299,7 +370,9 @@ public final class MaterializedCache {
             }
             usedBytes -= size;
             evictions++;
-            Files.deleteIfExists(pathOf(id, size));
+            Path gone = pathOf(id, size);
+            spilled.remove(id);
+            Files.deleteIfExists(gone);
             return true;
         }
         return false;
@@ -330,10 +403,13 @@ public final class MaterializedCache {
 
     /**
      * Where file {@code id} of {@code size} bytes lives. The shim derives the same directory from the entry's
-     * size and the threshold in cache.ref (cache_view.c, fs_cache_path), so both must follow this one rule.
+     * size and the threshold in cache.ref (cache_view.c, fs_cache_path), so both must follow this one rule; a
+     * spilled file (see the class comment) is the exception the shim does not know: it asks, and the answer says.
      */
     public Path pathOf(int id, long size) {
-        return RankDirectory.CACHE_FILE.in(onLocalDisk(size) ? localDir : dir, id);
+        synchronized (lock) {
+            return RankDirectory.CACHE_FILE.in(onLocalDisk(size) && !spilled.contains(id) ? localDir : dir, id);
+        }
     }
 
     /** Bytes of the files present (not counting those being written). */

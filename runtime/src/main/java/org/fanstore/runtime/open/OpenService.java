@@ -13,6 +13,7 @@ import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.Lz4StreamingDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.runtime.cache.DiskFull;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
@@ -197,19 +198,6 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    /**
-     * Whether a full file system caused {@code e}: the reader then gets ENOSPC, which says what to fix, not EIO.
-     * Java reports ENOSPC only as text (strerror's, in the C locale the JVM's native code uses).
-     */
-    private static boolean noSpace(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains("No space left on device")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** The client's entry index when it matches the key it sent; otherwise a lookup of the key. */
     private int resolve(Request request) {
         int index = request.entryIndex();
@@ -257,10 +245,9 @@ public final class OpenService implements RequestHandler {
             responder.kind(OpenKind.LOCAL, table.size(index));
             responder.ok(unpacker.ensure(index).toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
-            boolean full = noSpace(e);
-            if (full && !cache.onLocalDisk(table.size(index))) {
+            if (DiskFull.causedBy(e)) {
                 // the local directory filled (a pull with an explicit --local-capacity, another job): a copy in the
-                // tmpfs cache serves the reader instead of ENOSPC; the log says it once
+                // cache serves the reader instead of ENOSPC (a large one spills to tmpfs); the log says it once
                 if (!warnedUnpackFull) {
                     warnedUnpackFull = true;
                     System.err.println("fanstore rank " + myRank + ": " + unpacker.filesDir() + " is full: files"
@@ -270,10 +257,9 @@ public final class OpenService implements RequestHandler {
                 return;
             }
             System.err.println("fanstore rank " + myRank + ": cannot unpack "
-                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes)"
-                    + (full ? " into " + unpacker.filesDir() + ": no space left on device (free space there, or"
-                    + " choose a larger --local-dir)" : ": " + e.getMessage()));
-            responder.error(full ? Errno.ENOSPC : Errno.EIO);
+                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes): "
+                    + e.getMessage());
+            responder.error(Errno.EIO);
         }
     }
 
@@ -291,11 +277,10 @@ public final class OpenService implements RequestHandler {
             }
             responder.ok(path.toString().getBytes(StandardCharsets.UTF_8));
         } catch (IOException | RuntimeException e) {
-            boolean full = noSpace(e);
+            boolean full = DiskFull.causedBy(e);
             System.err.println("fanstore rank " + myRank + ": cannot open "
-                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes)"
-                    + (full ? ": no space left on device in " + cache.pathOf(index, table.size(index)).getParent()
-                    + " (the cache; lower --cache-mb, or free memory or disk space there)" : ": " + e.getMessage()));
+                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes): "
+                    + e.getMessage() + (full ? " (the cache: lower --cache-mb, or free memory or disk space)" : ""));
             responder.error(full ? Errno.ENOSPC : Errno.EIO);
         }
     }

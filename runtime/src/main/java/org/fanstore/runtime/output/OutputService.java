@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.fanstore.runtime.cache.DiskFull;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.shm.OwnerLiveness;
 import org.fanstore.runtime.shm.Request;
@@ -173,7 +174,7 @@ public final class OutputService implements AutoCloseable {
         } catch (final IOException e) {
             handles.release(h.id(), pid);
             Files.deleteIfExists(file);
-            responder.error(isNoSpace(e) ? Errnos.ENOSPC : Errnos.EIO);
+            responder.error(DiskFull.causedBy(e) ? Errnos.ENOSPC : Errnos.EIO);
             return;
         }
         responder.ok(h.id(), file.toString().getBytes(StandardCharsets.UTF_8));
@@ -203,10 +204,6 @@ public final class OutputService implements AutoCloseable {
              OutputStream out = Files.newOutputStream(to, StandardOpenOption.WRITE)) {
             in.transferTo(out);
         }
-    }
-
-    private static boolean isNoSpace(final IOException e) {
-        return e.getMessage() != null && e.getMessage().contains("No space left");
     }
 
     private void release(final int id, final int pid, final boolean discard, final Responder responder)
