@@ -255,7 +255,7 @@ final class NodeRuntime implements AutoCloseable {
             toClose.add(0, slices::stopPublishing);
             puller.whenAdded(slices::publishPulled);
             if (decoded != null) {
-                decoded.roomFrom(puller::reserve);   // pulled LZ4 partitions get decoded copies too, within budget
+                decoded.roomFrom(puller::reserve, puller::unreserve);  // pulled LZ4 partitions: decoded copies too
             }
             open.attach(puller);
             stats.attachPuller(puller);

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.LongConsumer;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 import java.util.zip.CRC32C;
@@ -67,6 +68,7 @@ public final class DecodedArenas implements AutoCloseable {
     private final AtomicBoolean warnedRoom = new AtomicBoolean();
     private final String logPrefix;
     private volatile LongPredicate room;
+    private volatile LongConsumer roomBack;
 
     private DecodedArenas(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check,
                           Map<Integer, Path> paths, Map<Integer, FileChannel> channels, long[] offsets, int rank) {
@@ -129,9 +131,13 @@ public final class DecodedArenas implements AutoCloseable {
         return new DecodedArenas(table, bodies, local, check, paths, channels, offsets, rank);
     }
 
-    /** Where pulled partitions' decoded copies take their room from: true when {@code bytes} were granted. */
-    public void roomFrom(LongPredicate budget) {
-        this.room = budget;
+    /**
+     * Where pulled partitions' decoded copies take their room from ({@code take}: true when the bytes were granted),
+     * and where a copy that was granted room but not made gives it back.
+     */
+    public void roomFrom(LongPredicate take, LongConsumer giveBack) {
+        this.roomBack = giveBack;
+        this.room = take;
     }
 
     /**
@@ -178,12 +184,15 @@ public final class DecodedArenas implements AutoCloseable {
             if (!claim.test(path)) {
                 c.close();
                 Files.deleteIfExists(path);
+                roomBack.accept(length);
                 return false;
             }
         } catch (IOException e) {
             System.err.println(logPrefix + "cannot make the decoded copy " + path + " (" + e.getMessage()
                     + "): its LZ4 files are decoded per open instead");
             closeQuietly(c);
+            deleteQuietly(path);
+            roomBack.accept(length);
             return false;
         }
         long end = 0;
@@ -348,6 +357,14 @@ public final class DecodedArenas implements AutoCloseable {
     public void close() {
         for (FileChannel c : channels.values()) {
             closeQuietly(c);
+        }
+    }
+
+    private static void deleteQuietly(Path path) {
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            // a sparse file nothing refers to: the job's end removes its directory
         }
     }
 

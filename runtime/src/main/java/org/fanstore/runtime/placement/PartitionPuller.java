@@ -471,6 +471,14 @@ public final class PartitionPuller implements AutoCloseable {
         }
     }
 
+    /** Gives back {@code bytes} a {@link #reserve} granted for something then not made. */
+    public void unreserve(long bytes) {
+        synchronized (lock) {
+            reserved -= bytes;
+            lock.notifyAll();
+        }
+    }
+
     /** Creates the partition's temporary file if it fits the capacity budget; null (and skipped) if not. */
     private PullFile begin(PartitionInfo info, FileStore store) throws IOException {
         if (info.bytes() > capacity.remaining(store, reserved)) {
