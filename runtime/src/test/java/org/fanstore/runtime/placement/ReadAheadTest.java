@@ -1,0 +1,65 @@
+package org.fanstore.runtime.placement;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The puller's read-ahead rule: in-order readers get the next ranges once each, random ones nothing. */
+class ReadAheadTest {
+    private static final int[] NONE = {};
+
+    @Test
+    void readersInFileOrderGetTheNextRangesOnceEach() {
+        ReadAhead ahead = new ReadAhead(2);
+        assertArrayEquals(NONE, ahead.read(7, 0, 10), "a first read says nothing about order");
+        assertArrayEquals(new int[] {1, 2}, ahead.read(7, 0, 10), "a second read in the same range: in order");
+        assertArrayEquals(NONE, ahead.read(7, 0, 10), "named once, however many reads follow");
+        assertArrayEquals(new int[] {3}, ahead.read(7, 1, 10), "the next range moves the window by one");
+        assertArrayEquals(new int[] {4}, ahead.read(7, 2, 10));
+        assertArrayEquals(NONE, ahead.read(3, 5, 10), "partitions are apart");
+        assertArrayEquals(new int[] {5}, ahead.read(7, 3, 10));
+    }
+
+    @Test
+    void theWindowStopsAtTheLastRange() {
+        ReadAhead ahead = new ReadAhead(2);
+        ahead.read(0, 7, 9);
+        assertArrayEquals(new int[] {8}, ahead.read(0, 7, 9));
+        assertArrayEquals(NONE, ahead.read(0, 8, 9));
+    }
+
+    @Test
+    void readsInRandomOrderRarelyPullAhead() {
+        ReadAhead ahead = new ReadAhead(2);
+        Random random = new Random(42);
+        int named = 0;
+        for (int i = 0; i < 1000; i++) {
+            named += ahead.read(1, random.nextInt(64), 64).length;
+        }
+        // a random read lands on the last range or the next one about 2 times in 64
+        assertTrue(named < 200, "ranges named ahead for 1000 random reads of 64 ranges: " + named);
+    }
+
+    @Test
+    void aSequentialReaderGetsEveryRangeAheadExactlyOnce() {
+        ReadAhead ahead = new ReadAhead(2);
+        List<Integer> named = new ArrayList<>();
+        for (int range = 0; range < 20; range++) {
+            for (int file = 0; file < 4; file++) {     // four 128 KiB files per 508 KiB range
+                for (int r : ahead.read(2, range, 20)) {
+                    named.add(r);
+                }
+            }
+        }
+        List<Integer> expected = new ArrayList<>();
+        for (int r = 1; r < 20; r++) {
+            expected.add(r);
+        }
+        assertEquals(expected, named);
+    }
+}
