@@ -90,7 +90,7 @@ public final class PartitionPuller implements AutoCloseable {
     /** Three of a holder's four fetch workers at most, so one stays free for readers' on-demand fetches. */
     static final int IN_FLIGHT = 3;
     /** Ranges pulled ahead of a reader that reads a partition front to back ({@link #readAhead}). */
-    static final int READ_AHEAD = 2;
+    static final int READ_AHEAD = 4;
     private static final int CHECK_BUFFER = 1 << 20;
     /** What an abandoned pull file keeps around each slice read from it: whole pages (blocks). */
     private static final long PAGE = 4096;
