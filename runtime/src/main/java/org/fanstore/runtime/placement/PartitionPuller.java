@@ -401,14 +401,14 @@ public final class PartitionPuller implements AutoCloseable {
     }
 
     /**
-     * Readers that read small files (half a range or less) of partition f in file order ({@link ReadAhead}) have
-     * the {@link #READ_AHEAD} ranges after it pulled next, before the background order
-     * and without its pacing: in a first epoch that reads in order, a reader's next files have landed by the time it
-     * opens them, instead of each new range costing it a round trip (at 128 KiB a ride waited for one range every
-     * four files). Reads in random order rarely look sequential, and a range pulled ahead is pulled once either way:
-     * it only comes sooner. Larger files ask for several ranges each already, and readers that interleave
-     * partitions (as a reader of files in table order does: prep deals them out in turn) would not reach the ranges
-     * ahead before other partitions' asks, which then wait behind them: at 2 MiB it cost 10%.
+     * Readers that read small files (half a range or less) of partition f in file order ({@link ReadAhead}) have the
+     * {@link #READ_AHEAD} ranges after this one pulled next, before the background order and without its pacing: in
+     * a first epoch that reads in order, a reader's next files have landed by the time it opens them, instead of each
+     * new range costing it a round trip (at 128 KiB a ride waited for one range every four files; 1.45x the first
+     * pass at 2 and 4 ranks, bench/RESULTS.md). Reads in random order rarely look sequential, and a range pulled
+     * ahead is pulled once either way: it only comes sooner. Larger files ask for several ranges each already, and a
+     * reader that interleaves partitions (files in table order do: prep deals them out in turn) would not reach the
+     * ranges ahead before its asks in other partitions, which then wait behind them: at 2 MiB it cost ~10%.
      */
     private void readAhead(PullFile f, int range) {
         int[] due = readAhead.read(f.info.index(), range, f.ranges());
