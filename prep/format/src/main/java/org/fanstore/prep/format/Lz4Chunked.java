@@ -143,14 +143,10 @@ public final class Lz4Chunked {
 
     private static void decompress(final byte[] src, final int offset, final int length, final byte[] dst,
         final int dstOffset, final int expected) throws IOException {
-        final int got;
         try {
-            got = DECOMPRESSOR.decompress(src, offset, length, dst, dstOffset, expected);
+            checkDecoded(DECOMPRESSOR.decompress(src, offset, length, dst, dstOffset, expected), expected);
         } catch (final LZ4Exception e) {
-            throw new IOException("LZ4 block is malformed: " + e.getMessage());
-        }
-        if (got != expected) {
-            throw new IOException("LZ4 block decodes to " + got + " bytes, its chunk header says " + expected);
+            throw malformed(e);
         }
     }
 
@@ -160,15 +156,22 @@ public final class Lz4Chunked {
      */
     static void decompressChunk(final ByteBuffer src, final int at, final int compressed, final ByteBuffer dst,
         final int dstAt, final int chunkRaw) throws IOException {
-        final int got;
         try {
-            got = DECOMPRESSOR.decompress(src, at, compressed, dst, dstAt, chunkRaw);
+            checkDecoded(DECOMPRESSOR.decompress(src, at, compressed, dst, dstAt, chunkRaw), chunkRaw);
         } catch (final LZ4Exception e) {
-            throw new IOException("LZ4 block is malformed: " + e.getMessage());
+            throw malformed(e);
         }
-        if (got != chunkRaw) {
-            throw new IOException("LZ4 block decodes to " + got + " bytes, its chunk header says " + chunkRaw);
+    }
+
+    /** The one wording of a block that decoded to another length than its chunk header says (both decoders). */
+    private static void checkDecoded(final int got, final int expected) throws IOException {
+        if (got != expected) {
+            throw new IOException("LZ4 block decodes to " + got + " bytes, its chunk header says " + expected);
         }
+    }
+
+    private static IOException malformed(final LZ4Exception e) {
+        return new IOException("LZ4 block is malformed: " + e.getMessage());
     }
 
     static void readFully(final FileChannel in, final ByteBuffer buffer, final long position) throws IOException {
