@@ -424,7 +424,7 @@ public final class PartitionPuller implements AutoCloseable {
     private boolean startAhead() {
         for (int[] a; (a = ahead.poll()) != null; ) {
             PullFile f = active.get(a[0]);
-            if (f != null && f.firstTodo(f.position(a[1]), 1) == a[1]) {
+            if (f != null && f.todo(a[1])) {
                 startRange(f, a[1], true);
                 return true;
             }

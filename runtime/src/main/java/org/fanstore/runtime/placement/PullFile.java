@@ -73,6 +73,11 @@ final class PullFile {
         return rangeOf(offset + Math.max(length, 1) - 1);
     }
 
+    /** Whether range {@code range} is still to start. */
+    boolean todo(int range) {
+        return state[range] == TODO;
+    }
+
     void started(int range) {
         state[range] = IN_FLIGHT;
     }
