@@ -61,7 +61,9 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * the link twice. The pacing above still applies to the background order while whole-file fetches run (a
  * partition skipped for capacity, or --prefetch off on a peer).
  *
- * <p>Order: a partition a reader just missed on comes first (the epoch is reading it now); otherwise the
+ * <p>Order: within the partitions readers read from, the range nearest after where they read ({@link
+ * ReadAhead#behindReaders}: a first epoch reads every partition at once, so the pull keeps just ahead of all of
+ * them); then a partition a reader just missed on (the epoch is reading it now); otherwise the
  * partitions owned by rank+1, then rank+2, and so on. At the start every rank pulls at once, and rank r
  * pulling from r+1 while r+1 pulls from r+2 gives every holder one puller instead of all ranks queueing at
  * rank 0. When {@link LocalCapacity} cannot hold them all, the ones reached first in that order are kept and
@@ -315,6 +317,7 @@ public final class PartitionPuller implements AutoCloseable {
      */
     public FileChannel awaitBytes(int partition, long offset, long length, long deadline) {
         boolean asked = false;
+        boolean marked = false;
         synchronized (lock) {
             riding++;
             try {
@@ -327,8 +330,13 @@ public final class PartitionPuller implements AutoCloseable {
                     }
                     riderAt = System.nanoTime();       // a reader reads from the pull: it is not only background
                     PullFile f = active.get(partition);
-                    if (f != null && !asked && length <= CHUNK_BYTES / 2) {
-                        readAhead(f, f.rangeOf(offset));
+                    if (f != null && !marked) {
+                        marked = true;
+                        if (length <= CHUNK_BYTES / 2) {
+                            readAhead(f, f.rangeOf(offset));
+                        } else {
+                            readAhead.passed(partition, f.rangeOf(offset + length - 1));
+                        }
                     }
                     if (f != null && f.covers(offset, length)) {
                         return f.channel;
@@ -455,8 +463,16 @@ public final class PartitionPuller implements AutoCloseable {
         return false;
     }
 
-    /** Starts the next range in background order: partitions begun first, then the next one in order. */
+    /**
+     * Starts the next range in background order: the one nearest after where readers read ({@link
+     * ReadAhead#behindReaders}), else partitions begun first front to back, then the next one in order.
+     */
     private boolean startBackground(FileStore store, Map<Integer, PartitionInfo> left) throws IOException {
+        int[] next = readAhead.behindReaders(active.values());
+        if (next != null) {
+            startRange(active.get(next[0]), next[1], false);
+            return true;
+        }
         for (PullFile f : active.values()) {
             int r = f.nextTodo();
             if (r >= 0) {

@@ -73,6 +73,16 @@ final class PullFile {
         return rangeOf(offset + Math.max(length, 1) - 1);
     }
 
+    /** The first range at or after {@code from} that is still to start, or -1. */
+    int firstTodoFrom(int from) {
+        for (int r = Math.max(0, from); r < state.length; r++) {
+            if (state[r] == TODO) {
+                return r;
+            }
+        }
+        return -1;
+    }
+
     /** Whether range {@code range} is still to start. */
     boolean todo(int range) {
         return state[range] == TODO;

@@ -2,11 +2,13 @@ package org.fanstore.runtime.placement;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import org.fanstore.prep.format.PartitionInfo;
 import org.junit.jupiter.api.Test;
 
 /** The puller's read-ahead rule: in-order readers get the next ranges once each, random ones nothing. */
@@ -61,5 +63,45 @@ class ReadAheadTest {
             expected.add(r);
         }
         assertEquals(expected, named);
+    }
+
+    /** A partition of {@code ranges} ranges of 100 bytes, nothing started. */
+    private static PullFile file(int index, int ranges) {
+        return new PullFile(new PartitionInfo(index, "part-" + index, 100L * ranges, 0, 1, false), null, null, 100);
+    }
+
+    @Test
+    void theBackgroundFollowsEveryPartitionsReadersBreadthFirst() {
+        ReadAhead ahead = new ReadAhead(2);
+        PullFile a = file(1, 10);
+        PullFile b = file(2, 10);
+        PullFile unread = file(3, 10);
+        List<PullFile> active = List.of(unread, a, b);
+        assertNull(ahead.behindReaders(active), "no reader yet: the usual front-to-back order");
+        ahead.passed(1, 5);                        // large files: readers are at range 5 of a, 3 of b
+        ahead.passed(2, 3);
+        List<String> order = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            int[] next = ahead.behindReaders(active);
+            PullFile f = next[0] == 1 ? a : b;
+            f.started(next[1]);
+            order.add(next[0] + ":" + next[1]);
+        }
+        assertEquals(List.of("1:5", "2:3", "1:6", "2:4", "1:7", "2:5"), order,
+                "each partition just ahead of its readers, nearest gap first, never the unread one's front");
+        assertTrue(unread.todo(0));
+    }
+
+    @Test
+    void aPartitionPulledToItsEndBehindItsReadersGivesWayToTheUsualOrder() {
+        ReadAhead ahead = new ReadAhead(2);
+        PullFile a = file(1, 4);
+        ahead.read(1, 2, 4);
+        a.started(2);
+        a.started(3);
+        assertNull(ahead.behindReaders(List.of(a)), "nothing to start after the mark (the front is the usual order's)");
+        a.started(1);
+        ahead.read(1, 0, 4);                      // a reader back at the front (a new directory, a second reader)
+        assertArrayEquals(new int[] {1, 0}, ahead.behindReaders(List.of(a)));
     }
 }
