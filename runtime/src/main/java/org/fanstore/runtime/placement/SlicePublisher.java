@@ -32,6 +32,10 @@ public final class SlicePublisher implements AutoCloseable {
     private volatile boolean closed;
     private volatile DecodedArenas arenas;
     private volatile Thread[] background = new Thread[0];
+    /** The background pass's next entry in table order. */
+    private final AtomicInteger front = new AtomicInteger();
+    /** The pass's next entry just after a reader that got ahead of it (entries(): none), taken before front's. */
+    private final AtomicInteger follow = new AtomicInteger(Integer.MAX_VALUE);
 
     public SlicePublisher(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check, SliceMap map,
                           int regularPartitions, boolean enabled) {
@@ -90,6 +94,22 @@ public final class SlicePublisher implements AutoCloseable {
     public static final int SLICE = 1;
     /** {@link #publishFor}: published after this call decoded it into its partition's decoded copy. */
     public static final int DECODED_SLICE = 2;
+
+    /**
+     * {@link #publishFor} for an open: a reader that finds its entry not published yet is ahead of the background
+     * pass, which then continues just after it ({@link #nextEntry}).
+     */
+    public int publishForReader(int index) throws IOException {
+        boolean unpublished = !map.published(index);
+        int got = publishFor(index);
+        // a decoded entry: ahead only if this open decoded it (not if it waited for the pass decoding it, which would
+        // send the pass back over entries it is busy with); a raw one takes microseconds to check either way
+        boolean ahead = decoded(index) ? got == DECODED_SLICE : unpublished && got != NOT_SLICE;
+        if (ahead && index + 1 < bodies.entries()) {
+            follow.set(index + 1);
+        }
+        return got;
+    }
 
     /** {@link #publish}, saying whether this call decoded the entry (an open's statistics count that as a decode). */
     public int publishFor(int index) throws IOException {
@@ -150,18 +170,34 @@ public final class SlicePublisher implements AutoCloseable {
         return copy.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8).length > SliceMap.PATH_MAX;
     }
 
-    /** Publishes every publishable entry not published yet, in table order; returns how many it published. */
+    /**
+     * Publishes every publishable entry not published yet, in table order, except that it jumps to just after a
+     * reader that got ahead of it ({@link #nextEntry}); returns how many it published. Several threads may run it
+     * at once: each entry is taken by one of them.
+     */
     public int publishAll() {
-        return publishStripe(0, 1);
-    }
-
-    /** publishAll for the entries i with i % stripes == stripe. */
-    private int publishStripe(int stripe, int stripes) {
         int count = 0;
-        for (int i = stripe; i < bodies.entries() && !closed; i += stripes) {
+        for (int i; !closed && (i = nextEntry()) < bodies.entries(); ) {
             count += publishQuietly(i);
         }
         return count;
+    }
+
+    /**
+     * The pass's next entry: after a reader that got ahead of it ({@link #publishForReader}) the ones following that
+     * reader, until the end of the table; else the next in table order. A first epoch that reads a part of the
+     * dataset (one directory of several; the 2 MiB files of a set holding both sizes) then has the pass decode what
+     * it reads next instead of what it does not read yet, and one reading everything in order keeps the pass just
+     * ahead of it. Random readers only move where the pass is: each entry is still taken once by the pass, which
+     * skips what readers published.
+     */
+    int nextEntry() {
+        for (int f = follow.get(); f < bodies.entries(); f = follow.get()) {
+            if (follow.compareAndSet(f, f + 1)) {
+                return f;
+            }
+        }
+        return front.getAndIncrement();
     }
 
     /**
@@ -206,7 +242,7 @@ public final class SlicePublisher implements AutoCloseable {
     }
 
     /**
-     * Starts the background pass on {@code threads} daemon threads, each taking every threads-th entry. It writes
+     * Starts the background pass ({@link #publishAll}) on {@code threads} daemon threads. For raw bodies it writes
      * nothing to disk: it reads each body once, from the page cache the load just filled, for its CRC. Started before
      * ready, it is mostly done by the time readers arrive (536 MB in 0.1 s on one core here); a reader that gets there
      * first has the entry checked on demand.
@@ -217,9 +253,8 @@ public final class SlicePublisher implements AutoCloseable {
         AtomicInteger running = new AtomicInteger(threads);
         Thread[] started = new Thread[threads];
         for (int s = 0; s < threads; s++) {
-            int stripe = s;
             Thread t = new Thread(() -> {
-                published.addAndGet(publishStripe(stripe, threads));
+                published.addAndGet(publishAll());
                 if (running.decrementAndGet() == 0 && verbose && !closed) {
                     System.err.printf("fanstore rank %d: published %d slices in %.2f s (%d threads)%n", rank,
                             published.get(), (System.nanoTime() - t0) / 1e9, threads);

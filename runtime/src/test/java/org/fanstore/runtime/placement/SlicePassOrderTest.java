@@ -1,0 +1,101 @@
+package org.fanstore.runtime.placement;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.fanstore.prep.DatasetPacker;
+import org.fanstore.prep.PrepOptions;
+import org.fanstore.prep.PrepProgress;
+import org.fanstore.prep.format.Compression;
+import org.fanstore.prep.format.FileModes;
+import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.format.PartitionReader;
+import org.fanstore.runtime.index.IndexCodec;
+import org.fanstore.runtime.index.NamespaceBuilder;
+import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.runtime.shm.SliceMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The background slice pass's order: table order until a reader gets ahead of it (an open that had to decode its
+ * own entry), then the entries just after that reader, then the rest; every entry taken once. A real LZ4 dataset
+ * packed as prep does, loaded as the only rank, decoded into real decoded copies.
+ */
+class SlicePassOrderTest {
+    @TempDir
+    Path root;
+
+    @Test
+    void thePassContinuesJustAfterAReaderAheadOfItAndStillTakesEveryEntryOnce() throws Exception {
+        Path src = Files.createDirectories(root.resolve("src/ds"));
+        for (int i = 0; i < 40; i++) {
+            Files.writeString(src.resolve(String.format("f%02d", i)), ("line " + i + " of a text\n").repeat(500));
+        }
+        Path data = root.resolve("ds.fs");
+        DatasetPacker.prep(new PrepOptions(src, data, null, 2, Compression.LZ4, List.of(), 1, null, false, false),
+                PrepProgress.silent(), line -> { });
+        Manifest manifest = Manifest.read(data);
+        Placement placement = new Placement(1, 0);
+        PartitionLoader loader = new PartitionLoader(data, manifest, root.resolve("local"));
+        try (LocalPartitions local = new LocalPartitions()) {
+            List<IndexRecord> records = new ArrayList<>();
+            for (PartitionInfo info : PartitionLoader.heldBy(manifest, placement, 0)) {
+                try (PartitionReader reader = loader.copy(info, bytes -> { })) {
+                    records.addAll(loader.index(reader, info.index()));
+                    local.add(info.index(), reader.file());
+                }
+            }
+            NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(new byte[][] {IndexCodec.encode(records)},
+                    placement, 0, root.resolve("meta.table"), loader.filesDir());
+            local.attach(ns.bodies());
+            BodyCheck check = new BodyCheck(ns.table(), ns.bodies(), local, 0, data.toString());
+            local.attach(check);
+            MetadataTable table = ns.table();
+            int entries = ns.bodies().entries();
+            SliceMap map = SliceMap.create(root.resolve("slices.map"), manifest.partitions().size(), entries);
+            try (DecodedArenas arenas = DecodedArenas.create(table, ns.bodies(), local, check, 0);
+                 SlicePublisher pass = new SlicePublisher(table, ns.bodies(), local, check, map,
+                         manifest.regularPartitions().size(), true)) {
+                pass.attach(arenas);
+                List<Integer> order = new ArrayList<>();
+                for (int k = 0; k < 2; k++) {
+                    order.add(pass.nextEntry());
+                    pass.publish(order.get(k));            // as the pass does with each entry it takes
+                }
+                int ahead = -1;
+                for (int i = entries / 2; ahead < 0; i++) {
+                    ahead = FileModes.isRegular(table.mode(i)) ? i : -1;
+                }
+                assertEquals(SlicePublisher.DECODED_SLICE, pass.publishForReader(ahead), "the reader decoded it");
+                for (int i; (i = pass.nextEntry()) < entries; ) {
+                    order.add(i);
+                    pass.publish(i);
+                    if (i == ahead + 2) {
+                        pass.publishForReader(ahead + 1);   // the pass got there first: it stays where it is
+                    }
+                }
+                List<Integer> expected = new ArrayList<>(List.of(0, 1));
+                for (int i = ahead + 1; i < entries; i++) {
+                    expected.add(i);
+                }
+                for (int i = 2; i < entries; i++) {
+                    expected.add(i);                        // the front, after the reader's part (skips what is done)
+                }
+                assertEquals(expected, order);
+
+                assertEquals(0, pass.publishAll(), "both cursors are at the end: a second pass takes nothing");
+                for (int i = 0; i < entries; i++) {
+                    assertEquals(FileModes.isRegular(table.mode(i)), map.published(i), "entry " + i);
+                }
+                assertTrue(arenas.covers(ns.bodies().partition(ahead)));
+            }
+            table.close();
+        }
+    }
+}
