@@ -34,7 +34,7 @@ public final class SlicePublisher implements AutoCloseable {
     private volatile Thread[] background = new Thread[0];
     /** The background pass's next entry in table order. */
     private final AtomicInteger front = new AtomicInteger();
-    /** The pass's next entry just after a reader that got ahead of it (entries(): none), taken before front's. */
+    /** The pass's next entry after a reader that got ahead of it, taken before front's; none from entries() on. */
     private final AtomicInteger follow = new AtomicInteger(Integer.MAX_VALUE);
 
     public SlicePublisher(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check, SliceMap map,
@@ -96,8 +96,8 @@ public final class SlicePublisher implements AutoCloseable {
     public static final int DECODED_SLICE = 2;
 
     /**
-     * {@link #publishFor} for an open: a reader that finds its entry not published yet is ahead of the background
-     * pass, which then continues just after it ({@link #nextEntry}).
+     * {@link #publishFor} for an open: a reader that had to publish its entry itself is ahead of the background pass,
+     * which then goes on just after it ({@link #nextEntry}).
      */
     public int publishForReader(int index) throws IOException {
         boolean unpublished = !map.published(index);
@@ -188,8 +188,8 @@ public final class SlicePublisher implements AutoCloseable {
      * reader, until the end of the table; else the next in table order. A first epoch that reads a part of the
      * dataset (one directory of several; the 2 MiB files of a set holding both sizes) then has the pass decode what
      * it reads next instead of what it does not read yet, and one reading everything in order keeps the pass just
-     * ahead of it. Random readers only move where the pass is: each entry is still taken once by the pass, which
-     * skips what readers published.
+     * ahead of it. Random readers only move where the pass is: the front still reaches every entry, and the pass
+     * skips what is published already, so an entry taken twice costs a lookup.
      */
     int nextEntry() {
         for (int f = follow.get(); f < bodies.entries(); f = follow.get()) {
