@@ -73,9 +73,9 @@ final class PullFile {
         return rangeOf(offset + Math.max(length, 1) - 1);
     }
 
-    /** The first range at or after {@code from} that is still to start, or -1. */
-    int firstTodoFrom(int from) {
-        for (int r = Math.max(0, from); r < state.length; r++) {
+    /** The first range in [from, until) that is still to start, or -1. */
+    int firstTodoIn(int from, int until) {
+        for (int r = Math.max(0, from); r < Math.min(until, state.length); r++) {
             if (state[r] == TODO) {
                 return r;
             }

@@ -17,6 +17,12 @@ import java.util.Map;
  */
 final class ReadAhead {
     private static final int[] NONE = new int[0];
+    /**
+     * How far after its readers' mark a partition's next range may be for {@link #behindReaders} to pick it (32 MiB
+     * of 508 KiB ranges): beyond, the readers are not about to need it, and the search stays a few bytes per
+     * partition being pulled however many there are.
+     */
+    static final int BEHIND_WINDOW = 64;
 
     private final int depth;
     /** Per partition: {the range read last, the last range named ahead}. */
@@ -37,7 +43,8 @@ final class ReadAhead {
     /**
      * The range the background should pull next, as {partition, range}: of the partitions {@code files} being
      * pulled that readers read, the one whose next range still to start is nearest after its readers' mark (ties:
-     * the first in {@code files}); null when readers read none of them or none has a range to start after its mark.
+     * the first in {@code files}); null when readers read none of them or none has a range to start within
+     * {@link #BEHIND_WINDOW} after its mark.
      */
     int[] behindReaders(Iterable<PullFile> files) {
         int[] best = null;
@@ -47,7 +54,7 @@ final class ReadAhead {
             if (mark == null || mark[0] < 0) {
                 continue;
             }
-            int r = f.firstTodoFrom(mark[0]);
+            int r = f.firstTodoIn(mark[0], mark[0] + Math.min(BEHIND_WINDOW, bestGap));
             if (r >= 0 && r - mark[0] < bestGap) {
                 best = new int[] {f.info.index(), r};
                 bestGap = r - mark[0];

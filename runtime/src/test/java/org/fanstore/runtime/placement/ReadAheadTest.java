@@ -104,4 +104,17 @@ class ReadAheadTest {
         ahead.read(1, 0, 4);                      // a reader back at the front (a new directory, a second reader)
         assertArrayEquals(new int[] {1, 0}, ahead.behindReaders(List.of(a)));
     }
+
+    @Test
+    void rangesFarAheadOfTheReadersAreLeftToTheUsualOrder() {
+        ReadAhead ahead = new ReadAhead(2);
+        PullFile a = file(1, ReadAhead.BEHIND_WINDOW + 10);
+        for (int r = 0; r < ReadAhead.BEHIND_WINDOW; r++) {
+            a.started(r);
+        }
+        ahead.passed(1, 0);
+        assertNull(ahead.behindReaders(List.of(a)), "the next range to start is a window past the readers");
+        ahead.passed(1, 1);
+        assertArrayEquals(new int[] {1, ReadAhead.BEHIND_WINDOW}, ahead.behindReaders(List.of(a)));
+    }
 }
