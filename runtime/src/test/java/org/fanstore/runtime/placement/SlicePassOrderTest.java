@@ -7,15 +7,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.fanstore.prep.DatasetPacker;
-import org.fanstore.prep.PrepOptions;
-import org.fanstore.prep.PrepProgress;
-import org.fanstore.prep.format.Compression;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Manifest;
-import org.fanstore.prep.format.PartitionInfo;
-import org.fanstore.prep.format.PartitionReader;
-import org.fanstore.runtime.index.IndexCodec;
 import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.shm.SliceMap;
@@ -37,30 +30,14 @@ class SlicePassOrderTest {
         for (int i = 0; i < 40; i++) {
             Files.writeString(src.resolve(String.format("f%02d", i)), ("line " + i + " of a text\n").repeat(500));
         }
-        Path data = root.resolve("ds.fs");
-        DatasetPacker.prep(new PrepOptions(src, data, null, 2, Compression.LZ4, List.of(), 1, null, false, false),
-                PrepProgress.silent(), line -> { });
-        Manifest manifest = Manifest.read(data);
-        Placement placement = new Placement(1, 0);
-        PartitionLoader loader = new PartitionLoader(data, manifest, root.resolve("local"));
-        try (LocalPartitions local = new LocalPartitions()) {
-            List<IndexRecord> records = new ArrayList<>();
-            for (PartitionInfo info : PartitionLoader.heldBy(manifest, placement, 0)) {
-                try (PartitionReader reader = loader.copy(info, bytes -> { })) {
-                    records.addAll(loader.index(reader, info.index()));
-                    local.add(info.index(), reader.file());
-                }
-            }
-            NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(new byte[][] {IndexCodec.encode(records)},
-                    placement, 0, root.resolve("meta.table"), loader.filesDir());
-            local.attach(ns.bodies());
-            BodyCheck check = new BodyCheck(ns.table(), ns.bodies(), local, 0, data.toString());
-            local.attach(check);
+        try (LoadedDataset ds = LoadedDataset.lz4(root, src, 2, 1)) {
+            NamespaceBuilder.Namespace ns = ds.ns;
+            Manifest manifest = ds.manifest;
             MetadataTable table = ns.table();
             int entries = ns.bodies().entries();
             SliceMap map = SliceMap.create(root.resolve("slices.map"), manifest.partitions().size(), entries);
-            try (DecodedArenas arenas = DecodedArenas.create(table, ns.bodies(), local, check, 0);
-                 SlicePublisher pass = new SlicePublisher(table, ns.bodies(), local, check, map,
+            try (DecodedArenas arenas = DecodedArenas.create(table, ns.bodies(), ds.local, ds.check, 0);
+                 SlicePublisher pass = new SlicePublisher(table, ns.bodies(), ds.local, ds.check, map,
                          manifest.regularPartitions().size(), true)) {
                 pass.attach(arenas);
                 List<Integer> order = new ArrayList<>();
@@ -95,7 +72,6 @@ class SlicePassOrderTest {
                 }
                 assertTrue(arenas.covers(ns.bodies().partition(ahead)));
             }
-            table.close();
         }
     }
 }

@@ -1,0 +1,87 @@
+package org.fanstore.runtime.placement;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.fanstore.prep.DatasetPacker;
+import org.fanstore.prep.PrepOptions;
+import org.fanstore.prep.PrepProgress;
+import org.fanstore.prep.format.Compression;
+import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.format.PartitionReader;
+import org.fanstore.runtime.index.IndexCodec;
+import org.fanstore.runtime.index.NamespaceBuilder;
+
+/**
+ * A real dataset packed with LZ4 as prep does, loaded as rank 0 of {@code ranks}: its own partitions copied and
+ * added, the namespace published, the body check attached. The other ranks' partition files are copied too, not
+ * added ({@link #othersFiles}): what rank 0's puller would bring in later.
+ */
+final class LoadedDataset implements AutoCloseable {
+    final Manifest manifest;
+    final NamespaceBuilder.Namespace ns;
+    final LocalPartitions local;
+    final BodyCheck check;
+    /** Partition id -> the copied file, for the partitions other ranks hold, in placement order. */
+    final Map<Integer, Path> othersFiles;
+
+    private LoadedDataset(Manifest manifest, NamespaceBuilder.Namespace ns, LocalPartitions local, BodyCheck check,
+                          Map<Integer, Path> othersFiles) {
+        this.manifest = manifest;
+        this.ns = ns;
+        this.local = local;
+        this.check = check;
+        this.othersFiles = othersFiles;
+    }
+
+    /** Packs {@code src} into {@code root}/ds.fs in {@code partitions} LZ4 partitions and loads it under root. */
+    static LoadedDataset lz4(Path root, Path src, int partitions, int ranks) throws Exception {
+        Path data = root.resolve("ds.fs");
+        DatasetPacker.prep(new PrepOptions(src, data, null, partitions, Compression.LZ4, List.of(), 1, null, false,
+                false), PrepProgress.silent(), line -> { });
+        Manifest manifest = Manifest.read(data);
+        Placement placement = new Placement(ranks, 0);
+        PartitionLoader loader = new PartitionLoader(data, manifest, root.resolve("local"));
+        LocalPartitions local = new LocalPartitions();
+        try {
+            byte[][] contributions = new byte[ranks][];
+            Map<Integer, Path> others = new LinkedHashMap<>();
+            for (int rank = 0; rank < ranks; rank++) {
+                List<IndexRecord> records = new ArrayList<>();
+                for (PartitionInfo info : PartitionLoader.heldBy(manifest, placement, rank)) {
+                    try (PartitionReader reader = loader.copy(info, bytes -> { })) {
+                        records.addAll(loader.index(reader, info.index()));
+                        if (rank == 0) {
+                            local.add(info.index(), reader.file());
+                        } else {
+                            others.put(info.index(), reader.file());
+                        }
+                    }
+                }
+                contributions[rank] = IndexCodec.encode(records);
+            }
+            NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(contributions, placement, 0,
+                    root.resolve("meta.table"), loader.filesDir());
+            local.attach(ns.bodies());
+            BodyCheck check = new BodyCheck(ns.table(), ns.bodies(), local, 0, data.toString());
+            local.attach(check);
+            return new LoadedDataset(manifest, ns, local, check, others);
+        } catch (Exception | Error e) {
+            local.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            ns.table().close();
+        } finally {
+            local.close();
+        }
+    }
+}
