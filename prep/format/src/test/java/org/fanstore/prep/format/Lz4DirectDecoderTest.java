@@ -69,6 +69,50 @@ class Lz4DirectDecoderTest {
         assertArrayEquals(raw, decodeFile(decoder, body, raw.length), "a good body after the bad ones");
     }
 
+    @Test
+    void bodiesReachTheOutputInWritesOfAtMostOnePieceEvenWhenWritesFallShort() throws IOException {
+        final Lz4DirectDecoder decoder = new Lz4DirectDecoder();
+        final int piece = Lz4DirectDecoder.WRITE_PIECE;
+        for (final int size : new int[] {piece - 1, piece, piece + 1, 2 * 1024 * 1024, LZ4_CHUNK_RAW_LENGTH + 7}) {
+            final byte[] raw = Lz4Bodies.text(size, 5);
+            final byte[] body = Lz4Bodies.encode(raw);
+            final Path in = tmp.resolve("partition-" + size);
+            Files.write(in, body);
+            final ShortWrites to = new ShortWrites();
+            final CRC32C crc = new CRC32C();
+            try (FileChannel from = FileChannel.open(in)) {
+                assertEquals(size, decoder.decode(from, 0, body.length, size, to, crc));
+            }
+            assertArrayEquals(raw, to.got.toByteArray(), "size " + size);
+            assertEquals(crc(raw).getValue(), crc.getValue(), "size " + size);
+            assertTrue(to.largestOffer <= piece, "size " + size + ": a write was offered " + to.largestOffer);
+        }
+    }
+
+    /** Takes at most 100,000 bytes per call and remembers the most it was offered at once. */
+    private static final class ShortWrites implements java.nio.channels.WritableByteChannel {
+        final java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+        int largestOffer;
+
+        @Override
+        public int write(final ByteBuffer src) {
+            largestOffer = Math.max(largestOffer, src.remaining());
+            final byte[] b = new byte[Math.min(src.remaining(), 100_000)];
+            src.get(b);
+            got.write(b, 0, b.length);
+            return b.length;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
     /** A flipped byte either breaks the LZ4 block (an exception) or decodes to other bytes (another CRC). */
     private IOException assertThrowsOrWrongCrc(final Lz4DirectDecoder decoder, final byte[] body, final int rawLength,
         final CRC32C good) {
