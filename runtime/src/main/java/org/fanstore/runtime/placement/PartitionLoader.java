@@ -16,6 +16,7 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
+import org.fanstore.prep.format.WritePieces;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.metadata.MetadataTable;
 
@@ -25,7 +26,7 @@ import org.fanstore.runtime.metadata.MetadataTable;
  * CRC32C, then indexed. Unpacking uncompressed files for direct opens is {@link Unpacker}'s job.
  */
 public final class PartitionLoader {
-    private static final int COPY_BUFFER = 8 << 20;
+    private static final int COPY_BUFFER = WritePieces.BYTES;
 
     private final Path dataset;
     private final Manifest manifest;

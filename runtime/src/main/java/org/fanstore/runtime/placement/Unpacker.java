@@ -14,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.zip.CRC32C;
+import org.fanstore.prep.format.WritePieces;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
@@ -34,7 +35,9 @@ public final class Unpacker implements AutoCloseable {
     private static final int NOT_YET = 0;
     private static final int DONE = 1;
     private static final int STRIPES = 256;
-    private static final int COPY_BUFFER = 1 << 20;
+    /** One direct buffer per thread that unpacks, a write piece long (WritePieces: why not larger). */
+    private static final ThreadLocal<ByteBuffer> BUFFER =
+            ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(WritePieces.BYTES));
 
     private final Path filesDir;
     private final MetadataTable table;
@@ -107,7 +110,7 @@ public final class Unpacker implements AutoCloseable {
         long offset = bodies.bodyOffset(index);
         long length = bodies.storedLength(index);
         CRC32C crc = new CRC32C();
-        ByteBuffer buf = ByteBuffer.allocate((int) Math.min(COPY_BUFFER, Math.max(1, length)));
+        ByteBuffer buf = BUFFER.get();
         try (FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             long done = 0;

@@ -17,14 +17,9 @@ import java.util.zip.CRC32C;
 /**
  * Decodes a codec-1 body (format: {@link Lz4Chunked}) off the Java heap: the stored bytes are read with one
  * positioned read into a direct buffer, LZ4 (the JNI decoder when present) writes the raw bytes into a second
- * direct buffer, the CRC32C is summed there, and writes of at most {@link #WRITE_PIECE} bytes hand them to the output
- * file. A body of up to {@link #OUT_MAX} raw bytes costs one read; larger ones go a window at a time.
- *
- * <p>Why pieces: on this project's machines (Linux 6.18, ext4, a VM) a 2 MiB write into a region of a file that has
- * no pages yet (a decoded copy, a new cache file) cost several times the CPU per byte of the same bytes written
- * 256 KiB at a time: in a 2 MiB LZ4 first pass, copy_folio_from_iter_atomic took 67% of all CPU samples with whole
- * writes and 8% with pieces, and the pass ran 2.4x faster (bench/RESULTS.md, "Decoded bytes written in pieces").
- * A piece also stays in the cache between its CRC32C and its write.
+ * direct buffer, the CRC32C is summed there, and writes of at most {@link WritePieces#BYTES} bytes hand them to the
+ * output file, each piece summed just before its write, while it is in the CPU's cache. A body of up to
+ * {@link #OUT_MAX} raw bytes costs one read; larger ones go a window at a time.
  *
  * <p>It replaced a heap-array path that copied every byte twice more (channel into a heap array, heap array into
  * the JDK's temporary direct buffer for the write) and allocated per chunk. Callers go through
@@ -38,8 +33,8 @@ public final class Lz4DirectDecoder {
     static final int OUT_MAX = 2 * LZ4_CHUNK_RAW_LENGTH;
     /** Stored bytes read at once: two worst-case chunks. */
     static final int IN_MAX = 2 * (LZ4_CHUNK_HEADER_LENGTH + LZ4_CHUNK_RAW_LENGTH + LZ4_CHUNK_RAW_LENGTH / 255 + 16);
-    /** The most raw bytes one write hands over (the class comment says why). */
-    static final int WRITE_PIECE = 256 * 1024;
+    /** The most raw bytes one write hands over (WritePieces says why). */
+    static final int WRITE_PIECE = WritePieces.BYTES;
     private static final int MIN_BUFFER = 64 * 1024;
 
     private ByteBuffer in = direct(MIN_BUFFER);
@@ -124,7 +119,6 @@ public final class Lz4DirectDecoder {
         }
         out.clear();
         for (int at = 0; at < held; at = out.position()) {
-            // each piece summed and written while it is in the CPU's cache
             out.limit(Math.min(held, at + WRITE_PIECE));
             crc.update(out);
             out.position(at);
