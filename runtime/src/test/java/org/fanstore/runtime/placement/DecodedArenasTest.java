@@ -24,11 +24,7 @@ class DecodedArenasTest {
 
     @Test
     void aPulledPartitionsCopyThatLosesItsSlotGivesItsRoomBack() throws Exception {
-        Path src = Files.createDirectories(root.resolve("src/ds"));
-        for (int i = 0; i < 8; i++) {
-            Files.writeString(src.resolve("f" + i), ("line " + i + " of a compressible text\n").repeat(2000));
-        }
-        try (LoadedDataset ds = LoadedDataset.lz4(root, src, 2, 2)) {
+        try (LoadedDataset ds = LoadedDataset.lz4Texts(root, 8, 2000, 2, 2)) {
             // rank 1's partition: what rank 0's puller brings in later
             Map.Entry<Integer, Path> other = List.copyOf(ds.othersFiles.entrySet()).get(ds.othersFiles.size() - 1);
             int pulled = other.getKey();

@@ -1,6 +1,7 @@
 package org.fanstore.runtime.placement;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -36,6 +37,18 @@ final class LoadedDataset implements AutoCloseable {
         this.local = local;
         this.check = check;
         this.othersFiles = othersFiles;
+    }
+
+    /**
+     * {@code count} compressible text files {@code f00}, {@code f01}... under {@code root}/src/ds, each {@code lines}
+     * lines naming its number, packed and loaded as {@link #lz4}.
+     */
+    static LoadedDataset lz4Texts(Path root, int count, int lines, int partitions, int ranks) throws Exception {
+        Path src = Files.createDirectories(root.resolve("src/ds"));
+        for (int i = 0; i < count; i++) {
+            Files.writeString(src.resolve(String.format("f%02d", i)), ("line " + i + " of a text\n").repeat(lines));
+        }
+        return lz4(root, src, partitions, ranks);
     }
 
     /** Packs {@code src} into {@code root}/ds.fs in {@code partitions} LZ4 partitions and loads it under root. */

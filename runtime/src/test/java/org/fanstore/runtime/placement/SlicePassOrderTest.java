@@ -3,7 +3,6 @@ package org.fanstore.runtime.placement;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,11 +25,7 @@ class SlicePassOrderTest {
 
     @Test
     void thePassContinuesJustAfterAReaderAheadOfItAndStillTakesEveryEntryOnce() throws Exception {
-        Path src = Files.createDirectories(root.resolve("src/ds"));
-        for (int i = 0; i < 40; i++) {
-            Files.writeString(src.resolve(String.format("f%02d", i)), ("line " + i + " of a text\n").repeat(500));
-        }
-        try (LoadedDataset ds = LoadedDataset.lz4(root, src, 2, 1)) {
+        try (LoadedDataset ds = LoadedDataset.lz4Texts(root, 40, 500, 2, 1)) {
             NamespaceBuilder.Namespace ns = ds.ns;
             Manifest manifest = ds.manifest;
             MetadataTable table = ns.table();
