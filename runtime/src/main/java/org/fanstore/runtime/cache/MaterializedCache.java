@@ -288,7 +288,7 @@ public final class MaterializedCache {
             written = true;
             return streamPin;
         } catch (IOException e) {
-            if (DiskFull.causedBy(e) && !e.getMessage().contains(target.getParent().toString())) {
+            if (DiskFull.causedBy(e) && !String.valueOf(e.getMessage()).contains(target.getParent().toString())) {
                 throw new IOException("No space left on device in " + target.getParent(), e);  // names where
             }
             throw e;

@@ -205,6 +205,19 @@ class MaterializedCacheTest {
     }
 
     @Test
+    void aFullDiskFailureWithoutAMessageOfItsOwnIsReportedNamingTheDirectory() throws IOException {
+        MaterializedCache cache = cache(1 << 20);
+        IOException e = assertThrows(IOException.class, () -> cache.obtain(4, 100, out -> {
+            throw new IOException((String) null, new IOException("No space left on device"));
+        }, SECOND));
+        assertTrue(e.getMessage().contains(dir.toString()), e.getMessage());
+        try (var files = Files.list(dir)) {
+            assertEquals(0, files.count());
+        }
+        served(cache, 4, 100);
+    }
+
+    @Test
     void anAnsweredFileOutlivesItsEvictionUntilItsReaderOpensIt() throws IOException {
         MaterializedCache cache = cache(6_000);
         Path pin1 = cache.obtain(1, 3_000, bytes(1, 3_000), SECOND);   // answered, not opened yet
