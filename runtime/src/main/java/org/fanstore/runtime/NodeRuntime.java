@@ -211,6 +211,7 @@ final class NodeRuntime implements AutoCloseable {
         SlicePublisher slices = new SlicePublisher(ns.table(), ns.bodies(), local, check, sliceMap,
                 manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
         toClose.add(0, slices);
+        slices.yieldWhen(demand::readersStarved);
         DecodedArenas decoded = null;
         if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
             // LZ4 partitions this node holds are decoded once into copies read as slices (DecodedArenas)
