@@ -16,6 +16,8 @@
 # ring_wait included), then the shim's mean wake-up after the runtime's answers.
 # "LZ4 text, first pass" reads one size of a dataset that holds both, so the background pass also decodes files
 # the reader never opens; "set alone" is a dataset of that size only, every file read (as a training epoch does).
+# So "LZ4 text, warm" reads one half while the background pass may still decode the other (what a first epoch
+# that reads part of a dataset leaves behind); "warm, set alone" is the second epoch of one that read everything.
 # With 2 ranks also the LZ4 text set after the pulls with a cache of 1/16 of the set (against native text): remote
 # LZ4 files can then only be fast if pulled partitions read from decoded copies, not decoded per open into the cache.
 # FANSTORE_MULTINODE_ONLY=first runs only those rows (and their native baseline).
@@ -137,6 +139,7 @@ for s in "${sizes[@]}"; do
   dec=$(decoder "$s"); row "$s" "LZ4-java decoder alone, $threads threads" \
     "files x seconds x files_per_s $(field files/s "$dec") MB_per_s $(field MB/s "$dec")" "$nattf"
   row "$s" "1 rank LZ4 text, warm" "$(fsrun 3 txt "$s" --ranks 1)" "$nattf"
+  row "$s" "1 rank LZ4, warm, set alone" "$(fsrun 3 "txt$s" "$s" --ranks 1)" "$nattf"
   for r in 2 4; do
     firstrow "$s" $r "$natf"
     row "$s" "$r ranks, warm, while pulls run" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0)" "$natf"
