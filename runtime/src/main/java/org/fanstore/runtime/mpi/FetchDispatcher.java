@@ -280,7 +280,7 @@ final class FetchDispatcher {
      * prime suspect when the 4-rank test stalled once, so it was taken out.
      */
     private long sendData(FetchProtocol.Request r, long objectLength) throws Exception {
-        byte[] buffer = buffer((int) Math.min(r.length(), r.chunkBytes()));
+        byte[] buffer = buffer(r.chunkBytes());
         int header = FetchProtocol.REPLY_HEADER_BYTES;
         long sent = 0;
         long firstSent = 0;
@@ -347,13 +347,13 @@ final class FetchDispatcher {
     }
 
     /**
-     * This thread's array for a header and {@code dataBytes} (at most the request's chunk), grown when a request needs
-     * more. Sized by the request, not by {@link FetchProtocol#MAX_CHUNK_BYTES}: eight serving threads with 8 MiB each
-     * took 64 MiB of a fresh runtime's young generation, so its first collection fell inside the first epoch and
-     * copied them (2 ranks, 2 MiB files: a 25 ms pause in each JVM, bench/RESULTS.md).
+     * This thread's array for a header and one chunk of {@code chunkBytes} (the request's), grown when a request asks
+     * for larger chunks. Sized by the request, not by {@link FetchProtocol#MAX_CHUNK_BYTES}: eight serving threads with
+     * 8 MiB each took 64 MiB of a fresh runtime's young generation, so its first collection fell inside the first epoch
+     * and copied them (2 ranks, 2 MiB files: a 25 ms pause in each JVM, bench/RESULTS.md).
      */
-    private byte[] buffer(int dataBytes) {
-        int needed = FetchProtocol.REPLY_HEADER_BYTES + Math.max(0, dataBytes);
+    private byte[] buffer(int chunkBytes) {
+        int needed = FetchProtocol.REPLY_HEADER_BYTES + chunkBytes;
         byte[] b = buffers.get();
         if (b == null || b.length < needed) {
             b = new byte[needed];
