@@ -16,6 +16,7 @@ import java.util.function.BooleanSupplier;
 import mpi.MPI;
 import mpi.Request;
 import mpi.Status;
+import org.fanstore.runtime.shm.BackgroundFloor;
 import org.fanstore.runtime.shm.BackgroundPriority;
 
 /**
@@ -40,11 +41,6 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * front of every {@link FetchSource}, so whatever else comes to be served through this dispatcher is covered.
  */
 final class FetchDispatcher {
-    /**
-     * While background work yields, one background range starts per this long (the pull's own floor,
-     * PartitionPuller.READERS_FIRST_NANOS), so a peer's pull still moves under readers that never stop.
-     */
-    static final long BACKGROUND_PACE_NANOS = 10_000_000L;
     /** A background request waits at most this long for its turn: far under the puller's fetch timeout. */
     private static final long MAX_PACE_WAIT_NANOS = 1_000_000_000L;
     /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
@@ -64,8 +60,8 @@ final class FetchDispatcher {
     private volatile ServeTimes serveTimes;
     private volatile Runnable onReaderRequest;
     private volatile BooleanSupplier backgroundYields;
-    /** When the next background range may be served while background work yields ({@link System#nanoTime()}). */
-    private final AtomicLong nextBackground = new AtomicLong(Long.MIN_VALUE);
+    /** While background work yields, one background range is still served per floor interval (the pull's own). */
+    private final BackgroundFloor floor = new BackgroundFloor();
 
     FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
         this.world = world;
@@ -150,7 +146,7 @@ final class FetchDispatcher {
 
     /**
      * Holds a background range back while this node's readers need the CPU: one starts per
-     * {@link #BACKGROUND_PACE_NANOS}, and none waits longer than {@link #MAX_PACE_WAIT_NANOS}.
+     * {@link BackgroundFloor#INTERVAL_NANOS}, and none waits longer than {@link #MAX_PACE_WAIT_NANOS}.
      */
     private void paceBackground() {
         BooleanSupplier yields = backgroundYields;
@@ -160,17 +156,10 @@ final class FetchDispatcher {
         long giveUp = System.nanoTime() + MAX_PACE_WAIT_NANOS;
         while (yields.getAsBoolean()) {
             long now = System.nanoTime();
-            long slot = nextBackground.get();
-            if (slot == Long.MIN_VALUE || now - slot >= 0) {
-                if (nextBackground.compareAndSet(slot, now + BACKGROUND_PACE_NANOS)) {
-                    return;
-                }
-                continue;
-            }
-            if (now - giveUp >= 0) {
+            if (floor.tryStart(now) || now - giveUp >= 0) {
                 return;
             }
-            LockSupport.parkNanos(Math.min(slot - now, giveUp - now));
+            LockSupport.parkNanos(Math.max(1, Math.min(floor.untilNext(now), giveUp - now)));
         }
     }
 

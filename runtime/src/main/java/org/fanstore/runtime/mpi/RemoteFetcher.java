@@ -81,7 +81,8 @@ public final class RemoteFetcher implements AutoCloseable {
 
     /**
      * As holder: while {@code yields} says so (this node's readers short of CPU), background pull ranges are
-     * served at most one per {@link FetchDispatcher#BACKGROUND_PACE_NANOS}; readers' requests are not paced.
+     * served at most one per {@link org.fanstore.runtime.shm.BackgroundFloor#INTERVAL_NANOS}; readers' requests
+     * are not paced.
      */
     public void yieldBackgroundWhen(BooleanSupplier yields) {
         dispatcher.yieldBackgroundWhen(yields);

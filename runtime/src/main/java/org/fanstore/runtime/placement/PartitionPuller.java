@@ -29,6 +29,7 @@ import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.shm.BackgroundFloor;
 import org.fanstore.runtime.shm.BackgroundPriority;
 
 /**
@@ -79,7 +80,7 @@ public final class PartitionPuller implements AutoCloseable {
      */
     static final int CHUNK_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
     /** While readers fetch, at most one range starts per this long: the pull's floor (~50 MB/s). */
-    static final long READERS_FIRST_NANOS = 10_000_000L;
+    static final long READERS_FIRST_NANOS = BackgroundFloor.INTERVAL_NANOS;
     /** A peer's reader request served this recently counts as readers fetching now. */
     static final long PEER_READERS_NANOS = 20_000_000L;
     /**

@@ -5,12 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongPredicate;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.runtime.shm.BackgroundFloor;
 import org.fanstore.runtime.shm.SliceMap;
 
 /**
@@ -24,11 +24,6 @@ import org.fanstore.runtime.shm.SliceMap;
  * at most once per entry (BodyCheck remembers), and both publish the same record.
  */
 public final class SlicePublisher implements AutoCloseable {
-    /**
-     * While the pass gives way to readers ({@link #yieldWhen}), one entry starts per this long across its threads (the
-     * pull's floor, PartitionPuller.READERS_FIRST_NANOS), so the pass still ends under readers that never stop.
-     */
-    static final long READERS_FIRST_NANOS = 10_000_000L;
     /**
      * A reader that needed an entry the pass had not published this recently still needs the pass: it reads where the
      * pass is. A few times a first epoch's gap between such opens; a warm epoch, which opens only published slices,
@@ -54,8 +49,8 @@ public final class SlicePublisher implements AutoCloseable {
     private volatile LongPredicate readersStarved = now -> false;
     /** When a reader last opened an entry the pass had not published ({@link System#nanoTime()}). */
     private volatile long neededAt = System.nanoTime() - NEEDED_RECENT_NANOS - 1;
-    /** When the next entry may start while the pass gives way. */
-    private final AtomicLong nextPaced = new AtomicLong(System.nanoTime());
+    /** While the pass gives way, one entry still starts per floor interval across its threads. */
+    private final BackgroundFloor floor = new BackgroundFloor();
 
     public SlicePublisher(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check, SliceMap map,
                           int regularPartitions, boolean enabled) {
@@ -229,8 +224,7 @@ public final class SlicePublisher implements AutoCloseable {
             if (!yields(now)) {
                 return true;
             }
-            long next = nextPaced.get();
-            if (now - next >= 0 && nextPaced.compareAndSet(next, now + READERS_FIRST_NANOS)) {
+            if (floor.tryStart(now)) {
                 return true;
             }
             LockSupport.parkNanos(1_000_000L);  // a reader's need is seen within a millisecond

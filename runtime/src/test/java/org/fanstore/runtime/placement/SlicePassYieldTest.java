@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.runtime.shm.BackgroundFloor;
 import org.fanstore.runtime.shm.SliceMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +44,7 @@ class SlicePassYieldTest {
                 Thread.sleep(100);
                 int seen = published(map, entries);
                 long elapsed = System.nanoTime() - start;
-                assertTrue(seen <= 1 + elapsed / SlicePublisher.READERS_FIRST_NANOS,
+                assertTrue(seen <= 1 + elapsed / BackgroundFloor.INTERVAL_NANOS,
                         seen + " entries in " + elapsed / 1_000_000 + " ms: more than one per floor interval");
 
                 int unpublished = -1;
