@@ -50,19 +50,16 @@ for s in "${sizes[@]}" "${extra[@]}"; do
   [ -f "$work/src/.done-v3-$s-$mib" ] || { rm -rf "$work/src/rnd/$s" "$work/src/txt/$s"
     gen "$work/src/rnd/$s" "$n" "$b" random; gen "$work/src/txt/$s" "$n" "$b" text; touch "$work/src/.done-v3-$s-$mib"; }
 done
-rm -rf "$work/rnd.fs" "$work/txt.fs" "$work/in"
-for set in rnd txt; do
-  mkdir -p "$work/in/$set"
-  for s in "${sizes[@]}"; do cp -al "$work/src/$set/$s" "$work/in/$set/$s"; done
-done
-"$repo/fanstore" prep --input "$work/in/rnd" --output "$work/rnd.fs" --name rnd --partitions 8 >/dev/null
-"$repo/fanstore" prep --input "$work/in/txt" --output "$work/txt.fs" --name txt --partitions 8 --compress lz4 >/dev/null
-rm -rf "$work/in"
-for s in "${extra[@]}"; do   # a cold-only size: its random set alone, under /fanstore/rnd/<size> as in rnd.fs
-  rm -rf "$work/rnd$s.fs" "$work/in"; mkdir -p "$work/in"; cp -al "$work/src/rnd/$s" "$work/in/$s"
-  "$repo/fanstore" prep --input "$work/in" --output "$work/rnd$s.fs" --name rnd --partitions 8 >/dev/null
+pack() { # pack OUT SET "SIZES" [PREP_ARGS...]: those generated sizes of SET alone, under /fanstore/SET/<size>
+  local out=$1 set=$2 s; local -a want; read -ra want <<<"$3"; shift 3
+  rm -rf "$out" "$work/in"; mkdir -p "$work/in"
+  for s in "${want[@]}"; do cp -al "$work/src/$set/$s" "$work/in/$s"; done   # hard links: nothing is copied
+  "$repo/fanstore" prep --input "$work/in" --output "$out" --name "$set" --partitions 8 "$@" >/dev/null
   rm -rf "$work/in"
-done
+}
+pack "$work/rnd.fs" rnd "${sizes[*]}"
+pack "$work/txt.fs" txt "${sizes[*]}" --compress lz4
+for s in "${extra[@]}"; do pack "$work/rnd$s.fs" rnd "$s"; done   # a cold-only size: its random set alone
 for s in "${sizes[@]}"; do   # each LZ4 text set alone too: a first pass that reads every file, as an epoch does
   rm -rf "$work/txt$s.fs"
   "$repo/fanstore" prep --input "$work/src/txt/$s" --output "$work/txt$s.fs" --name txt --partitions 8 \
