@@ -18,11 +18,12 @@ import org.fanstore.runtime.mpi.RendezvousFile;
 import org.fanstore.runtime.mpi.RendezvousServer;
 
 /**
- * Remote-fetch throughput against raw MPJ request/response of the same sizes, in the same run, between two
- * ranks (started by bench/remote-fetch-bench.sh). Rank 0 measures; rank 1 owns the objects and answers
- * both kinds of request (-Dbench.host=ADDR: the rendezvous listens there, not on loopback). "Raw" is the
- * floor a fetch is built on: a blocking Send of an 8-byte request and a
- * blocking Recv of the whole object into a preallocated array, no chunking, no deadline polling.
+ * Remote-fetch throughput against raw MPJ request/response of the same sizes, in the same run (started by
+ * bench/remote-fetch-bench.sh and bench/multinode-read.sh). Rank 0 measures; every other rank owns the objects and
+ * answers both kinds of request, rank 0 asking them in turn (-Dbench.ranks=N, default 2: a world of N ranks, so
+ * the baseline of an N-rank read is taken between the same number of rank JVMs; -Dbench.host=ADDR: the rendezvous
+ * listens there, not on loopback). "Raw" is the floor a fetch is built on: a blocking Send of an 8-byte request
+ * and a blocking Recv of the whole object into a preallocated array, no chunking, no deadline polling.
  *
  * <p>Usage: {@code RemoteFetchBench <rank> <rendezvous-dir> <jobid> <protocolSwitchLimit> <chunkBytes>}
  */
@@ -32,6 +33,7 @@ public final class RemoteFetchBench {
             (128 << 10) + "," + (2 << 20) + "," + (8 << 20)).split(",")).mapToInt(Integer::parseInt).toArray();
     private static final long BYTES_PER_MEASUREMENT = Long.getLong("bench.mib", 256) << 20;
     private static final int ROUNDS = 3;
+    private static final int RANKS = Integer.getInteger("bench.ranks", 2);
     private static final int RAW_REQUEST_TAG = 7_000;
     private static final int RAW_REPLY_TAG = 7_001;
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -45,11 +47,11 @@ public final class RemoteFetchBench {
         byte[] data = new byte[8 << 20];
         new SplittableRandom(42).nextBytes(data);
 
-        MpiWorld world = rank == 0 ? serveAndJoin(dir, job, psl) : join(dir, job, psl);
+        MpiWorld world = rank == 0 ? serveAndJoin(dir, job, psl) : join(rank, dir, job, psl);
         // both ranks are this benchmark: any shared value will do, the check's cost is what counts
         JobSecret shared = JobSecret.of(new byte[JobSecret.BYTES]);
         RemoteFetcher fetcher = RemoteFetcher.start(world, new ArraySource(data), shared, 4, chunk);
-        if (rank == 1) {
+        if (rank != 0) {
             answerRaw(data);
         } else {
             System.out.printf("protocol switch limit %d, chunk %d, %d rounds of %d MiB each, median MB/s%n",
@@ -66,7 +68,9 @@ public final class RemoteFetchBench {
                 double f = median(fetch);
                 System.out.printf("%10s %12.0f %12.0f %8.2f%n", (size >> 10) + " KiB", r, f, f / r);
             }
-            MPI.COMM_WORLD.Send(new long[] {-1}, 0, 1, MPI.LONG, 1, RAW_REQUEST_TAG);
+            for (int holder = 1; holder < RANKS; holder++) {
+                MPI.COMM_WORLD.Send(new long[] {-1}, 0, 1, MPI.LONG, holder, RAW_REQUEST_TAG);
+            }
         }
         world.barrier(TIMEOUT);
         fetcher.close(Duration.ofSeconds(5));
@@ -79,34 +83,39 @@ public final class RemoteFetchBench {
         long[] request = {size};
         int n = iterations(size);
         for (int i = 0; i < 3; i++) {
-            rawOnce(request, into);
+            rawOnce(request, into, holder(i));
         }
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            rawOnce(request, into);
+            rawOnce(request, into, holder(i));
         }
         return mbPerSecond(size, n, System.nanoTime() - start);
     }
 
-    private static void rawOnce(long[] request, byte[] into) {
-        MPI.COMM_WORLD.Send(request, 0, 1, MPI.LONG, 1, RAW_REQUEST_TAG);
-        MPI.COMM_WORLD.Recv(into, 0, into.length, MPI.BYTE, 1, RAW_REPLY_TAG);
+    /** The rank asked for the i-th object: the holders in turn, as a reader's files fall across them. */
+    private static int holder(int i) {
+        return 1 + i % (RANKS - 1);
+    }
+
+    private static void rawOnce(long[] request, byte[] into, int holder) {
+        MPI.COMM_WORLD.Send(request, 0, 1, MPI.LONG, holder, RAW_REQUEST_TAG);
+        MPI.COMM_WORLD.Recv(into, 0, into.length, MPI.BYTE, holder, RAW_REPLY_TAG);
     }
 
     private static double fetch(RemoteFetcher fetcher, int size) throws IOException {
         DiscardChannel sink = DiscardChannel.INSTANCE;
         int n = iterations(size);
         for (int i = 0; i < 3; i++) {
-            fetcher.fetch(1, size, size, sink, TIMEOUT);
+            fetcher.fetch(holder(i), size, size, sink, TIMEOUT);
         }
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
-            fetcher.fetch(1, size, size, sink, TIMEOUT);
+            fetcher.fetch(holder(i), size, size, sink, TIMEOUT);
         }
         return mbPerSecond(size, n, System.nanoTime() - start);
     }
 
-    /** Rank 1: answers raw requests until rank 0 sends -1. */
+    /** Every rank but 0: answers raw requests until rank 0 sends -1. */
     private static void answerRaw(byte[] data) {
         long[] request = new long[1];
         while (true) {
@@ -136,18 +145,18 @@ public final class RemoteFetchBench {
         // -Dbench.host=ADDR: listen there (e.g. a veth address when the ranks run in two network namespaces).
         String host = System.getProperty("bench.host");
         InetAddress bind = host != null ? InetAddress.getByName(host) : InetAddress.getLoopbackAddress();
-        try (RendezvousServer server = RendezvousServer.start(bind, 2, TIMEOUT)) {
+        try (RendezvousServer server = RendezvousServer.start(bind, RANKS, TIMEOUT)) {
             RendezvousFile.publish(dir, job, server.host(), server.port());
-            MpiWorld world = MpiWorld.init(0, 2, server.host(), server.port(), TIMEOUT, psl);
+            MpiWorld world = MpiWorld.init(0, RANKS, server.host(), server.port(), TIMEOUT, psl);
             server.awaitCompletion();
             RendezvousFile.remove(dir, job);
             return world;
         }
     }
 
-    private static MpiWorld join(Path dir, String job, int psl) throws Exception {
+    private static MpiWorld join(int rank, Path dir, String job, int psl) throws Exception {
         RendezvousFile.Endpoint e = RendezvousFile.await(dir, job, TIMEOUT);
-        return MpiWorld.init(1, 2, e.host(), e.port(), TIMEOUT, psl);
+        return MpiWorld.init(rank, RANKS, e.host(), e.port(), TIMEOUT, psl);
     }
 
     /** Object id = its size; bytes come from one random array, like a read served from the page cache. */
