@@ -19,7 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the kernel's own pressure figures, real busy loops. Rank 0's command keeps re-reading a small "hot" set (after
  * its first pass: slices and cache hits, nothing from the pull) while busy loops hold both CPUs, until its pull of
  * the large "cold" set nobody reads has finished; the pull's log line must then say it gave way for some time.
- * Without readers, the same busy loops must not slow the pull at all (nobody to give way to).
+ * Without readers, the same busy loops must not slow the pull at all (nobody to give way to). And while rank 0's
+ * readers alone read the cold set across the link, rank 1 (whose own readers do nothing) pulls on the peers-only
+ * floor: its log line must say so, and rank 0 must still read every byte right.
  */
 class PullYieldJobTest {
     @TempDir
@@ -29,18 +31,22 @@ class PullYieldJobTest {
     /** "/fanstore/ds/hot/..." -> SHA-256 of the source bytes. */
     static final Map<String, String> hot = new TreeMap<>();
     static Path hotList;
+    static final Map<String, String> cold = new TreeMap<>();
+    static Path coldList;
 
     @BeforeAll
     static void prepare() throws Exception {
         Path src = work.resolve("src/ds");
         RandomFiles.write(src, "/fanstore/ds", 32, 64 << 10, 5, i -> "hot/h" + i + ".bin", hot);
         // 192 MiB nobody reads: the pull's work
-        RandomFiles.write(src, "/fanstore/ds", 24, 8 << 20, 6, i -> "cold/c" + i + ".bin", new TreeMap<>());
+        RandomFiles.write(src, "/fanstore/ds", 24, 8 << 20, 6, i -> "cold/c" + i + ".bin", cold);
         data = work.resolve("ds.fs");
         RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
                 data.toString(), "--partitions", "4"));
         hotList = work.resolve("hot.txt");
         Files.write(hotList, hot.keySet(), StandardCharsets.UTF_8);
+        coldList = work.resolve("cold.txt");
+        Files.write(coldList, cold.keySet(), StandardCharsets.UTF_8);
     }
 
     /** Busy loops on every CPU (and one more), stopped when the command ends. */
@@ -83,6 +89,31 @@ class PullYieldJobTest {
         }
         assertTrue(r.stderr().contains("fanstore rank 0: all partitions local after "), r.stderr());
         assertTrue(gaveWay(r) > 0, "readers re-read on busy CPUs, yet the pull never gave way:\n" + r.stderr());
+    }
+
+    /** "PREFIX <sha256> <path>" lines of stdout -> path -> sha256. */
+    private static Map<String, String> sums(FanstoreProcess.Result r, String prefix) {
+        Map<String, String> got = new TreeMap<>();
+        for (String line : r.stdout().split("\n")) {
+            if (line.startsWith(prefix + " ")) {
+                String[] f = line.substring(prefix.length() + 1).split(" +", 2);
+                got.put(f[1], f[0]);
+            }
+        }
+        return got;
+    }
+
+    @Test
+    void aRankWhoseReadersAreIdlePullsOnThePeersOnlyFloorWhileAPeerReads() throws Exception {
+        FanstoreProcess.Result r = run("tpeers" + System.nanoTime(),
+                "xargs sha256sum < " + coldList + " | sed 's/^/COLD /'");
+        assertEquals(cold, sums(r, "COLD"), r.stderr());
+        Matcher m = Pattern.compile("fanstore rank 1: during the pull .* to peers' readers alone \\(this node's idle\\)"
+                + " for ([0-9.]+) s").matcher(r.stderr());
+        assertTrue(m.find(), "no pull summary of rank 1:\n" + r.stderr());
+        assertTrue(Double.parseDouble(m.group(1)) > 0,
+                "rank 0 read rank 1's files while rank 1's readers did nothing, yet rank 1's pull kept its usual"
+                        + " floor:\n" + r.stderr());
     }
 
     @Test

@@ -44,7 +44,8 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * fails a read. Readers go first: while readers fetch across the link, this rank's (an on-demand fetch running)
  * or a peer's (that peer asked this rank for a file in the last {@link #PEER_READERS_NANOS}), a new range starts
  * at most every {@link #READERS_FIRST_NANOS} (pausing altogether would starve the pull for as long as an epoch
- * keeps missing, i.e. for ever), and holders serve readers' requests ahead of queued ranges (FetchDispatcher).
+ * keeps missing, i.e. for ever), or every {@link #PEERS_ONLY_FLOOR_NANOS} while only peers' readers need this node,
+ * and holders serve readers' requests ahead of queued ranges (FetchDispatcher).
  * The peer's side is what pays: a reader's request and its reply share the one connection per pair with both
  * ranks' pull messages (508 KiB each), and the peer's pull of THIS rank's partitions is invisible to this rank's
  * demand alone. Pacing on local demand only (one range per 10 ms) showed no gain; with the peer's signal the
@@ -83,6 +84,15 @@ public final class PartitionPuller implements AutoCloseable {
     static final long READERS_FIRST_NANOS = BackgroundFloor.INTERVAL_NANOS;
     /** A peer's reader request served this recently counts as readers fetching now. */
     static final long PEER_READERS_NANOS = 20_000_000L;
+    /**
+     * While only peers' readers need this node (its own read nothing for {@link #OWN_IDLE_NANOS}), the pull's
+     * floor is this long instead of {@link #READERS_FIRST_NANOS} (~5 MB/s): its ranges would take the holders'
+     * CPU and links from readers that wait now, for readers here that may not read for a while. With 4 ranks and
+     * rank 0 alone reading, the three other pulls at the 10 ms floor took ~1/3 of the CPU of the cold pass.
+     */
+    static final long PEERS_ONLY_FLOOR_NANOS = 10 * BackgroundFloor.INTERVAL_NANOS;
+    /** Own readers that read nothing this long (four {@link ReaderCpu} windows) are idle. */
+    static final long OWN_IDLE_NANOS = 200_000_000L;
     /**
      * Readers that read from a partition being pulled this recently (or wait for one now) still need the pull: the
      * next files they open are in it, so it does not give way to them for lack of CPU ({@link ReaderCpu}). A few
@@ -141,6 +151,9 @@ public final class PartitionPuller implements AutoCloseable {
     /** Every temporary file's channel, closed at {@link #close}: a reader may still read one that was renamed. */
     private final List<FileChannel> opened = new ArrayList<>();
     private int inFlight;
+    /** When {@link #limit} last ran, and the time it spent on the peers-only floor (the scheduler thread's). */
+    private long limitAt;
+    private long peersOnlyNanos;
     /** When a reader last read from (or waited for) a partition being pulled ({@link System#nanoTime()}). */
     private long riderAt = Long.MIN_VALUE / 2;
     /** Readers inside {@link #awaitBytes} now. Both guarded by lock. */
@@ -261,9 +274,23 @@ public final class PartitionPuller implements AutoCloseable {
         } finally {
             discardUnfinished();
         }
+        double seconds = (System.nanoTime() - started) / 1e9;
         if (!stopping) {
-            report(pulledPartitions, pulledBytes, (System.nanoTime() - started) / 1e9);
+            report(pulledPartitions, pulledBytes, seconds);
+        } else if (verbose) {
+            logCounters();
+            System.err.println(String.format("fanstore rank %d: the job ended during the pull: %d of %d remote"
+                    + " partitions local (%.0f MiB in %.1f s)", rank, pulledPartitions, order.size(),
+                    pulledBytes / (double) (1 << 20), seconds));
         }
+    }
+
+    private void logCounters() {
+        System.err.println(String.format("fanstore rank %d: during the pull %d reader opens rode it, %d fetched"
+                + " their file on their own; background ranges gave way to readers short of CPU for %.1f s,"
+                + " to peers' readers alone (this node's idle) for %.2f s",
+                rank, demand.rodePullCount(), demand.remoteFetches(), demand.readersStarvedNanos() / 1e9,
+                peersOnlyNanos / 1e9));
     }
 
     /**
@@ -684,12 +711,19 @@ public final class PartitionPuller implements AutoCloseable {
      * missing still moves (~50 MB/s, not for ever nothing). Ranges a reader waits for are not limited.
      */
     private int limit(long now, long lastStart) {
+        long since = limitAt == 0 ? 0 : now - limitAt;
+        limitAt = now;
         boolean yields = demand.readersFetching(now, PEER_READERS_NANOS)
                 || riding == 0 && now - riderAt > RIDERS_RECENT_NANOS && demand.readersStarved(now);
         if (!yields) {
             return IN_FLIGHT;
         }
-        return now - lastStart >= READERS_FIRST_NANOS ? 1 : 0;
+        long floor = READERS_FIRST_NANOS;
+        if (demand.onlyPeersRead(now, PEER_READERS_NANOS, OWN_IDLE_NANOS)) {
+            floor = PEERS_ONLY_FLOOR_NANOS;
+            peersOnlyNanos += since;
+        }
+        return now - lastStart >= floor ? 1 : 0;
     }
 
     private void fetchRange(PartitionInfo info, FileChannel out, long position, long length, boolean forReader)
@@ -742,9 +776,7 @@ public final class PartitionPuller implements AutoCloseable {
             allLocal = true;
         }
         if (verbose) {
-            System.err.println(String.format("fanstore rank %d: during the pull %d reader opens rode it, %d fetched"
-                    + " their file on their own; background ranges gave way to readers short of CPU for %.1f s",
-                    rank, demand.rodePullCount(), demand.remoteFetches(), demand.readersStarvedNanos() / 1e9));
+            logCounters();
             System.err.print((allLocal
                     ? String.format("fanstore rank %d: all partitions local after %.1f s (%.0f MiB, %.0f MiB/s)",
                             rank, seconds, mib, mibps)

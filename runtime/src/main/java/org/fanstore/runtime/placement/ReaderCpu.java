@@ -40,6 +40,8 @@ public final class ReaderCpu {
     private volatile boolean contended;
     private long busyAt = Long.MIN_VALUE / 2;
     private volatile long starvedNanos;
+    /** When a sample last saw readers read ({@link System#nanoTime()}); long ago until one does. */
+    private volatile long readAt = Long.MIN_VALUE / 2;
 
     /** The node's own files: {@code /proc/pressure/cpu}, else {@code /proc/stat}. */
     public ReaderCpu(LongSupplier readerBytes) {
@@ -64,6 +66,12 @@ public final class ReaderCpu {
         return contended;
     }
 
+    /** True when no sample saw this node's readers read in the last {@code forNanos} (sampled as above). */
+    public boolean idle(long now, long forNanos) {
+        readersStarved(now);
+        return now - readAt >= forNanos;
+    }
+
     /** How long readers were judged short of CPU so far (whole windows, up to the last sample). */
     public long starvedNanos() {
         return starvedNanos;
@@ -76,6 +84,9 @@ public final class ReaderCpu {
         long bytes = readerBytes.getAsLong();
         boolean reading = bytes != lastBytes;
         lastBytes = bytes;
+        if (reading) {
+            readAt = now;
+        }
         boolean busy = pressure != null ? stalled(window) : busy();
         if (busy && reading) {
             busyAt = now;

@@ -57,6 +57,17 @@ public final class ReaderDemand {
         return running.get() > 0 || (at != 0 && now - at < recentNanos);
     }
 
+    /**
+     * Whether only peers' readers need this node now: a peer's reader asked it within {@code recentNanos}, while
+     * this node's own readers fetch nothing and read nothing for {@code idleNanos} (false without a
+     * {@link ReaderCpu}: nothing says they are idle).
+     */
+    public boolean onlyPeersRead(long now, long recentNanos, long idleNanos) {
+        long at = peerReaderAt;
+        ReaderCpu c = cpu;
+        return at != 0 && now - at < recentNanos && running.get() == 0 && c != null && c.idle(now, idleNanos);
+    }
+
     /** A reader starts fetching an entry of a partition this node does not hold. */
     public void fetchStarted(int partition) {
         running.incrementAndGet();

@@ -4,11 +4,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
+
 import org.junit.jupiter.api.Test;
 
-/** When the puller counts readers as fetching across the link: its own fetches, or a peer's recent request. */
+/**
+ * When the puller counts readers as fetching across the link (its own fetches, or a peer's recent request), and when
+ * only peers' readers need this node (a peer's recent request while this node's readers fetch and read nothing).
+ */
 class ReaderDemandTest {
     private static final long WINDOW = 20_000_000L;
+    private static final long IDLE = 200_000_000L;
+    private static final long LONG_AGO = 60_000_000_000L;
 
     @Test
     void ownFetchesCountWhileTheyRun() {
@@ -50,5 +58,30 @@ class ReaderDemandTest {
         d.fetchEnded();
         assertEquals(7, d.nextMissed(), "handed out, then missed again: queued again");
         assertEquals(200_001 + 1, d.remoteFetches());
+    }
+
+    @Test
+    void onlyPeersReadWhileThisNodesReadersFetchAndReadNothing() {
+        AtomicLong readerBytes = new AtomicLong();
+        // no PSI and no /proc/stat here: contention never judged, only whether readers read
+        ReaderCpu cpu = new ReaderCpu(readerBytes::get, Path.of("/nonexistent/pressure"), Path.of("/nonexistent/stat"));
+        ReaderDemand d = new ReaderDemand();
+        d.peerReaderRequest();
+        long now = System.nanoTime();
+        assertFalse(d.onlyPeersRead(now, WINDOW, IDLE), "without a ReaderCpu nothing says this node's readers idle");
+        d.attach(cpu);
+        assertTrue(d.onlyPeersRead(now, WINDOW, IDLE), "a peer's reader asked; nobody here has read");
+        assertFalse(d.onlyPeersRead(now + WINDOW, WINDOW, IDLE), "the peer's request is no longer recent");
+        d.fetchStarted(4);
+        assertFalse(d.onlyPeersRead(now, WINDOW, IDLE), "a reader of this node fetches across the link");
+        d.fetchEnded();
+
+        readerBytes.addAndGet(4096);
+        long read = now + ReaderCpu.WINDOW_NANOS;       // the next sample sees this node's readers read
+        assertFalse(d.onlyPeersRead(read, LONG_AGO, IDLE), "this node's readers read in the last window");
+        assertFalse(d.onlyPeersRead(read + IDLE - 1, LONG_AGO, IDLE), "they read less than the idle span ago");
+        assertTrue(d.onlyPeersRead(read + IDLE, LONG_AGO, IDLE), "they read nothing for the idle span");
+        readerBytes.addAndGet(4096);
+        assertFalse(d.onlyPeersRead(read + IDLE + ReaderCpu.WINDOW_NANOS, LONG_AGO, IDLE), "they read again");
     }
 }
