@@ -10,8 +10,10 @@
 # passes, against 4 native readers at once): there each node's readers make its own background work yield
 # (ReaderCpu), while with rank 0 reading alone the other three ranks still pull from one another on the same cores.
 #   bench/multinode-read.sh [WORK_DIR] [MIB_PER_SET] [SIZES...]      e.g. bench/multinode-read.sh /tmp/mr 256 128K 2M
-# Next to each 2/4-rank first pass: raw MPJ Send/Recv between two rank JVMs (RemoteFetchBench, runtime JVM flags,
-# same protocol switch limit) at the file size, measured right after it, and first pass / raw (the goal: >= 0.8x);
+# Next to each 2/4-rank first pass: raw MPJ Send/Recv in a world of as many rank JVMs, rank 0 asking the others in
+# turn (RemoteFetchBench -Dbench.ranks, runtime JVM flags, same protocol switch limit) at the file size, measured
+# right after it, and first pass / raw (the goal: >= 0.8x); with 4 ranks also between two JVMs alone, the baseline
+# the table used before (the same link, without the two idle JVMs);
 # the pass runs with --stats, and the line under it gives the remote opens' mean time per stage (docs/stats.md;
 # ring_wait included), then the shim's mean wake-up after the runtime's answers.
 # "LZ4 text, first pass" reads one size of a dataset that holds both, so the background pass also decodes files
@@ -76,12 +78,14 @@ cache=$(( mib * 4 ))
 nice mvn -B -o -q -f "$repo/pom.xml" -pl bench -am package -DskipTests >/dev/null
 bench_cp="$repo/bench/target/classes:$repo/runtime/target/classes:$repo/prep/format/target/classes:$repo/prep/target/classes"
 bench_cp="$bench_cp:/usr/share/java/mpj.jar:$(ls "$repo"/bench/target/lib/*.jar | tr '\n' ':')"
-rawmpj() { # rawmpj BYTES: median MB/s of raw MPJ Send/Recv between two rank JVMs on this machine
-  local d out; d=$(mktemp -d); local -a java
+rawmpj() { # rawmpj BYTES RANKS: median MB/s of raw MPJ Send/Recv, rank 0 asking the other rank JVMs in turn
+  local d out r; d=$(mktemp -d); local -a java
   # shellcheck disable=SC2207
-  java=(java $("$repo/scripts/jvm-flags" runtime) -Xmx512m -Dbench.sizes="$1" -Dbench.mib=64 -cp "$bench_cp"
-        org.fanstore.bench.RemoteFetchBench)
-  MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${java[@]}" 1 "$d" "raw-$$" 524288 520192 >/dev/null 2>&1 &
+  java=(java $("$repo/scripts/jvm-flags" runtime) -Xmx512m -Dbench.ranks="$2" -Dbench.sizes="$1" -Dbench.mib=64
+        -cp "$bench_cp" org.fanstore.bench.RemoteFetchBench)
+  for ((r = 1; r < $2; r++)); do
+    MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${java[@]}" "$r" "$d" "raw-$$" 524288 520192 >/dev/null 2>&1 &
+  done
   out=$(MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${java[@]}" 0 "$d" "raw-$$" 524288 520192 2>/dev/null || true)
   wait || true; rm -rf "$d"
   awk '$2 == "KiB" {print $3}' <<<"$out" | tail -n1
@@ -105,13 +109,19 @@ print("remote opens %d, mean %d us (p50 %d, p99 %d); mean per stage: %s; cache_w
     h("cache_write"), h("holder_serve_queue"), h("holder_serve_first"), h("shim_wake")))
 PY
 }
+rawline() { # rawline SIZE CASE RAW_MB_PER_S PASS_MB_PER_S
+  printf "| %-5s | %-34s | %10s | %8s | %6s |\n" "$1" "$2" "-" "${3:-?}" \
+    "$(awk -v a="$4" -v b="${3:-0}" 'BEGIN{ if (b > 0 && a != "") printf "%.2fx", a / b; else print "-" }')"
+}
 firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S [DATASET]: the first pass, raw MPJ at that size, the stage line
   local out raw mbs
   out=$(fsrun 1 "${4:-rnd}" "$1" --ranks "$2" --only-rank 0 --stats "$work/stats-$2-$1.json")
   row "$1" "$2 ranks, rank 0 reads all, first pass" "$out" "$3"
-  raw=$(rawmpj "$(bytes_of "$1")"); mbs=$(awk '{print $8}' <<<"$out")
-  printf "| %-5s | %-34s | %10s | %8s | %6s |\n" "$1" "raw MPJ Send/Recv, first pass / raw" "-" "${raw:-?}" \
-    "$(awk -v a="$mbs" -v b="${raw:-0}" 'BEGIN{ if (b > 0 && a != "") printf "%.2fx", a / b; else print "-" }')"
+  mbs=$(awk '{print $8}' <<<"$out")
+  raw=$(rawmpj "$(bytes_of "$1")" "$2"); rawline "$1" "raw MPJ, $2 rank JVMs, first pass / raw" "$raw" "$mbs"
+  if [ "$2" -gt 2 ]; then
+    raw=$(rawmpj "$(bytes_of "$1")" 2); rawline "$1" "raw MPJ, 2 JVMs, first pass / raw" "$raw" "$mbs"
+  fi
   echo "|       | $(stages "$work/stats-$2-$1.json") |"
 }
 fsrun() { # fsrun PASSES SET SIZE RUN_ARGS... (a SET without its own list, rnd<size>, is read with rnd's)
