@@ -287,7 +287,7 @@ public final class PartitionPuller implements AutoCloseable {
 
     private void logCounters() {
         System.err.println(String.format("fanstore rank %d: during the pull %d reader opens rode it, %d fetched"
-                + " their file on their own; background ranges gave way to readers short of CPU for %.1f s,"
+                + " their file on their own; background ranges gave way to readers short of CPU for %.2f s,"
                 + " to peers' readers alone (this node's idle) for %.2f s",
                 rank, demand.rodePullCount(), demand.remoteFetches(), demand.readersStarvedNanos() / 1e9,
                 peersOnlyNanos / 1e9));
@@ -708,7 +708,8 @@ public final class PartitionPuller implements AutoCloseable {
      * and none missed on a partition being pulled lately ({@link ReaderCpu}: warm epochs then read at their speed,
      * not the pull's; a first epoch's readers still ride it), except one once
      * {@link #READERS_FIRST_NANOS} passed since the last range started, so a pull under readers that never stop
-     * missing still moves (~50 MB/s, not for ever nothing). Ranges a reader waits for are not limited.
+     * missing still moves (~50 MB/s, not for ever nothing); {@link #PEERS_ONLY_FLOOR_NANOS} instead while only
+     * peers' readers need this node. Ranges a reader waits for are not limited.
      */
     private int limit(long now, long lastStart) {
         long since = limitAt == 0 ? 0 : now - limitAt;
