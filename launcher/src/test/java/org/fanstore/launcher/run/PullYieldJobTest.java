@@ -78,14 +78,7 @@ class PullYieldJobTest {
                 + " xargs cat < " + hotList + " > /dev/null; done;"
                 + " xargs sha256sum < " + hotList + " | sed 's/^/LAST /'");
         for (String pass : new String[] {"PASS1", "LAST"}) {
-            Map<String, String> got = new TreeMap<>();
-            for (String line : r.stdout().split("\n")) {
-                if (line.startsWith(pass + " ")) {
-                    String[] f = line.substring(pass.length() + 1).split(" +", 2);
-                    got.put(f[1], f[0]);
-                }
-            }
-            assertEquals(hot, got, pass + "\n" + r.stderr());
+            assertEquals(hot, sums(r, pass), pass + "\n" + r.stderr());
         }
         assertTrue(r.stderr().contains("fanstore rank 0: all partitions local after "), r.stderr());
         assertTrue(gaveWay(r) > 0, "readers re-read on busy CPUs, yet the pull never gave way:\n" + r.stderr());
