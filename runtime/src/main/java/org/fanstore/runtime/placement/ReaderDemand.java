@@ -53,8 +53,12 @@ public final class ReaderDemand {
      * reader request served within {@code recentNanos} (a peer's fetches are only seen when they arrive).
      */
     public boolean readersFetching(long now, long recentNanos) {
+        return running.get() > 0 || peerAskedWithin(now, recentNanos);
+    }
+
+    private boolean peerAskedWithin(long now, long recentNanos) {
         long at = peerReaderAt;
-        return running.get() > 0 || (at != 0 && now - at < recentNanos);
+        return at != 0 && now - at < recentNanos;
     }
 
     /**
@@ -63,9 +67,8 @@ public final class ReaderDemand {
      * {@link ReaderCpu}: nothing says they are idle).
      */
     public boolean onlyPeersRead(long now, long recentNanos, long idleNanos) {
-        long at = peerReaderAt;
         ReaderCpu c = cpu;
-        return at != 0 && now - at < recentNanos && running.get() == 0 && c != null && c.idle(now, idleNanos);
+        return peerAskedWithin(now, recentNanos) && running.get() == 0 && c != null && c.idle(now, idleNanos);
     }
 
     /** A reader starts fetching an entry of a partition this node does not hold. */
