@@ -63,16 +63,13 @@ pack "$work/rnd.fs" rnd "${sizes[*]}"
 pack "$work/txt.fs" txt "${sizes[*]}" --compress lz4
 for s in "${extra[@]}"; do pack "$work/rnd$s.fs" rnd "$s"; done   # a cold-only size: its random set alone
 for s in "${sizes[@]}"; do   # each LZ4 text set alone too: a first pass that reads every file, as an epoch does
-  rm -rf "$work/txt$s.fs"
-  "$repo/fanstore" prep --input "$work/src/txt/$s" --output "$work/txt$s.fs" --name txt --partitions 8 \
-    --compress lz4 >/dev/null
+  pack "$work/txt$s.fs" txt "$s" --compress lz4
 done
 for s in "${sizes[@]}" "${extra[@]}"; do
   for set in rnd txt; do
     find "$work/src/$set/$s" -type f | sort > "$work/native-$set-$s.list"
     sed "s|^$work/src/$set|/fanstore/$set|" "$work/native-$set-$s.list" > "$work/fs-$set-$s.list"
   done
-  sed "s|^$work/src/txt/$s|/fanstore/txt|" "$work/native-txt-$s.list" > "$work/fs-txt$s-$s.list"
 done
 cache=$(( mib * 4 ))
 nice mvn -B -o -q -f "$repo/pom.xml" -pl bench -am package -DskipTests >/dev/null
@@ -124,7 +121,7 @@ firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S [DATASET]: the first pass,
   fi
   echo "|       | $(stages "$work/stats-$2-$1.json") |"
 }
-fsrun() { # fsrun PASSES SET SIZE RUN_ARGS... (a SET without its own list, rnd<size>, is read with rnd's)
+fsrun() { # fsrun PASSES SET SIZE RUN_ARGS... (a SET<size> dataset, e.g. rnd8M, is read with SET's list)
   local passes=$1 list="$work/fs-$2-$3.list" data="$work/$2.fs"
   [ -f "$list" ] || list="$work/fs-${2%"$3"}-$3.list"
   shift 3
