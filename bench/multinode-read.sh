@@ -123,7 +123,7 @@ firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S [DATASET]: the first pass,
 }
 fsrun() { # fsrun PASSES SET SIZE RUN_ARGS... (a SET<size> dataset, e.g. rnd8M, is read with SET's list)
   local passes=$1 list="$work/fs-$2-$3.list" data="$work/$2.fs"
-  [ -f "$list" ] || list="$work/fs-${2%"$3"}-$3.list"
+  [[ $2 == *"$3" ]] && list="$work/fs-${2%"$3"}-$3.list"
   shift 3
   local -a args=() wrap=()   # RUN_ARGS may end with "-- WRAPPER": the reader then runs under it
   while [ $# -gt 0 ]; do if [ "$1" = -- ]; then wrap=("${@:2}"); break; fi; args+=("$1"); shift; done
