@@ -52,6 +52,7 @@ import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
 import org.fanstore.runtime.placement.ReaderCpu;
 import org.fanstore.runtime.placement.ReaderDemand;
+import org.fanstore.runtime.placement.ReaderNotes;
 import org.fanstore.runtime.placement.SlicePublisher;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.ShmServer;
@@ -90,6 +91,7 @@ final class NodeRuntime implements AutoCloseable {
     private final List<AutoCloseable> toClose = new ArrayList<>();
     private MpiWorld world;
     private PartitionPuller puller;
+    private ReaderNotes notes;
     private String readyFields = "";
     /** Null without --output-dir. */
     private DirectoryDrain drain;
@@ -204,6 +206,8 @@ final class NodeRuntime implements AutoCloseable {
         fetcher.onReaderRequest(demand::peerReaderRequest);
         demand.attach(new ReaderCpu(stats::bytesToReaders));
         fetcher.yieldBackgroundWhen(() -> demand.readersStarved(System.nanoTime()));
+        notes = new ReaderNotes(fetcher, demand, config.rank(), world.size());
+        toClose.add(0, notes);
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, demand, stats);
         SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),
@@ -378,6 +382,9 @@ final class NodeRuntime implements AutoCloseable {
             MpiWorld w = world;
             CompletableFuture<Void> barrier = CompletableFuture.runAsync(() -> {
                 try {
+                    if (notes != null) {
+                        notes.close();   // before the barrier: no note may reach a dispatcher that stopped
+                    }
                     if (puller != null) {
                         // before the barrier: its chunks in flight need the peers still serving
                         puller.close();

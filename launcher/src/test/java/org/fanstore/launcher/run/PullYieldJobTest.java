@@ -21,7 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the large "cold" set nobody reads has finished; the pull's log line must then say it gave way for some time.
  * Without readers, the same busy loops must not slow the pull at all (nobody to give way to). And while rank 0's
  * readers alone read the cold set across the link, rank 1 (whose own readers do nothing) pulls on the peers-only
- * floor: its log line must say so, and rank 0 must still read every byte right.
+ * floor: its log line must say so, and rank 0 must still read every byte right. So must a third rank that no
+ * reader asks at all, told by the reading rank's notes.
  */
 class PullYieldJobTest {
     @TempDir
@@ -106,6 +107,41 @@ class PullYieldJobTest {
         assertTrue(m.find(), "no pull summary of rank 1:\n" + r.stderr());
         assertTrue(Double.parseDouble(m.group(1)) > 0,
                 "rank 0 read rank 1's files while rank 1's readers did nothing, yet rank 1's pull kept its usual"
+                        + " floor:\n" + r.stderr());
+    }
+
+    /**
+     * 3 ranks, 3 partitions (rank r holds partition r): rank 0's readers read only rank 1's files, one at a time
+     * with pauses, so no reader ever asks rank 2 for anything. Rank 2 still learns from rank 0's notes
+     * (ReaderNotes) that a peer's readers fetch, and its own readers being idle, its pull must take the
+     * peers-only floor; before the notes it pulled at full speed from the holders rank 0's readers waited on.
+     */
+    @Test
+    void aRankNoReaderAsksHoldsItsPullBackWhileAPeersReadersFetchElsewhere() throws Exception {
+        Path data3 = work.resolve("ds3.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", work.resolve("src/ds").toString(),
+                "--output", data3.toString(), "--partitions", "3"));
+        Map<String, String> ofRank1 = new TreeMap<>();
+        for (Map.Entry<String, String> e : cold.entrySet()) {
+            String stat = RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 60, "stat", data3.toString(),
+                    e.getKey().substring("/fanstore/ds/".length()))).stdout();
+            if (stat.contains("body: part-00001.fsp")) {
+                ofRank1.put(e.getKey(), e.getValue());
+            }
+        }
+        assertTrue(ofRank1.size() >= 4, "partition 1 holds too few of the cold files: " + ofRank1.keySet());
+        Path list = work.resolve("rank1.txt");
+        Files.write(list, ofRank1.keySet(), StandardCharsets.UTF_8);
+        FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID",
+                "tnotes" + System.nanoTime(), "FANSTORE_VERBOSE", "1"), 240, "run", "--ranks", "3", "--data",
+                data3.toString(), "--only-rank", "0", "--local-dir", work.toString(), "--", "bash", "-c",
+                "while read -r f; do sha256sum \"$f\" | sed 's/^/R1 /'; sleep 0.1; done < " + list));
+        assertEquals(ofRank1, sums(r, "R1"), r.stderr());
+        Matcher m = Pattern.compile("fanstore rank 2: during the pull .* to peers' readers alone \\(this node's idle\\)"
+                + " for ([0-9.]+) s").matcher(r.stderr());
+        assertTrue(m.find(), "no pull summary of rank 2:\n" + r.stderr());
+        assertTrue(Double.parseDouble(m.group(1)) > 0,
+                "rank 0's readers fetched from rank 1 while rank 2's did nothing, yet rank 2's pull kept its usual"
                         + " floor:\n" + r.stderr());
     }
 

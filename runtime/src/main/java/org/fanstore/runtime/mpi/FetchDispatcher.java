@@ -135,7 +135,8 @@ final class FetchDispatcher {
         serveTimes = times;
     }
 
-    /** Runs {@code hook} on the dispatcher thread at each peer reader's request received (must not block). */
+    /** Runs {@code hook} on the dispatcher thread at each peer reader's request or readers' note received (must
+     * not block). */
     void onReaderRequest(Runnable hook) {
         onReaderRequest = hook;
     }
@@ -183,10 +184,16 @@ final class FetchDispatcher {
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
                     return;
                 }
+                Runnable hook = onReaderRequest;
+                if (request.kind() == FetchProtocol.KIND_READERS_NOTE) {
+                    if (hook != null) {
+                        hook.run();
+                    }
+                    continue;
+                }
                 boolean reader = request.kind() == FetchProtocol.KIND_FETCH_WHOLE
                         || request.kind() == FetchProtocol.KIND_FETCH_FOR_READER;
                 long received = System.nanoTime();
-                Runnable hook = onReaderRequest;
                 if (reader && hook != null) {
                     hook.run();
                 }

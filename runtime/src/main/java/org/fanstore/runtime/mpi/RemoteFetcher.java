@@ -74,9 +74,32 @@ public final class RemoteFetcher implements AutoCloseable {
         dispatcher.timeServing(times);
     }
 
-    /** As holder: runs {@code hook} (quick, non-blocking) whenever a peer's reader asks this rank for a file. */
+    /** Runs {@code hook} (quick, non-blocking) whenever a peer's reader asks this rank for a file, and at each
+     * note a peer sends while its readers fetch ({@link #noteReadersFetching}). */
     public void onReaderRequest(Runnable hook) {
         dispatcher.onReaderRequest(hook);
+    }
+
+    /**
+     * Tells {@code peers} that this node's readers fetch across the link now; no answer comes. Advisory: a peer
+     * that does not take the note within {@code timeout} (dead or stopped) is skipped, and its failure is
+     * found by the next fetch from it, not here.
+     */
+    public void noteReadersFetching(int[] peers, Duration timeout) {
+        byte[] note = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_READERS_NOTE, world.rank(),
+                0, 0, 0, 0, 0), secret);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            Request[] sent = new Request[peers.length];
+            for (int i = 0; i < peers.length; i++) {
+                sent[i] = world.comm().Isend(note, 0, note.length, MPI.BYTE, peers[i], MpiTags.FETCH_REQUEST);
+            }
+            for (Request r : sent) {
+                BoundedWait.until(r, deadline);
+            }
+        } catch (Exception advisory) {
+            // see above: a lost note costs a slower first epoch at most
+        }
     }
 
     /**

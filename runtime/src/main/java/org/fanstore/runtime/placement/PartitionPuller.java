@@ -42,7 +42,8 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * whole-file CRC32C, and only then renamed and added to {@link LocalPartitions}; a failed pull (a full disk,
  * a holder gone) removes its temporary file and leaves that partition fetched on demand, so prefetching never
  * fails a read. Readers go first: while readers fetch across the link, this rank's (an on-demand fetch running)
- * or a peer's (that peer asked this rank for a file in the last {@link #PEER_READERS_NANOS}), a new range starts
+ * or a peer's (that peer asked this rank for a file, or noted that its readers fetch ({@link ReaderNotes}), in the
+ * last {@link #PEER_READERS_NANOS}), a new range starts
  * at most every {@link #READERS_FIRST_NANOS} (pausing altogether would starve the pull for as long as an epoch
  * keeps missing, i.e. for ever), or every {@link #PEERS_ONLY_FLOOR_NANOS} while only peers' readers need this node,
  * and holders serve readers' requests ahead of queued ranges (FetchDispatcher).
@@ -348,6 +349,7 @@ public final class PartitionPuller implements AutoCloseable {
         boolean marked = false;
         synchronized (lock) {
             riding++;
+            demand.rideStarted();
             try {
                 while (true) {
                     if (local.holds(partition)) {
@@ -387,6 +389,7 @@ public final class PartitionPuller implements AutoCloseable {
                 }
             } finally {
                 riding--;
+                demand.rideEnded();
             }
         }
     }

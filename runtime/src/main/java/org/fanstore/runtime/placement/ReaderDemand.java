@@ -25,6 +25,9 @@ public final class ReaderDemand {
     /** When a peer's reader last asked this rank for a file ({@link System#nanoTime()}); 0: never. */
     private volatile long peerReaderAt;
     private volatile ReaderCpu cpu;
+    /** Readers waiting for ranges of a pull (they ride it): they fetch across the link too. */
+    private final AtomicInteger riders = new AtomicInteger();
+    private volatile Runnable onFetching = () -> { };
 
     /** Lets {@link #readersStarved} see this node's readers short of CPU. */
     public void attach(ReaderCpu readerCpu) {
@@ -43,7 +46,8 @@ public final class ReaderDemand {
         return c != null && c.readersStarved(now);
     }
 
-    /** A peer's reader asked this rank (as holder) for a whole file: that peer's readers are fetching now. */
+    /** A peer's reader asked this rank (as holder) for a file, or a peer noted that its readers fetch
+     * ({@link ReaderNotes}): that peer's readers are fetching now. */
     public void peerReaderRequest() {
         peerReaderAt = System.nanoTime();
     }
@@ -71,9 +75,30 @@ public final class ReaderDemand {
         return peerAskedWithin(now, recentNanos) && running.get() == 0 && c != null && c.idle(now, idleNanos);
     }
 
+    /** Runs {@code listener} (quick, non-blocking) whenever a reader starts fetching or riding. */
+    public void whenFetching(Runnable listener) {
+        this.onFetching = listener;
+    }
+
+    /** Whether this node's readers fetch across the link now: on demand, or riding a pull. */
+    public boolean readersAcrossLink() {
+        return running.get() > 0 || riders.get() > 0;
+    }
+
+    /** A reader starts waiting for ranges of a partition being pulled. */
+    public void rideStarted() {
+        riders.incrementAndGet();
+        onFetching.run();
+    }
+
+    public void rideEnded() {
+        riders.decrementAndGet();
+    }
+
     /** A reader starts fetching an entry of a partition this node does not hold. */
     public void fetchStarted(int partition) {
         running.incrementAndGet();
+        onFetching.run();
         remoteFetches.increment();
         if (queued.add(partition)) {
             missed.add(partition);

@@ -84,4 +84,21 @@ class ReaderDemandTest {
         readerBytes.addAndGet(4096);
         assertFalse(d.onlyPeersRead(read + IDLE + ReaderCpu.WINDOW_NANOS, LONG_AGO, IDLE), "they read again");
     }
+
+    /** ReaderNotes sends while readers fetch on demand or ride a pull, woken by the listener as either starts. */
+    @Test
+    void readersAcrossTheLinkCountRidersAndOnDemandFetchesAndWakeTheListener() {
+        ReaderDemand d = new ReaderDemand();
+        AtomicLong woken = new AtomicLong();
+        d.whenFetching(woken::incrementAndGet);
+        assertFalse(d.readersAcrossLink());
+        d.rideStarted();
+        assertTrue(d.readersAcrossLink());
+        d.fetchStarted(3);
+        d.rideEnded();
+        assertTrue(d.readersAcrossLink(), "an on-demand fetch still runs");
+        d.fetchEnded();
+        assertFalse(d.readersAcrossLink());
+        assertEquals(2, woken.get());
+    }
 }
