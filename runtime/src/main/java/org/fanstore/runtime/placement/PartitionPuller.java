@@ -432,7 +432,9 @@ public final class PartitionPuller implements AutoCloseable {
                 failed.add(l);
                 continue;
             }
-            f.landed(l.range());
+            for (int i = 0; i < l.count(); i++) {
+                f.landed(l.range() + i);
+            }
             if (f.complete()) {
                 complete.add(f);               // stays in active, readable, until publish() makes it local
             }
@@ -471,7 +473,7 @@ public final class PartitionPuller implements AutoCloseable {
         return false;
     }
 
-    /** Starts the first range a waiting reader needs that is not started yet; false if there is none. */
+    /** Starts the ranges a waiting reader needs from the first not started yet; false if there is none. */
     private boolean startUrgent(FileStore store, Map<Integer, PartitionInfo> left) throws IOException {
         for (long[] u; (u = urgent.peek()) != null; ) {
             int partition = (int) u[0];
@@ -486,7 +488,14 @@ public final class PartitionPuller implements AutoCloseable {
             }
             int r = f.firstTodo(u[1], u[2]);
             if (r >= 0) {
-                startRange(f, r, true);
+                // the reader's whole run of ranges still to start goes as one streamed transfer: a round trip
+                // per range cost ~20% at 8 MiB (bench/RESULTS.md, "one transfer per ridden file")
+                int n = 1;
+                int last = f.rangeOf(u[1] + u[2] - 1);
+                while (r + n <= last && f.todo(r + n)) {
+                    n++;
+                }
+                startRun(f, r, n, true);
                 return true;
             }
             urgent.poll();                         // all its ranges are on their way
@@ -584,25 +593,34 @@ public final class PartitionPuller implements AutoCloseable {
     }
 
     private void startRange(PullFile f, int range, boolean forReader) {
-        f.started(range);
+        startRun(f, range, 1, forReader);
+    }
+
+    /** Starts ranges [range, range + count) as one transfer, one slot of {@link #IN_FLIGHT}. */
+    private void startRun(PullFile f, int range, int count, boolean forReader) {
+        for (int i = 0; i < count; i++) {
+            f.started(range + i);
+        }
         inFlight++;
+        long position = f.position(range);
+        long length = f.position(range + count - 1) + f.length(range + count - 1) - position;
         try {
             (forReader ? readerChunks : chunks).execute(() -> {
                 IOException failure = null;
                 try {
-                    fetchRange(f.info, f.channel, f.position(range), f.length(range), forReader);
+                    fetchRange(f.info, f.channel, position, length, forReader);
                 } catch (IOException e) {
                     failure = e;
                 } catch (RuntimeException e) {
                     failure = new IOException(e.getMessage(), e);
                 }
                 synchronized (lock) {
-                    landings.add(new Landing(f, range, failure));
+                    landings.add(new Landing(f, range, count, failure));
                     lock.notifyAll();
                 }
             });
         } catch (RejectedExecutionException shuttingDown) {
-            landings.add(new Landing(f, range, new IOException("stopped at job end")));
+            landings.add(new Landing(f, range, count, new IOException("stopped at job end")));
         }
     }
 
@@ -842,7 +860,7 @@ public final class PartitionPuller implements AutoCloseable {
         }
     }
 
-    /** A range's fetch ended: landed (failure null) or not. */
-    private record Landing(PullFile file, int range, IOException failure) {
+    /** The fetch of ranges [range, range + count) ended: landed (failure null) or not. */
+    private record Landing(PullFile file, int range, int count, IOException failure) {
     }
 }
