@@ -206,7 +206,7 @@ final class NodeRuntime implements AutoCloseable {
         fetcher.onReaderRequest(demand::peerReaderRequest);
         demand.attach(new ReaderCpu(stats::bytesToReaders));
         fetcher.yieldBackgroundWhen(() -> demand.readersStarved(System.nanoTime()));
-        notes = new ReaderNotes(fetcher, demand, config.rank(), world.size());
+        notes = new ReaderNotes(fetcher::noteReadersFetching, demand, config.rank(), world.size());
         toClose.add(0, notes);
         OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, demand, stats);

@@ -2,7 +2,7 @@ package org.fanstore.runtime.placement;
 
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
-import org.fanstore.runtime.mpi.RemoteFetcher;
+import java.util.function.BiConsumer;
 
 /**
  * Tells the other ranks, every {@link #INTERVAL_NANOS} while this node's readers fetch across the link (on demand
@@ -23,7 +23,8 @@ public final class ReaderNotes implements AutoCloseable {
     /** A peer that does not take a note within this long is skipped (it is advisory). */
     private static final Duration SEND_TIMEOUT = Duration.ofMillis(100);
 
-    private final RemoteFetcher fetcher;
+    /** Sends one round: RemoteFetcher#noteReadersFetching. */
+    private final BiConsumer<int[], Duration> send;
     private final ReaderDemand demand;
     private final int[] peers;
     private final Thread thread;
@@ -32,8 +33,8 @@ public final class ReaderNotes implements AutoCloseable {
     private volatile boolean idle;
     private int next;
 
-    public ReaderNotes(RemoteFetcher fetcher, ReaderDemand demand, int rank, int worldSize) {
-        this.fetcher = fetcher;
+    public ReaderNotes(BiConsumer<int[], Duration> send, ReaderDemand demand, int rank, int worldSize) {
+        this.send = send;
         this.demand = demand;
         this.peers = new int[Math.max(0, worldSize - 1)];
         for (int i = 0; i < peers.length; i++) {
@@ -57,7 +58,7 @@ public final class ReaderNotes implements AutoCloseable {
                 idle = false;
                 continue;
             }
-            fetcher.noteReadersFetching(nextRound(), SEND_TIMEOUT);
+            send.accept(nextRound(), SEND_TIMEOUT);
             // a round per interval, however many fetches start meanwhile: waking for each (2,000 rides/s at
             // 128 KiB) sent a round per ride and cost the reading rank a fifth of its first pass
             long next = System.nanoTime() + INTERVAL_NANOS;
