@@ -31,6 +31,7 @@ public final class ReaderNotes implements AutoCloseable {
     private volatile boolean closed;
     /** The thread parks until readers fetch again (set before it checks once more, so no wake-up is lost). */
     private volatile boolean idle;
+    /** The index into {@link #peers} of the next peer to note. */
     private int next;
 
     public ReaderNotes(BiConsumer<int[], Duration> send, ReaderDemand demand, int rank, int worldSize) {
@@ -61,8 +62,8 @@ public final class ReaderNotes implements AutoCloseable {
             send.accept(nextRound(), SEND_TIMEOUT);
             // a round per interval, however many fetches start meanwhile: waking for each (2,000 rides/s at
             // 128 KiB) sent a round per ride and cost the reading rank a fifth of its first pass
-            long next = System.nanoTime() + INTERVAL_NANOS;
-            for (long left; !closed && (left = next - System.nanoTime()) > 0; ) {
+            long due = System.nanoTime() + INTERVAL_NANOS;
+            for (long left; !closed && (left = due - System.nanoTime()) > 0; ) {
                 LockSupport.parkNanos(left);
             }
         }
