@@ -118,16 +118,21 @@ final class FetchDispatcher {
 
     /** Sends every peer a shutdown request and waits (until deadline) for them to leave. */
     private void wakePeers(long deadline) throws Exception {
-        byte[] shutdown = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_SHUTDOWN,
-                world.rank(), 0, 0, 0, 0, 0), secret);
-        Request[] sent = new Request[world.size()];
-        for (int peer : PeerLiveness.othersThan(world.rank(), world.size())) {
-            sent[peer] = world.comm().Isend(shutdown, 0, shutdown.length, MPI.BYTE, peer, MpiTags.FETCH_REQUEST);
+        tell(FetchProtocol.KIND_SHUTDOWN, PeerLiveness.othersThan(world.rank(), world.size()), deadline);
+    }
+
+    /**
+     * Sends each of {@code peers} a bare request of {@code kind} (one that no reply answers: a shutdown, a readers'
+     * note), carrying the job secret, and waits until {@code deadline} at most for the sends to complete.
+     */
+    void tell(int kind, int[] peers, long deadline) throws Exception {
+        byte[] bare = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(), 0, 0, 0, 0, 0), secret);
+        Request[] sent = new Request[peers.length];
+        for (int i = 0; i < peers.length; i++) {
+            sent[i] = world.comm().Isend(bare, 0, bare.length, MPI.BYTE, peers[i], MpiTags.FETCH_REQUEST);
         }
         for (Request r : sent) {
-            if (r != null) {
-                BoundedWait.until(r, deadline);
-            }
+            BoundedWait.until(r, deadline);
         }
     }
 

@@ -86,17 +86,8 @@ public final class RemoteFetcher implements AutoCloseable {
      * found by the next fetch from it, not here.
      */
     public void noteReadersFetching(int[] peers, Duration timeout) {
-        byte[] note = FetchProtocol.encode(new FetchProtocol.Request(FetchProtocol.KIND_READERS_NOTE, world.rank(),
-                0, 0, 0, 0, 0), secret);
-        long deadline = System.nanoTime() + timeout.toNanos();
         try {
-            Request[] sent = new Request[peers.length];
-            for (int i = 0; i < peers.length; i++) {
-                sent[i] = world.comm().Isend(note, 0, note.length, MPI.BYTE, peers[i], MpiTags.FETCH_REQUEST);
-            }
-            for (Request r : sent) {
-                BoundedWait.until(r, deadline);
-            }
+            dispatcher.tell(FetchProtocol.KIND_READERS_NOTE, peers, System.nanoTime() + timeout.toNanos());
         } catch (Exception advisory) {
             // see above: a lost note costs a slower first epoch at most
         }
