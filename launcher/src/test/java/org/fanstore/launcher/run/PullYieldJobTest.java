@@ -57,9 +57,22 @@ class PullYieldJobTest {
     }
 
     private static FanstoreProcess.Result run(String job, String command) throws Exception {
+        return run(2, data, job, command);
+    }
+
+    /** {@code command} on rank 0 alone of a job of {@code ranks} ranks, with the pull's log lines. */
+    private static FanstoreProcess.Result run(int ranks, Path dataset, String job, String command) throws Exception {
         return RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job, "FANSTORE_VERBOSE", "1"), 240,
-                "run", "--ranks", "2", "--data", data.toString(), "--only-rank", "0", "--local-dir", work.toString(),
-                "--", "bash", "-c", command));
+                "run", "--ranks", Integer.toString(ranks), "--data", dataset.toString(), "--only-rank", "0",
+                "--local-dir", work.toString(), "--", "bash", "-c", command));
+    }
+
+    /** Seconds the rank's pull spent on the peers-only floor, from its log line. */
+    private static double peersOnly(FanstoreProcess.Result r, int rank) {
+        Matcher m = Pattern.compile("fanstore rank " + rank + ": during the pull .* to peers' readers alone"
+                + " \\(this node's idle\\) for ([0-9.]+) s").matcher(r.stderr());
+        assertTrue(m.find(), "no pull summary of rank " + rank + ":\n" + r.stderr());
+        return Double.parseDouble(m.group(1));
     }
 
     /** Seconds rank 0's pull gave way to readers short of CPU, from its log line. */
@@ -102,10 +115,7 @@ class PullYieldJobTest {
         FanstoreProcess.Result r = run("tpeers" + System.nanoTime(),
                 "xargs sha256sum < " + coldList + " | sed 's/^/COLD /'");
         assertEquals(cold, sums(r, "COLD"), r.stderr());
-        Matcher m = Pattern.compile("fanstore rank 1: during the pull .* to peers' readers alone \\(this node's idle\\)"
-                + " for ([0-9.]+) s").matcher(r.stderr());
-        assertTrue(m.find(), "no pull summary of rank 1:\n" + r.stderr());
-        assertTrue(Double.parseDouble(m.group(1)) > 0,
+        assertTrue(peersOnly(r, 1) > 0,
                 "rank 0 read rank 1's files while rank 1's readers did nothing, yet rank 1's pull kept its usual"
                         + " floor:\n" + r.stderr());
     }
@@ -132,15 +142,10 @@ class PullYieldJobTest {
         assertTrue(ofRank1.size() >= 4, "partition 1 holds too few of the cold files: " + ofRank1.keySet());
         Path list = work.resolve("rank1.txt");
         Files.write(list, ofRank1.keySet(), StandardCharsets.UTF_8);
-        FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID",
-                "tnotes" + System.nanoTime(), "FANSTORE_VERBOSE", "1"), 240, "run", "--ranks", "3", "--data",
-                data3.toString(), "--only-rank", "0", "--local-dir", work.toString(), "--", "bash", "-c",
-                "while read -r f; do sha256sum \"$f\" | sed 's/^/R1 /'; sleep 0.1; done < " + list));
+        FanstoreProcess.Result r = run(3, data3, "tnotes" + System.nanoTime(),
+                "while read -r f; do sha256sum \"$f\" | sed 's/^/R1 /'; sleep 0.1; done < " + list);
         assertEquals(ofRank1, sums(r, "R1"), r.stderr());
-        Matcher m = Pattern.compile("fanstore rank 2: during the pull .* to peers' readers alone \\(this node's idle\\)"
-                + " for ([0-9.]+) s").matcher(r.stderr());
-        assertTrue(m.find(), "no pull summary of rank 2:\n" + r.stderr());
-        assertTrue(Double.parseDouble(m.group(1)) > 0,
+        assertTrue(peersOnly(r, 2) > 0,
                 "rank 0's readers fetched from rank 1 while rank 2's did nothing, yet rank 2's pull kept its usual"
                         + " floor:\n" + r.stderr());
     }
