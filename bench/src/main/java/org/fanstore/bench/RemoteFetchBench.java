@@ -3,10 +3,16 @@ package org.fanstore.bench;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 import mpi.MPI;
 import org.fanstore.prep.format.DiscardChannel;
@@ -24,6 +30,11 @@ import org.fanstore.runtime.mpi.RendezvousServer;
  * the baseline of an N-rank read is taken between the same number of rank JVMs; -Dbench.host=ADDR: the rendezvous
  * listens there, not on loopback). "Raw" is the floor a fetch is built on: a blocking Send of an 8-byte request
  * and a blocking Recv of the whole object into a preallocated array, no chunking, no deadline polling.
+ * -Dbench.land=DIR adds "raw landed": the same Send/Recv, each object then appended to a new file in DIR (the
+ * local directory's file system) while the next is received, kept until the measurement ends, as a pull keeps
+ * its files. It prices landing
+ * fetched bytes in fresh page-cache pages, which every path that makes remote files local pays and raw does not
+ * (on a VM with free page reporting, a first touch of a page the host took back costs far more than the copy).
  *
  * <p>Usage: {@code RemoteFetchBench <rank> <rendezvous-dir> <jobid> <protocolSwitchLimit> <chunkBytes>}
  */
@@ -37,6 +48,7 @@ public final class RemoteFetchBench {
     private static final int RAW_REQUEST_TAG = 7_000;
     private static final int RAW_REPLY_TAG = 7_001;
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final String LAND = System.getProperty("bench.land");
 
     public static void main(String[] args) throws Exception {
         int rank = Integer.parseInt(args[0]);
@@ -56,17 +68,21 @@ public final class RemoteFetchBench {
         } else {
             System.out.printf("protocol switch limit %d, chunk %d, %d rounds of %d MiB each, median MB/s%n",
                     psl, chunk, ROUNDS, BYTES_PER_MEASUREMENT >> 20);
-            System.out.printf("%10s %12s %12s %8s%n", "size", "raw MB/s", "fetch MB/s", "ratio");
+            System.out.printf("%10s %12s %12s %8s %12s%n", "size", "raw MB/s", "fetch MB/s", "ratio",
+                    "raw landed");
             for (int size : SIZES) {
                 double[] raw = new double[ROUNDS];
                 double[] fetch = new double[ROUNDS];
+                double[] landed = new double[ROUNDS];
                 for (int round = 0; round < ROUNDS; round++) {
                     raw[round] = raw(size);
                     fetch[round] = fetch(fetcher, size);
+                    landed[round] = LAND == null ? Double.NaN : rawLanded(size, Path.of(LAND));
                 }
                 double r = median(raw);
                 double f = median(fetch);
-                System.out.printf("%10s %12.0f %12.0f %8.2f%n", (size >> 10) + " KiB", r, f, f / r);
+                System.out.printf("%10s %12.0f %12.0f %8.2f %12s%n", (size >> 10) + " KiB", r, f, f / r,
+                        LAND == null ? "-" : String.format("%.0f", median(landed)));
             }
             for (int holder = 1; holder < RANKS; holder++) {
                 MPI.COMM_WORLD.Send(new long[] {-1}, 0, 1, MPI.LONG, holder, RAW_REQUEST_TAG);
@@ -90,6 +106,49 @@ public final class RemoteFetchBench {
             rawOnce(request, into, holder(i));
         }
         return mbPerSecond(size, n, System.nanoTime() - start);
+    }
+
+    /**
+     * {@link #raw}, each object then appended to a new file in {@code dir} by a second thread while the next one
+     * is received (two arrays in turn), as a pull lands its ranges in a partition's file; the file goes once timed.
+     */
+    private static double rawLanded(int size, Path dir) throws Exception {
+        byte[][] into = {new byte[size], new byte[size]};
+        long[] request = {size};
+        int n = iterations(size);
+        Path file = Files.createTempFile(dir, "raw-landed-", ".tmp");
+        ExecutorService writer = Executors.newSingleThreadExecutor();
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            landAll(request, into, 3, out, writer);
+            long start = System.nanoTime();
+            landAll(request, into, n, out, writer);
+            return mbPerSecond(size, n, System.nanoTime() - start);
+        } finally {
+            writer.shutdown();
+            Files.delete(file);
+        }
+    }
+
+    private static void landAll(long[] request, byte[][] into, int n, FileChannel out, ExecutorService writer)
+            throws Exception {
+        Future<?> landing = null;
+        for (int i = 0; i < n; i++) {
+            byte[] arrived = into[i % 2];
+            rawOnce(request, arrived, holder(i));
+            if (landing != null) {
+                landing.get();   // the other array is free again
+            }
+            landing = writer.submit(() -> {
+                ByteBuffer b = ByteBuffer.wrap(arrived);
+                while (b.hasRemaining()) {
+                    out.write(b);
+                }
+                return null;
+            });
+        }
+        if (landing != null) {
+            landing.get();
+        }
     }
 
     /** The rank asked for the i-th object: the holders in turn, as a reader's files fall across them. */
