@@ -124,7 +124,7 @@ firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S [DATASET]: the first pass,
   rawline "$1" "raw MPJ, $2 rank JVMs, first pass / raw" "$raw" "$mbs"
   rawline "$1" "raw MPJ landed, first pass / it" "$landed" "$mbs"
   if [ "$2" -gt 2 ]; then
-    read -r raw landed <<<"$(rawmpj "$(bytes_of "$1")" 2)"
+    read -r raw _ <<<"$(rawmpj "$(bytes_of "$1")" 2)"
     rawline "$1" "raw MPJ, 2 JVMs, first pass / raw" "$raw" "$mbs"
   fi
   echo "|       | $(stages "$work/stats-$2-$1.json") |"

@@ -32,9 +32,9 @@ import org.fanstore.runtime.mpi.RendezvousServer;
  * and a blocking Recv of the whole object into a preallocated array, no chunking, no deadline polling.
  * -Dbench.land=DIR adds "raw landed": the same Send/Recv, each object then appended to a new file in DIR (the
  * local directory's file system) while the next is received, kept until the measurement ends, as a pull keeps
- * its files. It prices landing
- * fetched bytes in fresh page-cache pages, which every path that makes remote files local pays and raw does not
- * (on a VM with free page reporting, a first touch of a page the host took back costs far more than the copy).
+ * its files. It prices landing fetched bytes in fresh page-cache pages, which every path that makes remote files
+ * local pays and raw does not (on a VM with free page reporting, a first touch of a page the host took back costs
+ * far more than the copy).
  *
  * <p>Usage: {@code RemoteFetchBench <rank> <rendezvous-dir> <jobid> <protocolSwitchLimit> <chunkBytes>}
  */
