@@ -98,6 +98,17 @@ class PullYieldJobTest {
         assertTrue(gaveWay(r) > 0, "readers re-read on busy CPUs, yet the pull never gave way:\n" + r.stderr());
     }
 
+    /**
+     * Every file read, with the bytes of the source ("PREFIX <sha256> <path>" lines), and rank {@code idle}, whose
+     * readers did nothing, took the peers-only floor for its pull (what {@code scene} says happened).
+     */
+    private static void assertReadWhileIdleRankHeldBack(FanstoreProcess.Result r, String prefix,
+            Map<String, String> expected, int idle, String scene) {
+        assertEquals(expected, sums(r, prefix), r.stderr());
+        assertTrue(peersOnly(r, idle) > 0, scene + ", yet rank " + idle + "'s pull kept its usual floor:\n"
+                + r.stderr());
+    }
+
     /** "PREFIX <sha256> <path>" lines of stdout -> path -> sha256. */
     private static Map<String, String> sums(FanstoreProcess.Result r, String prefix) {
         Map<String, String> got = new TreeMap<>();
@@ -114,10 +125,8 @@ class PullYieldJobTest {
     void aRankWhoseReadersAreIdlePullsOnThePeersOnlyFloorWhileAPeerReads() throws Exception {
         FanstoreProcess.Result r = run("tpeers" + System.nanoTime(),
                 "xargs sha256sum < " + coldList + " | sed 's/^/COLD /'");
-        assertEquals(cold, sums(r, "COLD"), r.stderr());
-        assertTrue(peersOnly(r, 1) > 0,
-                "rank 0 read rank 1's files while rank 1's readers did nothing, yet rank 1's pull kept its usual"
-                        + " floor:\n" + r.stderr());
+        assertReadWhileIdleRankHeldBack(r, "COLD", cold, 1, "rank 0 read rank 1's files while rank 1's readers did"
+                + " nothing");
     }
 
     /**
@@ -144,10 +153,8 @@ class PullYieldJobTest {
         Files.write(list, ofRank1.keySet(), StandardCharsets.UTF_8);
         FanstoreProcess.Result r = run(3, data3, "tnotes" + System.nanoTime(),
                 "while read -r f; do sha256sum \"$f\" | sed 's/^/R1 /'; sleep 0.1; done < " + list);
-        assertEquals(ofRank1, sums(r, "R1"), r.stderr());
-        assertTrue(peersOnly(r, 2) > 0,
-                "rank 0's readers fetched from rank 1 while rank 2's did nothing, yet rank 2's pull kept its usual"
-                        + " floor:\n" + r.stderr());
+        assertReadWhileIdleRankHeldBack(r, "R1", ofRank1, 2, "rank 0's readers fetched from rank 1 while rank 2's"
+                + " did nothing");
     }
 
     @Test

@@ -43,10 +43,10 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * a holder gone) removes its temporary file and leaves that partition fetched on demand, so prefetching never
  * fails a read. Readers go first: while readers fetch across the link, this rank's (an on-demand fetch running)
  * or a peer's (that peer asked this rank for a file, or noted that its readers fetch ({@link ReaderNotes}), in the
- * last {@link #PEER_READERS_NANOS}), a new range starts
- * at most every {@link #READERS_FIRST_NANOS} (pausing altogether would starve the pull for as long as an epoch
- * keeps missing, i.e. for ever), or every {@link #PEERS_ONLY_FLOOR_NANOS} while only peers' readers need this node,
- * and holders serve readers' requests ahead of queued ranges (FetchDispatcher).
+ * last {@link #PEER_READERS_NANOS}), a new range starts at most every {@link #READERS_FIRST_NANOS} (pausing
+ * altogether would starve the pull for as long as an epoch keeps missing, i.e. for ever), or every
+ * {@link #PEERS_ONLY_FLOOR_NANOS} while only peers' readers need this node, and holders serve readers' requests
+ * ahead of queued ranges (FetchDispatcher).
  * The peer's side is what pays: a reader's request and its reply share the one connection per pair with both
  * ranks' pull messages (508 KiB each), and the peer's pull of THIS rank's partitions is invisible to this rank's
  * demand alone. Pacing on local demand only (one range per 10 ms) showed no gain; with the peer's signal the
