@@ -253,7 +253,7 @@ final class NodeRuntime implements AutoCloseable {
         if (config.prefetch()) {
             puller = new PartitionPuller(manifest, placement, config.rank(), local, fetcher, loader.partsDir(),
                     LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
-                    config.verbose());
+                    config.verbose(), ns.bodies(), check);
             toClose.add(0, puller);
             // before the puller's close waits for its publish thread: a pulled partition being decoded into its
             // decoded copy stops at the next entry instead of holding up the job's end

@@ -36,6 +36,12 @@ public final class PartitionSurgery {
                 Files.readString(goldenDir().resolve("manifest.txt"), StandardCharsets.US_ASCII));
     }
 
+    /** A copy of a one-partition dataset {@code fanstore prep} wrote to {@code dir}. */
+    public static PartitionSurgery of(Path dir) throws IOException {
+        return new PartitionSurgery(Files.readAllBytes(dir.resolve(PARTITION)),
+                Files.readString(dir.resolve("manifest.txt"), StandardCharsets.ISO_8859_1));
+    }
+
     public byte[] part() {
         return part;
     }

@@ -43,6 +43,39 @@ class DoctoredDatasetTest {
         assertNothingLeft(job);
     }
 
+    /**
+     * Rank 1 pulls the partition (its whole-file CRC passes: the manifest was forged) and reads only once the pull
+     * is done, so the body is judged on rank 1's own copy, not by a fetch from rank 0. The partition holds raw bodies
+     * only (a partition with an LZ4 body gets a decoded copy, which checks every body as it copies): what judges it is
+     * the CRC summed while its bytes landed. The doctored file is refused, the one beside it served.
+     */
+    @Test
+    void aDoctoredBodyInAPulledPartitionIsRefusedByTheCrcSummedAsItLanded() throws Exception {
+        Path src = work.resolve("raw-src/set");
+        Files.createDirectories(src);
+        Files.writeString(src.resolve("hello.txt"), "hello, fanstore\n");
+        Files.writeString(src.resolve("leaf.txt"), "leaf\n");
+        FanstoreProcess.Result prep = FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(),
+                "--output", work.resolve("raw.fs").toString(), "--partitions", "1", "--compress", "none");
+        assertEquals(0, prep.status(), prep.stderr());
+        PartitionSurgery s = PartitionSurgery.of(work.resolve("raw.fs"));
+        int hello = s.entry("hello.txt");
+        s.part()[(int) s.body(hello)] ^= 0x20;
+        Path data = s.forgeManifest().writeTo(work.resolve("doctored-pulled.fs"));
+        String job = "tdocp" + System.nanoTime();
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job, "FANSTORE_VERBOSE", "1"),
+                120, "run", "--ranks", "2", "--data", data.toString(), "--local-dir", work.toString(), "--", "sh", "-c",
+                "if [ $FANSTORE_RANK = 1 ]; then for k in $(seq 600); do [ -e \"$FANSTORE_SHM_DIR/prefetched\" ]"
+                        + " && break; sleep 0.05; done; cat /fanstore/set/hello.txt > /dev/null;"
+                        + " echo hello status $?; cat /fanstore/set/leaf.txt; fi");
+        assertTrue(r.stdout().contains("hello status 1"), r.stdout() + r.stderr());
+        assertTrue(r.stderr().contains("fanstore rank 1: all partitions local"), "the pull finished: " + r.stderr());
+        assertTrue(r.stderr().contains("fanstore rank 1: set/hello.txt in the local copy of part-00000.fsp: its"
+                + " bytes have CRC32C"), r.stderr());
+        assertTrue(r.stdout().lines().anyMatch("leaf"::equals), "the good file beside it: " + r.stdout());
+        assertNothingLeft(job);
+    }
+
     @Test
     void aDoctoredCompressedBodyIsEioToo() throws Exception {
         PartitionSurgery s = PartitionSurgery.golden();

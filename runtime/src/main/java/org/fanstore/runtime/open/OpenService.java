@@ -18,7 +18,6 @@ import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.metadata.MetadataTable;
 import org.fanstore.runtime.metadata.MetadataTableDescriptor;
 import org.fanstore.runtime.mpi.RemoteFetcher;
-import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.PartitionPuller;
@@ -389,7 +388,7 @@ public final class OpenService implements RequestHandler {
         FileChannel pulled = pp.awaitBytes(p, offset, stored, asked + fetchTimeout.toNanos() / 2);
         long landed = System.nanoTime();
         try {
-            if (pulled != null && BodyCheck.crc32c(pulled, offset, stored) == bodies.crc32c(index)) {
+            if (pulled != null && pp.bodyCrc(p, pulled, offset, stored) == bodies.crc32c(index)) {
                 Path copy = pp.sliceablePath(p, offset, stored);
                 if (copy != null && sp.publishCopy(index, copy)) {
                     responder.kind(OpenKind.REMOTE, stored);

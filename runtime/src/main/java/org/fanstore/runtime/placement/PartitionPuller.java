@@ -3,6 +3,7 @@ package org.fanstore.runtime.placement;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -39,14 +40,14 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * one by one (a cold remote open costs a round trip per file; a partition moves at the link's speed).
  *
  * <p>Invariants: a partition is written under {@code .pull-<name>}, checked against the manifest's
- * whole-file CRC32C, and only then renamed and added to {@link LocalPartitions}; a failed pull (a full disk,
- * a holder gone) removes its temporary file and leaves that partition fetched on demand, so prefetching never
- * fails a read. Readers go first: while readers fetch across the link, this rank's (an on-demand fetch running)
- * or a peer's (that peer asked this rank for a file, or noted that its readers fetch ({@link ReaderNotes}), in the
- * last {@link #PEER_READERS_NANOS}), a new range starts at most every {@link #READERS_FIRST_NANOS} (pausing
- * altogether would starve the pull for as long as an epoch keeps missing, i.e. for ever), or every
- * {@link #PEERS_ONLY_FLOOR_NANOS} while only peers' readers need this node, and holders serve readers' requests
- * ahead of queued ranges (FetchDispatcher).
+ * whole-file CRC32C (summed as its ranges land, {@link LandedCrcs}), and only then renamed and added to
+ * {@link LocalPartitions}; a failed pull (a full disk, a holder gone) removes its temporary file and leaves that
+ * partition fetched on demand, so prefetching never fails a read. Readers go first: while readers fetch across the
+ * link, this rank's (an on-demand fetch running) or a peer's (that peer asked this rank for a file, or noted that its
+ * readers fetch ({@link ReaderNotes}), in the last {@link #PEER_READERS_NANOS}), a new range starts at most every
+ * {@link #READERS_FIRST_NANOS} (pausing altogether would starve the pull for as long as an epoch keeps missing,
+ * i.e. for ever), or every {@link #PEERS_ONLY_FLOOR_NANOS} while only peers' readers need this node, and holders
+ * serve readers' requests ahead of queued ranges (FetchDispatcher).
  * The peer's side is what pays: a reader's request and its reply share the one connection per pair with both
  * ranks' pull messages (508 KiB each), and the peer's pull of THIS rank's partitions is invisible to this rank's
  * demand alone. Pacing on local demand only (one range per 10 ms) showed no gain; with the peer's signal the
@@ -121,6 +122,10 @@ public final class PartitionPuller implements AutoCloseable {
     private final Duration timeout;
     private final Path shmDir;
     private final boolean verbose;
+    private final BodyIndex bodies;
+    private final BodyCheck check;
+    /** The entries with a body in each partition still to begin, by partition index; handed to its PullFile. */
+    private final int[][] entriesOf;
     /** Background ranges, on threads at a lower CPU priority (BackgroundPriority); readers' ranges: readerChunks. */
     private final ExecutorService chunks;
     private final ExecutorService readerChunks;
@@ -170,7 +175,7 @@ public final class PartitionPuller implements AutoCloseable {
 
     public PartitionPuller(Manifest manifest, Placement placement, int rank, LocalPartitions local,
                            RemoteFetcher fetcher, Path partsDir, LocalCapacity capacity, ReaderDemand demand,
-                           Duration timeout, Path shmDir, boolean verbose) {
+                           Duration timeout, Path shmDir, boolean verbose, BodyIndex bodies, BodyCheck check) {
         this.placement = placement;
         this.rank = rank;
         this.local = local;
@@ -181,6 +186,8 @@ public final class PartitionPuller implements AutoCloseable {
         this.timeout = timeout;
         this.shmDir = shmDir;
         this.verbose = verbose;
+        this.bodies = bodies;
+        this.check = check;
         int size = placement.size();
         this.order = new ArrayList<>();
         for (PartitionInfo p : manifest.regularPartitions()) {
@@ -191,6 +198,7 @@ public final class PartitionPuller implements AutoCloseable {
         }
         order.sort(Comparator.comparingInt((PartitionInfo p) -> Math.floorMod(placement.owner(p.index()) - rank - 1,
                 size)).thenComparingInt(PartitionInfo::index));
+        this.entriesOf = entriesByPartition(order, bodies);
         this.chunks = Executors.newFixedThreadPool(IN_FLIGHT, BackgroundPriority.threads("fanstore-pull"));
         this.publisher = Executors.newSingleThreadExecutor(BackgroundPriority.threads("fanstore-pull-publish"));
         AtomicInteger u = new AtomicInteger();
@@ -201,6 +209,32 @@ public final class PartitionPuller implements AutoCloseable {
         });
         this.thread = new Thread(this::run, "fanstore-pull");
         this.thread.setDaemon(true);
+    }
+
+    /** The entries with a body in each partition of {@code pulled}, in table order: one pass over the table. */
+    private static int[][] entriesByPartition(List<PartitionInfo> pulled, BodyIndex bodies) {
+        int partitions = pulled.stream().mapToInt(PartitionInfo::index).max().orElse(-1) + 1;
+        int[] count = new int[partitions];
+        boolean[] wanted = new boolean[partitions];
+        pulled.forEach(p -> wanted[p.index()] = true);
+        for (int i = 0; i < bodies.entries(); i++) {
+            int p = bodies.partition(i);
+            if (p >= 0 && p < partitions && wanted[p]) {
+                count[p]++;
+            }
+        }
+        int[][] of = new int[partitions][];
+        for (int p = 0; p < partitions; p++) {
+            of[p] = wanted[p] ? new int[count[p]] : null;
+            count[p] = 0;
+        }
+        for (int i = 0; i < bodies.entries(); i++) {
+            int p = bodies.partition(i);
+            if (p >= 0 && p < partitions && wanted[p]) {
+                of[p][count[p]++] = i;
+            }
+        }
+        return of;
     }
 
     /** Partitions other ranks hold, which this rank means to pull (capacity permitting). */
@@ -415,6 +449,21 @@ public final class PartitionPuller implements AutoCloseable {
         }
     }
 
+    /**
+     * The CRC32C of bytes [offset, offset + length) of partition p, read from {@code pulled} (what {@link #awaitBytes}
+     * returned): summed as its ranges landed while p is being pulled, read back otherwise.
+     */
+    public int bodyCrc(int partition, FileChannel pulled, long offset, long length) throws IOException {
+        long landed = LandedCrcs.UNKNOWN;
+        synchronized (lock) {
+            PullFile f = active.get(partition);
+            if (f != null && f.channel == pulled) {
+                landed = f.crcs.crcOf(offset, length);
+            }
+        }
+        return landed != LandedCrcs.UNKNOWN ? (int) landed : BodyCheck.crc32c(pulled, offset, length);
+    }
+
     /** Moves landed ranges into their files; files now complete or failed go to the lists (holding the lock). */
     private void takeLandings(List<PullFile> complete, List<Landing> failed) {
         for (Landing l; (l = landings.poll()) != null; ) {
@@ -585,7 +634,10 @@ public final class PartitionPuller implements AutoCloseable {
         Path tmp = partsDir.resolve(".pull-" + info.fileName());
         FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-        PullFile f = new PullFile(info, tmp, out, CHUNK_BYTES);
+        int[] entries = entriesOf[info.index()] != null ? entriesOf[info.index()] : new int[0];
+        entriesOf[info.index()] = null;            // the PullFile keeps them from here on
+        PullFile f = new PullFile(info, tmp, out, CHUNK_BYTES, entries,
+                LandedCrcs.of(info, CHUNK_BYTES, bodies, entries));
         opened.add(out);
         reserved += info.bytes();
         active.put(info.index(), f);
@@ -608,7 +660,7 @@ public final class PartitionPuller implements AutoCloseable {
             (forReader ? readerChunks : chunks).execute(() -> {
                 IOException failure = null;
                 try {
-                    fetchRange(f.info, f.channel, position, length, forReader);
+                    fetchRange(f, position, length, forReader);
                 } catch (IOException e) {
                     failure = e;
                 } catch (RuntimeException e) {
@@ -633,7 +685,7 @@ public final class PartitionPuller implements AutoCloseable {
         boolean published = false;
         boolean usable = false;
         try {
-            check(f.info, f.channel);
+            check(f.info, f.channel, f.crcs);
             boolean sliced;
             synchronized (lock) {
                 sliced = f.sliced;
@@ -646,6 +698,7 @@ public final class PartitionPuller implements AutoCloseable {
             }
             published = true;
             local.add(f.info.index(), target);
+            f.crcs.settle(bodies, f.entries, check);   // before its slices: publishing them reads no body back
             IntConsumer added = whenAdded;
             if (added != null) {
                 added.accept(f.info.index());   // its files become slices (docs/slices.md)
@@ -748,20 +801,21 @@ public final class PartitionPuller implements AutoCloseable {
         return now - lastStart >= floor ? 1 : 0;
     }
 
-    private void fetchRange(PartitionInfo info, FileChannel out, long position, long length, boolean forReader)
-            throws IOException {
+    private void fetchRange(PullFile f, long position, long length, boolean forReader) throws IOException {
+        PartitionInfo info = f.info;
         IOException last = null;
         for (int holder : placement.holders(info.index())) {
             if (holder == rank) {
                 continue;
             }
-            PositionalSink sink = PositionalSink.draining(out, position);
+            PositionalSink sink = PositionalSink.draining(f.channel, position);
+            WritableByteChannel summed = f.crcs.summing(sink, position);
             try {
                 long object = LocalPartitions.partitionObject(info.index());
                 if (forReader) {
-                    fetcher.fetchRangeForReader(holder, object, position, length, sink, timeout);
+                    fetcher.fetchRangeForReader(holder, object, position, length, summed, timeout);
                 } else {
-                    fetcher.fetchRange(holder, object, position, length, sink, timeout);
+                    fetcher.fetchRange(holder, object, position, length, summed, timeout);
                 }
             } catch (IOException e) {
                 last = e;
@@ -773,19 +827,30 @@ public final class PartitionPuller implements AutoCloseable {
         throw last != null ? last : new IOException("no other rank holds " + info.fileName());
     }
 
-    /** The manifest's length and whole-file CRC32C, read back from the written file. */
-    private static void check(PartitionInfo info, FileChannel file) throws IOException {
-        CRC32C crc = new CRC32C();
-        ByteBuffer buf = ByteBuffer.allocateDirect(CHECK_BUFFER);
-        long at = 0;
-        for (int n; (n = file.read(buf, at)) > 0; at += n) {
-            buf.flip();
-            crc.update(buf);
-            buf.clear();
+    /**
+     * The manifest's length and whole-file CRC32C: the CRC from the ranges' as they landed (LandedCrcs), read back
+     * from the written file only if some range's is missing.
+     */
+    private static void check(PartitionInfo info, FileChannel file, LandedCrcs crcs) throws IOException {
+        long at = file.size();
+        long landed = crcs.whole();
+        int sum;
+        if (landed != LandedCrcs.UNKNOWN) {
+            sum = (int) landed;
+        } else {
+            CRC32C crc = new CRC32C();
+            ByteBuffer buf = ByteBuffer.allocateDirect(CHECK_BUFFER);
+            at = 0;
+            for (int n; (n = file.read(buf, at)) > 0; at += n) {
+                buf.flip();
+                crc.update(buf);
+                buf.clear();
+            }
+            sum = (int) crc.getValue();
         }
-        if (at != info.bytes() || (int) crc.getValue() != info.crc32c()) {
+        if (at != info.bytes() || sum != info.crc32c()) {
             throw new IOException(String.format("pulled %d bytes with CRC32C %08x, the manifest says %d bytes"
-                    + " with %08x", at, (int) crc.getValue(), info.bytes(), info.crc32c()));
+                    + " with %08x", at, sum, info.bytes(), info.crc32c()));
         }
     }
 

@@ -24,6 +24,9 @@ final class PullFile {
     final PartitionInfo info;
     final Path tmp;
     final FileChannel channel;
+    /** The entries with a body in this partition, and the CRCs of the bytes landed so far. */
+    final int[] entries;
+    final LandedCrcs crcs;
     private final byte[] state;
     private final int rangeBytes;
     private int done;
@@ -36,10 +39,17 @@ final class PullFile {
     private final List<long[]> kept = new ArrayList<>();
 
     PullFile(PartitionInfo info, Path tmp, FileChannel channel, int rangeBytes) {
+        this(info, tmp, channel, rangeBytes, new int[0], new LandedCrcs(info.bytes(), rangeBytes, new long[0],
+                new long[0]));
+    }
+
+    PullFile(PartitionInfo info, Path tmp, FileChannel channel, int rangeBytes, int[] entries, LandedCrcs crcs) {
         this.info = info;
         this.tmp = tmp;
         this.channel = channel;
         this.rangeBytes = rangeBytes;
+        this.entries = entries;
+        this.crcs = crcs;
         this.state = new byte[(int) Math.max(1, (info.bytes() + rangeBytes - 1) / rangeBytes)];
     }
 
