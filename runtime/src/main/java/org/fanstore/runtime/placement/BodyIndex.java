@@ -55,4 +55,34 @@ public final class BodyIndex {
     public int crc32c(int index) {
         return crc32c[index];
     }
+
+    /**
+     * For each regular partition id in {@code wanted}, the entries with a body in it, in table order (one pass over
+     * the table); null for partitions not asked for. Indexed by partition id.
+     */
+    public int[][] entriesByPartition(int[] wanted) {
+        int partitions = java.util.Arrays.stream(wanted).max().orElse(-1) + 1;
+        int[][] of = new int[partitions][];
+        int[] count = new int[partitions];
+        boolean[] asked = new boolean[partitions];
+        for (int p : wanted) {
+            asked[p] = true;
+        }
+        for (int p : partition) {
+            if (p >= 0 && p < partitions && asked[p]) {
+                count[p]++;
+            }
+        }
+        for (int p = 0; p < partitions; p++) {
+            of[p] = asked[p] ? new int[count[p]] : null;
+            count[p] = 0;
+        }
+        for (int i = 0; i < partition.length; i++) {
+            int p = partition[i];
+            if (p >= 0 && p < partitions && asked[p]) {
+                of[p][count[p]++] = i;
+            }
+        }
+        return of;
+    }
 }

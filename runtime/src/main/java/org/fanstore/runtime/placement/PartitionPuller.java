@@ -198,7 +198,7 @@ public final class PartitionPuller implements AutoCloseable {
         }
         order.sort(Comparator.comparingInt((PartitionInfo p) -> Math.floorMod(placement.owner(p.index()) - rank - 1,
                 size)).thenComparingInt(PartitionInfo::index));
-        this.entriesOf = entriesByPartition(order, bodies);
+        this.entriesOf = bodies.entriesByPartition(order.stream().mapToInt(PartitionInfo::index).toArray());
         this.chunks = Executors.newFixedThreadPool(IN_FLIGHT, BackgroundPriority.threads("fanstore-pull"));
         this.publisher = Executors.newSingleThreadExecutor(BackgroundPriority.threads("fanstore-pull-publish"));
         AtomicInteger u = new AtomicInteger();
@@ -209,32 +209,6 @@ public final class PartitionPuller implements AutoCloseable {
         });
         this.thread = new Thread(this::run, "fanstore-pull");
         this.thread.setDaemon(true);
-    }
-
-    /** The entries with a body in each partition of {@code pulled}, in table order: one pass over the table. */
-    private static int[][] entriesByPartition(List<PartitionInfo> pulled, BodyIndex bodies) {
-        int partitions = pulled.stream().mapToInt(PartitionInfo::index).max().orElse(-1) + 1;
-        int[] count = new int[partitions];
-        boolean[] wanted = new boolean[partitions];
-        pulled.forEach(p -> wanted[p.index()] = true);
-        for (int i = 0; i < bodies.entries(); i++) {
-            int p = bodies.partition(i);
-            if (p >= 0 && p < partitions && wanted[p]) {
-                count[p]++;
-            }
-        }
-        int[][] of = new int[partitions][];
-        for (int p = 0; p < partitions; p++) {
-            of[p] = wanted[p] ? new int[count[p]] : null;
-            count[p] = 0;
-        }
-        for (int i = 0; i < bodies.entries(); i++) {
-            int p = bodies.partition(i);
-            if (p >= 0 && p < partitions && wanted[p]) {
-                of[p][count[p]++] = i;
-            }
-        }
-        return of;
     }
 
     /** Partitions other ranks hold, which this rank means to pull (capacity permitting). */
