@@ -428,13 +428,15 @@ public final class PartitionPuller implements AutoCloseable {
      * returned): summed as its ranges landed while p is being pulled, read back otherwise.
      */
     public int bodyCrc(int partition, FileChannel pulled, long offset, long length) throws IOException {
-        long landed = LandedCrcs.UNKNOWN;
+        LandedCrcs crcs = null;
         synchronized (lock) {
             PullFile f = active.get(partition);
             if (f != null && f.channel == pulled) {
-                landed = f.crcs.crcOf(offset, length);
+                crcs = f.crcs;
             }
         }
+        // joined outside the lock (a few joins per piece): the pieces of ranges that landed are never written again
+        long landed = crcs != null ? crcs.crcOf(offset, length) : LandedCrcs.UNKNOWN;
         return landed != LandedCrcs.UNKNOWN ? (int) landed : BodyCheck.crc32c(pulled, offset, length);
     }
 
