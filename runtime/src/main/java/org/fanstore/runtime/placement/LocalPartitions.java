@@ -26,6 +26,8 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
 
     private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
     private final Map<Integer, Path> files = new ConcurrentHashMap<>();
+    /** The same files for serving peers: the fetch workers read into arrays MPJ sends (see {@link ArrayIo}). */
+    private final Map<Integer, ArrayIo> arrays = new ConcurrentHashMap<>();
     private volatile BodyIndex bodies;
     private volatile BodyCheck check;
 
@@ -36,6 +38,11 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
 
     public void add(int partitionId, Path file) throws IOException {
         files.put(partitionId, file);
+        ArrayIo io = ArrayIo.open(file, false);
+        ArrayIo before = arrays.put(partitionId, io);
+        if (before != null) {
+            before.close();
+        }
         channels.put(partitionId, FileChannel.open(file, StandardOpenOption.READ));
     }
 
@@ -91,9 +98,9 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
             partition = b.partition((int) id);
             at = b.bodyOffset((int) id) + position;
         }
-        FileChannel ch = channels.get(partition);
+        ArrayIo io = arrays.get(partition);
         while (dst.hasRemaining()) {
-            int n = ch.read(dst, at);
+            int n = io.read(dst, at);
             if (n < 0) {
                 throw new EOFException("partition " + files.get(partition) + " ends inside object " + id);
             }
@@ -107,5 +114,7 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
             ch.close();
         }
         channels.clear();
+        arrays.values().forEach(ArrayIo::close);
+        arrays.clear();
     }
 }

@@ -14,14 +14,19 @@ import java.util.zip.CRC32C;
  * worker blocked on a send nobody receives until its timeout, delaying readers on every rank it serves).
  */
 final class PositionalSink implements WritableByteChannel {
-    private final FileChannel out;
+    /** FileChannel#write(ByteBuffer, long), or ArrayIo#write for bytes that arrive in arrays (no copy on the way). */
+    interface PositionalWriter {
+        int write(ByteBuffer src, long position) throws IOException;
+    }
+
+    private final PositionalWriter out;
     private final CRC32C crc;
     private final boolean drain;
     private long at;
     private long written;
     private IOException failure;
 
-    private PositionalSink(FileChannel out, long position, CRC32C crc, boolean drain) {
+    private PositionalSink(PositionalWriter out, long position, CRC32C crc, boolean drain) {
         this.out = out;
         this.at = position;
         this.crc = crc;
@@ -30,12 +35,12 @@ final class PositionalSink implements WritableByteChannel {
 
     /** Fails the writer's call at the first write failure; sums every byte into {@code crc} unless null. */
     static PositionalSink throwing(FileChannel out, long position, CRC32C crc) {
-        return new PositionalSink(out, position, crc, false);
+        return new PositionalSink(out::write, position, crc, false);
     }
 
     /** Takes every byte even after a write failure, which {@link #rethrow} reports once the stream ended. */
-    static PositionalSink draining(FileChannel out, long position) {
-        return new PositionalSink(out, position, null, true);
+    static PositionalSink draining(ArrayIo out, long position) {
+        return new PositionalSink(out::write, position, null, true);
     }
 
     @Override
