@@ -112,6 +112,9 @@ public final class ArrayIo implements AutoCloseable {
                     }
                     throw failure("cannot write " + file + " at " + at);
                 }
+                if (n == 0) {           // never for a regular file; a loop on it would never end
+                    throw new IOException("cannot write " + file + " at " + at + ": the kernel took no bytes");
+                }
                 src.position(src.position() + (int) n);
                 at += n;
             }
