@@ -8,12 +8,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import jnr.ffi.LastError;
-import jnr.ffi.LibraryLoader;
 import jnr.ffi.Runtime;
-import jnr.ffi.annotations.In;
-import jnr.ffi.annotations.Out;
-import jnr.ffi.annotations.Pinned;
-import jnr.ffi.annotations.SaveError;
+import org.fanstore.runtime.shm.NativeCalls;
 
 /**
  * Positional reads and writes of one file straight from and into Java arrays. MPJ Express hands received bytes over
@@ -33,23 +29,7 @@ public final class ArrayIo implements AutoCloseable {
     private static final int O_CLOEXEC = 0x80000;
     private static final int EINTR = 4;
 
-    /** Public only because jnr-ffi generates the implementation in its own class loader; not an API. */
-    public interface Libc {
-        @SaveError
-        int open(String path, int flags);
-
-        @SaveError
-        long pread(int fd, @Out @Pinned ByteBuffer dst, long count, long offset);
-
-        @SaveError
-        long pwrite(int fd, @In @Pinned ByteBuffer src, long count, long offset);
-
-        int close(int fd);
-
-        String strerror(int errno);
-    }
-
-    private static final Libc LIBC = LibraryLoader.create(Libc.class).load("c");
+    private static final NativeCalls LIBC = NativeCalls.LIBC;
 
     private final Path file;
     private final int fd;
