@@ -9,6 +9,10 @@
 # With 4 ranks also every rank reading all files at once, as a training job does (the sum of the 4 readers' last
 # passes, against 4 native readers at once): there each node's readers make its own background work yield
 # (ReaderCpu), while with rank 0 reading alone the other three ranks still pull from one another on the same cores.
+# "split CPUs" rows (4 ranks, on 2 or more CPUs): the same runs with the CPUs split as a cluster has them
+# (bench/other-nodes-core.sh): the other three ranks, the "other nodes", on the last CPU, rank 0's runtime and the
+# reader on the rest, against native (warm) and raw MPJ (cold) on the same CPUs. They show how much of a 4-rank
+# shortfall is three simulated nodes sharing the reader's cores; the unsplit rows stay the defaults measured.
 #   bench/multinode-read.sh [WORK_DIR] [MIB_PER_SET] [SIZES...]      e.g. bench/multinode-read.sh /tmp/mr 256 128K 2M
 # Next to each 2/4-rank first pass: raw MPJ Send/Recv in a world of as many rank JVMs, rank 0 asking the others in
 # turn (RemoteFetchBench -Dbench.ranks, runtime JVM flags, same protocol switch limit) at the file size, measured
@@ -78,17 +82,22 @@ cache=$(( mib * 4 ))
 nice mvn -B -o -q -f "$repo/pom.xml" -pl bench -am package -DskipTests >/dev/null
 bench_cp="$repo/bench/target/classes:$repo/runtime/target/classes:$repo/prep/format/target/classes:$repo/prep/target/classes"
 bench_cp="$bench_cp:/usr/share/java/mpj.jar:$(ls "$repo"/bench/target/lib/*.jar | tr '\n' ':')"
-rawmpj() { # rawmpj BYTES RANKS: median MB/s of raw MPJ Send/Recv, rank 0 asking the other rank JVMs in turn, then
-  # of the same landed in a file in WORK_DIR (RemoteFetchBench -Dbench.land): "RAW LANDED"
-  local d out r; d=$(mktemp -d); local -a java
+last_cpu=$(( $(nproc) - 1 ))
+rawmpj() { # rawmpj BYTES RANKS [split]: median MB/s of raw MPJ Send/Recv, rank 0 asking the other rank JVMs in turn,
+  # then of the same landed in a file in WORK_DIR (RemoteFetchBench -Dbench.land): "RAW LANDED". With "split", the
+  # CPUs as bench/other-nodes-core.sh splits them: the other rank JVMs on the last CPU, rank 0 on the others.
+  local d out r; d=$(mktemp -d); local -a java pin0=() pinr=()
+  if [ "${3:-}" = split ]; then pin0=(taskset -c "0-$(( last_cpu - 1 ))"); pinr=(taskset -c "$last_cpu"); fi
   # shellcheck disable=SC2207
   java=(java $("$repo/scripts/jvm-flags" runtime) -Xmx512m -Dbench.ranks="$2" -Dbench.sizes="$1" -Dbench.mib=64
         -Dbench.land="$work"
         -cp "$bench_cp" org.fanstore.bench.RemoteFetchBench)
   for ((r = 1; r < $2; r++)); do
-    MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${java[@]}" "$r" "$d" "raw-$$" 524288 520192 >/dev/null 2>&1 &
+    MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${pinr[@]}" "${java[@]}" "$r" "$d" "raw-$$" 524288 520192 \
+      >/dev/null 2>&1 &
   done
-  out=$(MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${java[@]}" 0 "$d" "raw-$$" 524288 520192 2>/dev/null || true)
+  out=$(MPJ_HOME=${MPJ_HOME:-/usr/share/mpj} timeout 120 "${pin0[@]}" "${java[@]}" 0 "$d" "raw-$$" 524288 520192 \
+    2>/dev/null || true)
   wait || true; rm -rf "$d"
   awk '$2 == "KiB" {print $3, $6}' <<<"$out" | tail -n1
 }
@@ -128,6 +137,12 @@ firstrow() { # firstrow SIZE RANKS NATIVE_FILES_PER_S [DATASET]: the first pass,
     rawline "$1" "raw MPJ, 2 JVMs, first pass / raw" "$raw" "$mbs"
   fi
   echo "|       | $(stages "$work/stats-$2-$1.json") |"
+  if [ "$2" -gt 2 ] && [ "$last_cpu" -ge 1 ]; then   # the CPUs split as on a cluster (bench/other-nodes-core.sh)
+    out=$(fsrun 1 "${4:-rnd}" "$1" --ranks "$2" --only-rank 0 -- "$repo/bench/other-nodes-core.sh")
+    row "$1" "$2 ranks, first pass, split CPUs" "$out" "$3"
+    read -r raw _ <<<"$(rawmpj "$(bytes_of "$1")" "$2" split)"
+    rawline "$1" "raw MPJ, $2 JVMs, split CPUs / raw" "$raw" "$(awk '{print $8}' <<<"$out")"
+  fi
 }
 fsrun() { # fsrun PASSES SET SIZE RUN_ARGS... (a SET<size> dataset, e.g. rnd8M, is read with SET's list)
   local passes=$1 list="$work/fs-$2-$3.list" data="$work/$2.fs"
@@ -178,6 +193,12 @@ for s in "${sizes[@]}"; do
       nat4=$(sumof <<<"$nat4"); nat4f=$(awk '{print $6}' <<<"$nat4")
       row "$s" "4 native readers at once (sum)" "$nat4" "$nat4f"
       row "$s" "4 ranks all read, pulls run (sum)" "$(fsrun 3 rnd "$s" --ranks 4 | sumof)" "$nat4f"
+      if [ "$last_cpu" -ge 1 ]; then   # the other ranks' pulls off the reader's CPUs, as on a cluster
+        natp=$(taskset -c "0-$(( last_cpu - 1 ))" "$reader" read 3 "$work/native-rnd-$s.list" "$threads")
+        row "$s" "native warm, all CPUs but the last" "$natp" "$(awk '{print $6}' <<<"$natp")"
+        row "$s" "4 ranks, warm, pulls run, split CPUs" "$(fsrun 3 rnd "$s" --ranks 4 --only-rank 0 -- \
+          "$repo/bench/other-nodes-core.sh")" "$(awk '{print $6}' <<<"$natp")"
+      fi
     fi
     row "$s" "$r ranks, warm, after the pulls" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0 -- "$repo/bench/after-pull.sh")" "$natf"
     row "$s" "$r ranks, warm, --prefetch off" "$(fsrun 3 rnd "$s" --ranks $r --only-rank 0 --prefetch off)" "$natf"
