@@ -23,6 +23,8 @@
 # after the host took it back costs more than the copy; bench/RESULTS.md, "landing");
 # the pass runs with --stats, and the line under it gives the remote opens' mean time per stage (docs/stats.md;
 # ring_wait included), then the shim's mean wake-up after the runtime's answers.
+# "decoder into a new local file": the same decode with every body written into its place in one new sparse file in
+# WORK_DIR (Lz4DecodeBench arena), which a first pass pays too (the decoded copy): its fresh page-cache pages.
 # "LZ4 text, first pass" reads one size of a dataset that holds both, so the background pass also decodes files
 # the reader never opens; "set alone" is a dataset of that size only, every file read (as a training epoch does).
 # So "LZ4 text, warm" reads one half while the background pass may still decode the other (what a first epoch
@@ -102,8 +104,10 @@ rawmpj() { # rawmpj BYTES RANKS [split]: median MB/s of raw MPJ Send/Recv, rank 
   awk '$2 == "KiB" {print $3, $6}' <<<"$out" | tail -n1
 }
 # shellcheck disable=SC2046
-decoder() { java $("$repo/scripts/jvm-flags" runtime) -cp "$bench_cp" org.fanstore.bench.Lz4DecodeBench "$work/txt.fs" \
-  "$(bytes_of "$1")" "$threads" 5 direct | tail -n1; }   # the runtime's off-heap decode of the set's own bodies
+decoder() { # decoder SIZE [MODE]: the runtime's off-heap decode of the set's own bodies, best of 5 rounds; "arena":
+  # each round into one new sparse file in WORK_DIR, as the decoded copy is (new page-cache pages, docs/slices.md)
+  java $("$repo/scripts/jvm-flags" runtime) -cp "$bench_cp" org.fanstore.bench.Lz4DecodeBench "$work/txt.fs" \
+  "$(bytes_of "$1")" "$threads" 5 "${2:-direct}" "$work" | tail -n1; }
 field() { awk -v k="$1" '{for (i = 2; i <= NF; i++) if ($i == k) print $(i - 1)}' <<<"$2"; }
 stages() { # stages STATS_JSON: the remote opens' mean microseconds per stage, largest first
   python3 - "$1" <<'PY' 2>/dev/null || echo "(no stats)"
@@ -182,6 +186,8 @@ for s in "${sizes[@]}"; do
   row "$s" "1 rank LZ4, first pass, set alone" "$(fsrun 1 "txt$s" "$s" --ranks 1)" "$nattf"
   row "$s" "tmpfs file per open, kernel alone" "$(floor "$s")" "$nattf"
   dec=$(decoder "$s"); row "$s" "LZ4-java decoder alone, $threads threads" \
+    "files x seconds x files_per_s $(field files/s "$dec") MB_per_s $(field MB/s "$dec")" "$nattf"
+  dec=$(decoder "$s" arena); row "$s" "decoder into a new local file" \
     "files x seconds x files_per_s $(field files/s "$dec") MB_per_s $(field MB/s "$dec")" "$nattf"
   row "$s" "1 rank LZ4 text, warm" "$(fsrun 3 txt "$s" --ranks 1)" "$nattf"
   row "$s" "1 rank LZ4, warm, set alone" "$(fsrun 3 "txt$s" "$s" --ranks 1)" "$nattf"

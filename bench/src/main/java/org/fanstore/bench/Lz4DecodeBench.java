@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -27,7 +28,9 @@ import org.fanstore.prep.format.PartitionReader;
  * per round, then the best: the ceiling of a first pass through fanstore on this data. MODE: {@code direct} (the
  * default), and two that also materialise each file in OUT_DIR and unlink it, as the runtime's cache does:
  * {@code write} (the runtime's way: decoded off-heap, one write) and {@code mmap} (decoded straight into a mapping
- * of the new file; bodies of one chunk only).
+ * of the new file; bodies of one chunk only); and {@code arena}, the runtime's decoded copy (docs/slices.md): every
+ * body decoded into its place in one new sparse file in OUT_DIR per round (each from a 4 KiB boundary), removed after
+ * the round. So {@code arena} pays what a first pass pays on top of the decoder: new page-cache pages.
  *
  * <pre>java -cp ... org.fanstore.bench.Lz4DecodeBench DATASET_DIR SIZE_BYTES THREADS ROUNDS [MODE [OUT_DIR]]</pre>
  */
@@ -63,8 +66,22 @@ public final class Lz4DecodeBench {
             System.err.println("no LZ4 bodies of " + size + " bytes in " + dir);
             System.exit(2);
         }
+        long[] places = new long[bodies.size()];
+        long arenaLength = 0;
+        for (int i = 0; i < places.length; i++) {
+            places[i] = arenaLength;
+            arenaLength += (bodies.get(i).raw() + 4095) & ~4095L;
+        }
         double best = 0;
         for (int round = 1; round <= rounds; round++) {
+            FileChannel arena = null;
+            Path arenaPath = outDir.resolve("lz4bench-arena-" + ProcessHandle.current().pid() + "-" + round);
+            if (mode.equals("arena")) {
+                arena = FileChannel.open(arenaPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE);
+                arena.write(ByteBuffer.wrap(new byte[1]), arenaLength - 1);
+            }
+            FileChannel arenaOfRound = arena;
             long t0 = System.nanoTime();
             List<Thread> workers = new ArrayList<>();
             List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
@@ -72,7 +89,7 @@ public final class Lz4DecodeBench {
                 int share = t;
                 Thread w = new Thread(() -> {
                     try {
-                        decodeShare(bodies, share, threads, mode, outDir);
+                        decodeShare(bodies, share, threads, mode, outDir, arenaOfRound, places);
                     } catch (IOException | RuntimeException e) {
                         failures.add(e);
                     }
@@ -87,6 +104,10 @@ public final class Lz4DecodeBench {
                 throw new IOException("decode failed: " + failures.get(0), failures.get(0));
             }
             double s = (System.nanoTime() - t0) / 1e9;
+            if (arena != null) {
+                arena.close();
+                Files.delete(arenaPath);
+            }
             double mbs = bodies.size() * (double) size / s / 1e6;
             best = Math.max(best, mbs);
             System.out.printf("round %d: %d bodies in %.4f s, %.0f files/s, %.0f MB/s raw%n", round, bodies.size(), s,
@@ -96,8 +117,8 @@ public final class Lz4DecodeBench {
                 mode, best * 1e6 / size, best, bodies.size(), size, threads);
     }
 
-    private static void decodeShare(List<Body> bodies, int share, int threads, String mode, Path outDir)
-            throws IOException {
+    private static void decodeShare(List<Body> bodies, int share, int threads, String mode, Path outDir,
+            FileChannel arena, long[] places) throws IOException {
         Lz4DirectDecoder decoder = new Lz4DirectDecoder();
         ByteBuffer in = ByteBuffer.allocateDirect(8 << 20).order(ByteOrder.LITTLE_ENDIAN);
         FileChannel open = null;
@@ -126,6 +147,8 @@ public final class Lz4DecodeBench {
                         mapped(open, b, in, out, crc);
                         Files.delete(out);
                     }
+                    case "arena" -> decoder.decode(open, b.offset(), b.stored(), b.raw(),
+                            new PlaceChannel(arena, places[i]), crc);
                     default -> decoder.decode(open, b.offset(), b.stored(), b.raw(), DiscardChannel.INSTANCE, crc);
                 }
                 if ((int) crc.getValue() != b.crc()) {
@@ -136,6 +159,33 @@ public final class Lz4DecodeBench {
             if (open != null) {
                 open.close();
             }
+        }
+    }
+
+    /** Writes what it is given at consecutive positions of {@code file} from {@code at}. */
+    private static final class PlaceChannel implements WritableByteChannel {
+        private final FileChannel file;
+        private long at;
+
+        PlaceChannel(FileChannel file, long at) {
+            this.file = file;
+            this.at = at;
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            int n = file.write(src, at);
+            at += n;
+            return n;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {
         }
     }
 
