@@ -53,7 +53,7 @@ final class FetchDispatcher {
     /** Serves background pull ranges at a lower CPU priority (BackgroundPriority), so readers' replies go first. */
     private final ExecutorService background;
     private final Thread dispatcher;
-    private final ThreadLocal<byte[]> buffers = new ThreadLocal<>();
+    private final ThreadLocal<ByteBuffer> buffers = new ThreadLocal<>();
     private volatile Throwable failure;
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicLong arrivals = new AtomicLong();
@@ -281,17 +281,18 @@ final class FetchDispatcher {
      * prime suspect when the 4-rank test stalled once, so it was taken out.
      */
     private long sendData(FetchProtocol.Request r, long objectLength) throws Exception {
-        byte[] buffer = buffer(r.chunkBytes());
+        ByteBuffer buffer = buffer(r.chunkBytes());
+        int base = PackedMessages.sendOffset();
         int header = FetchProtocol.REPLY_HEADER_BYTES;
         long sent = 0;
         long firstSent = 0;
         boolean first = true;
         while (first || sent < r.length()) {
-            int start = first ? header : 0;
+            int start = first ? header : 0;   // after base: niodev's header room (PackedMessages)
             int n = (int) Math.min(r.length() - sent, r.chunkBytes());
             try {
                 if (n > 0) {
-                    source.read(r.id(), r.position() + sent, ByteBuffer.wrap(buffer, start, n));
+                    source.read(r.id(), r.position() + sent, PackedMessages.slice(buffer, base + start, n));
                 }
             } catch (IOException e) {
                 if (first) {
@@ -301,7 +302,7 @@ final class FetchDispatcher {
                 return 0;
             }
             if (first) {
-                FetchProtocol.putHeader(buffer, FetchProtocol.STATUS_OK, objectLength, r.length());
+                FetchProtocol.putHeader(buffer, base, FetchProtocol.STATUS_OK, objectLength, r.length());
             }
             send(r, buffer, start + n);
             if (first) {
@@ -331,33 +332,34 @@ final class FetchDispatcher {
 
     private void refuse(FetchProtocol.Request r, RemoteFetchException.Reason reason, long objectLength)
             throws Exception {
-        byte[] header = new byte[FetchProtocol.REPLY_HEADER_BYTES];
-        FetchProtocol.putHeader(header, FetchProtocol.statusOf(reason), objectLength, 0);
-        send(r, header, header.length);
+        ByteBuffer header = PackedMessages.forSending(FetchProtocol.REPLY_HEADER_BYTES);
+        FetchProtocol.putHeader(header, PackedMessages.sendOffset(), FetchProtocol.statusOf(reason), objectLength, 0);
+        send(r, header, FetchProtocol.REPLY_HEADER_BYTES);
     }
 
-    private void send(FetchProtocol.Request r, byte[] message, int length) throws Exception {
-        awaitSent(r, world.comm().Isend(message, 0, length, MPI.BYTE, r.requester(), r.replyTag()));
+    /** Sends {@code length} bytes of {@code message} from {@link PackedMessages#sendOffset()}. */
+    private void send(FetchProtocol.Request r, ByteBuffer message, int length) throws Exception {
+        awaitSent(r, PackedMessages.isend(world.comm(), message, length, r.requester(), r.replyTag()));
     }
 
     private void awaitSent(FetchProtocol.Request r, Request sending) throws Exception {
         if (BoundedWait.until(sending, BoundedWait.deadlineAfter(SEND_TIMEOUT)) == null) {
-            buffers.remove(); // MPJ may still read this array; never reuse it
+            buffers.remove(); // MPJ may still read this buffer; never reuse it
             throw new IOException("reply to rank " + r.requester() + " stuck for " + SEND_TIMEOUT.toSeconds() + " s");
         }
     }
 
     /**
-     * This thread's array for a header and one chunk of {@code chunkBytes} (the request's), grown when a request asks
-     * for larger chunks. Sized by the request, not by {@link FetchProtocol#MAX_CHUNK_BYTES}: eight serving threads with
-     * 8 MiB each took 64 MiB of a fresh runtime's young generation, so its first collection fell inside the first epoch
-     * and copied them (2 ranks, 2 MiB files: a 25 ms pause in each JVM, bench/RESULTS.md).
+     * This thread's direct buffer (PackedMessages) for a header and one chunk of {@code chunkBytes} (the request's),
+     * grown when a request asks for larger chunks. Sized by the request, not by {@link FetchProtocol#MAX_CHUNK_BYTES}:
+     * eight serving threads with 8 MiB each would hold 64 MiB (as heap arrays they once filled a fresh runtime's young
+     * generation: a 25 ms pause in each JVM in the first epoch, bench/RESULTS.md).
      */
-    private byte[] buffer(int chunkBytes) {
+    private ByteBuffer buffer(int chunkBytes) {
         int needed = FetchProtocol.REPLY_HEADER_BYTES + chunkBytes;
-        byte[] b = buffers.get();
-        if (b == null || b.length < needed) {
-            b = new byte[needed];
+        ByteBuffer b = buffers.get();
+        if (b == null || b.capacity() < PackedMessages.sendOffset() + needed) {
+            b = PackedMessages.forSending(needed);
             buffers.set(b);
         }
         return b;

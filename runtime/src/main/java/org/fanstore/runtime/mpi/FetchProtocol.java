@@ -1,6 +1,7 @@
 package org.fanstore.runtime.mpi;
 
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 
 /**
  * The remote-fetch wire layout, in one place. Big-endian (Java's default) on both ends.
@@ -13,10 +14,16 @@ import java.nio.ByteBuffer;
  * so chunks need no sequence numbers. Chunking bounds the buffers on both sides and lets objects exceed a
  * Java array (2 GiB).
  *
- * <p>Request layout version 2 (version 1, without {@link #VERSION_OFFSET} and the secret, was 40 bytes): every
- * request, shutdowns included, carries the job's {@link JobSecret}; an owner answers a request whose version or
- * secret is wrong with {@link RemoteFetchException.Reason#UNAUTHORIZED} and nothing else. A version-1 request
- * arrives zero-padded, so it reads as version 0 and is refused too.
+ * <p>Replies travel as MPJ's {@code MPI.PACKED} messages of raw bytes ({@link PackedMessages}): no section header in
+ * front of the data, so both ends hand MPJ a direct buffer of their own and MPJ copies nothing into or out of arrays.
+ * Requests stay {@code MPI.BYTE} arrays.
+ *
+ * <p>Request layout version 3 (replies became packed raw bytes; version 2's replies were {@code MPI.BYTE} arrays, so a
+ * peer of either version misreads the other's: the version check refuses them). Since version 2 (version 1, without
+ * {@link #VERSION_OFFSET} and the secret, was 40 bytes) every request, shutdowns included, carries the job's
+ * {@link JobSecret}; an owner answers a request whose version or secret is wrong with
+ * {@link RemoteFetchException.Reason#UNAUTHORIZED} and nothing else. A version-1 request arrives zero-padded, so it
+ * reads as version 0 and is refused too.
  */
 final class FetchProtocol {
     /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE}, {@link #KIND_FETCH_FOR_READER},
@@ -40,7 +47,7 @@ final class FetchProtocol {
     static final int SECRET_OFFSET = 48;
     static final int REQUEST_BYTES = SECRET_OFFSET + JobSecret.BYTES;
 
-    static final int LAYOUT_VERSION = 2;
+    static final int LAYOUT_VERSION = 3;
 
     static final int KIND_FETCH = 1;
     /** Like {@link #KIND_FETCH}, but the owner refuses with BAD_RANGE unless the range ends exactly at the
@@ -98,21 +105,24 @@ final class FetchProtocol {
                 b.getLong(LENGTH_OFFSET));
     }
 
-    static void putHeader(byte[] message, int status, long objectLength, long replyLength) {
-        ByteBuffer.wrap(message).putInt(STATUS_OFFSET, status).putInt(STATUS_OFFSET + 4, 0)
-                .putLong(OBJECT_LENGTH_OFFSET, objectLength).putLong(REPLY_LENGTH_OFFSET, replyLength);
+    /** Writes a reply header at {@code at} of {@code message} (absolute; big-endian whatever the buffer's order). */
+    static void putHeader(ByteBuffer message, int at, int status, long objectLength, long replyLength) {
+        ByteBuffer b = message.duplicate().order(ByteOrder.BIG_ENDIAN);
+        b.putInt(at + STATUS_OFFSET, status).putInt(at + STATUS_OFFSET + 4, 0)
+                .putLong(at + OBJECT_LENGTH_OFFSET, objectLength).putLong(at + REPLY_LENGTH_OFFSET, replyLength);
     }
 
-    static int status(byte[] message) {
-        return ByteBuffer.wrap(message).getInt(STATUS_OFFSET);
+    /** The reply header's fields, read at {@code at} of {@code message}. */
+    static int status(ByteBuffer message, int at) {
+        return message.duplicate().order(ByteOrder.BIG_ENDIAN).getInt(at + STATUS_OFFSET);
     }
 
-    static long objectLength(byte[] message) {
-        return ByteBuffer.wrap(message).getLong(OBJECT_LENGTH_OFFSET);
+    static long objectLength(ByteBuffer message, int at) {
+        return message.duplicate().order(ByteOrder.BIG_ENDIAN).getLong(at + OBJECT_LENGTH_OFFSET);
     }
 
-    static long replyLength(byte[] message) {
-        return ByteBuffer.wrap(message).getLong(REPLY_LENGTH_OFFSET);
+    static long replyLength(ByteBuffer message, int at) {
+        return message.duplicate().order(ByteOrder.BIG_ENDIAN).getLong(at + REPLY_LENGTH_OFFSET);
     }
 
     static int statusOf(RemoteFetchException.Reason reason) {

@@ -34,10 +34,10 @@ public final class RemoteFetcher implements AutoCloseable {
     private final int chunkBytes;
     private final JobSecret secret;
     private final AtomicLong replySequence = new AtomicLong();
-    /** Each fetching thread's two receive arrays, kept between fetches: allocating (and zeroing) up to two
-     * chunks per fetch cost as much as the copy itself for multi-MiB objects. At most 2 x (chunk + header)
-     * per thread that ever fetched; dropped after a failed fetch. */
-    private final ThreadLocal<byte[][]> receiveBuffers = new ThreadLocal<>();
+    /** Each fetching thread's two direct receive buffers ({@link PackedMessages}), kept between fetches: allocating
+     * (and zeroing) up to two chunks per fetch cost as much as the copy itself for multi-MiB objects. At most
+     * 2 x (chunk + header) per thread that ever fetched; dropped after a failed fetch. */
+    private final ThreadLocal<ByteBuffer[]> receiveBuffers = new ThreadLocal<>();
 
     private RemoteFetcher(MpiWorld world, FetchDispatcher dispatcher, int chunkBytes, JobSecret secret) {
         this.world = world;
@@ -141,29 +141,30 @@ public final class RemoteFetcher implements AutoCloseable {
         int tag = MpiTags.reply(replySequence.getAndIncrement());
         String what = "fetch of object " + id + " [" + position + ", +" + length + ") from rank " + owner;
         int firstLength = FetchProtocol.REPLY_HEADER_BYTES + (int) Math.min(length, chunkBytes);
-        byte[][] buffers = receiveBuffers(firstLength, length + FetchProtocol.REPLY_HEADER_BYTES > firstLength);
-        // until the reply is whole, a failure leaves MPJ requests posted on these arrays: never reuse them
+        ByteBuffer[] buffers = receiveBuffers(firstLength, length + FetchProtocol.REPLY_HEADER_BYTES > firstLength);
+        // until the reply is whole, a failure leaves MPJ requests posted on these buffers: never reuse them
         receiveBuffers.remove();
         try {
-            byte[] first = buffers[0];
-            Request firstArrives = world.comm().Irecv(first, 0, firstLength, MPI.BYTE, owner, tag);
+            ByteBuffer first = buffers[0];
+            Request firstArrives = PackedMessages.irecv(world.comm(), first, owner, tag);
             byte[] request = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(),
                     tag, chunkBytes, id, position, length), secret);
             Request sent = world.comm().Isend(request, 0, request.length, MPI.BYTE, owner, MpiTags.FETCH_REQUEST);
             await(sent, owner, timeout, what + ": sending the request");
             await(firstArrives, owner, timeout, what + ": waiting for the reply");
 
-            int status = FetchProtocol.status(first);
-            long objectLength = FetchProtocol.objectLength(first);
+            int at = PackedMessages.receiveOffset();
+            int status = FetchProtocol.status(first, at);
+            long objectLength = FetchProtocol.objectLength(first, at);
             if (status != FetchProtocol.STATUS_OK) {
                 RemoteFetchException.Reason reason = FetchProtocol.reasonOf(status);
                 throw new RemoteFetchException(owner, id, reason, "rank " + world.rank() + ": " + what
                         + " refused: " + reason + (objectLength >= 0 ? " (the owner's copy has " + objectLength
                         + " bytes; do the partitions and the metadata come from the same prep?)" : ""));
             }
-            if (FetchProtocol.replyLength(first) != length) {
+            if (FetchProtocol.replyLength(first, at) != length) {
                 throw new RemoteFetchException(owner, id, RemoteFetchException.Reason.BAD_REQUEST, what
-                        + ": owner announced " + FetchProtocol.replyLength(first) + " bytes; version mismatch?");
+                        + ": owner announced " + FetchProtocol.replyLength(first, at) + " bytes; version mismatch?");
             }
             receiveRest(owner, tag, first, firstLength, buffers[1], length, sink, timeout, what);
             receiveBuffers.set(buffers);
@@ -177,7 +178,7 @@ public final class RemoteFetcher implements AutoCloseable {
      * Writes the first message's data, then the remaining chunks, keeping the next receive posted while the
      * current chunk goes to the sink.
      */
-    private void receiveRest(int owner, int tag, byte[] first, int firstLength, byte[] spare, long length,
+    private void receiveRest(int owner, int tag, ByteBuffer first, int firstLength, ByteBuffer spare, long length,
             WritableByteChannel sink, Duration timeout, String what) throws IOException {
         int firstData = firstLength - FetchProtocol.REPLY_HEADER_BYTES;
         long remaining = length - firstData;
@@ -185,12 +186,13 @@ public final class RemoteFetcher implements AutoCloseable {
         Request next = null;
         if (remaining > 0) {
             posted = Math.min(remaining, chunkBytes);
-            next = world.comm().Irecv(spare, 0, (int) posted, MPI.BYTE, owner, tag);
+            next = PackedMessages.irecv(world.comm(), spare, owner, tag);
         }
-        writeFully(sink, first, FetchProtocol.REPLY_HEADER_BYTES, firstData);
-        // 'first' is free again: from here on it and 'spare' alternate, data starting at index 0.
-        byte[] arriving = spare;
-        byte[] free = first;
+        int at = PackedMessages.receiveOffset();
+        writeFully(sink, first, at + FetchProtocol.REPLY_HEADER_BYTES, firstData);
+        // 'first' is free again: from here on it and 'spare' alternate, data starting at 'at'.
+        ByteBuffer arriving = spare;
+        ByteBuffer free = first;
         while (next != null) {
             await(next, owner, timeout, what + ": waiting for data, " + remaining + " bytes to go");
             int got = (int) posted;
@@ -198,30 +200,31 @@ public final class RemoteFetcher implements AutoCloseable {
             next = null;
             if (remaining > 0) {
                 posted = Math.min(remaining, chunkBytes);
-                next = world.comm().Irecv(free, 0, (int) posted, MPI.BYTE, owner, tag);
+                next = PackedMessages.irecv(world.comm(), free, owner, tag);
             }
-            writeFully(sink, arriving, 0, got);
-            byte[] swap = arriving;
+            writeFully(sink, arriving, at, got);
+            ByteBuffer swap = arriving;
             arriving = free;
             free = swap;
         }
     }
 
     /**
-     * This thread's arrays, grown if needed: [0] takes header + first chunk, [1] (only if {@code twoNeeded})
+     * This thread's buffers, grown if needed: [0] takes header + first chunk, [1] (only if {@code twoNeeded})
      * the next chunk while [0]'s data goes to the sink; both then alternate, each of at least
-     * {@code firstLength} bytes.
+     * {@code firstLength} bytes. A receive posted on one may take any message up to its capacity: the owner
+     * sends exactly the lengths this side expects (FetchProtocol).
      */
-    private byte[][] receiveBuffers(int firstLength, boolean twoNeeded) {
-        byte[][] b = receiveBuffers.get();
+    private ByteBuffer[] receiveBuffers(int firstLength, boolean twoNeeded) {
+        ByteBuffer[] b = receiveBuffers.get();
         if (b == null) {
-            b = new byte[2][];
+            b = new ByteBuffer[2];
         }
-        if (b[0] == null || b[0].length < firstLength) {
-            b[0] = new byte[firstLength];
+        if (b[0] == null || b[0].capacity() < PackedMessages.receiveOffset() + firstLength) {
+            b[0] = PackedMessages.forReceiving(firstLength);
         }
-        if (twoNeeded && (b[1] == null || b[1].length < firstLength)) {
-            b[1] = new byte[firstLength];
+        if (twoNeeded && (b[1] == null || b[1].capacity() < PackedMessages.receiveOffset() + firstLength)) {
+            b[1] = PackedMessages.forReceiving(firstLength);
         }
         return b;
     }
@@ -233,8 +236,9 @@ public final class RemoteFetcher implements AutoCloseable {
         }
     }
 
-    private static void writeFully(WritableByteChannel sink, byte[] data, int offset, int length) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(data, offset, length);
+    private static void writeFully(WritableByteChannel sink, ByteBuffer data, int offset, int length)
+            throws IOException {
+        ByteBuffer b = PackedMessages.slice(data, offset, length);
         while (b.hasRemaining()) {
             sink.write(b);
         }

@@ -129,6 +129,28 @@ class RemoteFetcherProcessTest {
         }
     }
 
+    @Test
+    @Timeout(120)
+    void packedMessagesLandWholeWhetherTheReceiveWasPostedBeforeOrAfterTheyArrived() throws Exception {
+        try (RendezvousServer server =
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(30));
+                RankProcesses ranks = new RankProcesses(dir)) {
+            String endpoint = server.host() + ":" + server.port();
+            List<Process> ps = new ArrayList<>();
+            for (int r = 0; r < 2; r++) {
+                ps.add(ranks.start(r, PackedRankMain.class, "" + r, endpoint));
+            }
+            server.awaitCompletion();
+            for (int r = 0; r < 2; r++) {
+                int rank = r;
+                int code = ranks.exitCode(ps.get(r), RANK_TIMEOUT_MILLIS);
+                assertEquals(0, code, () -> "rank " + rank + " exited " + code + ":\n" + safeOutput(ranks));
+                assertTrue(ranks.output(r).contains("FINALIZED true"), ranks.output(r));
+            }
+            assertTrue(ranks.output(0).contains("PACKED_OK"), ranks.output(0));
+        }
+    }
+
     private static void assertNamesVictimQuickly(String out, String what, int victim) {
         Matcher m = Pattern.compile(what + " ranks=\\[(\\d+)] ms=(\\d+)").matcher(out);
         assertTrue(m.find(), () -> what + " missing:\n" + out);
