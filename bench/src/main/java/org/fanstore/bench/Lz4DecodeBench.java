@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -20,6 +19,7 @@ import org.fanstore.prep.format.Lz4DirectDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionReader;
+import org.fanstore.runtime.placement.PositionalSink;
 
 /**
  * The LZ4 decoder alone on the bodies of a prepared dataset: every LZ4 body whose raw size is SIZE, read from the
@@ -148,7 +148,7 @@ public final class Lz4DecodeBench {
                         Files.delete(out);
                     }
                     case "arena" -> decoder.decode(open, b.offset(), b.stored(), b.raw(),
-                            new PlaceChannel(arena, places[i]), crc);
+                            PositionalSink.throwing(arena, places[i], null), crc);
                     default -> decoder.decode(open, b.offset(), b.stored(), b.raw(), DiscardChannel.INSTANCE, crc);
                 }
                 if ((int) crc.getValue() != b.crc()) {
@@ -159,33 +159,6 @@ public final class Lz4DecodeBench {
             if (open != null) {
                 open.close();
             }
-        }
-    }
-
-    /** Writes what it is given at consecutive positions of {@code file} from {@code at}. */
-    private static final class PlaceChannel implements WritableByteChannel {
-        private final FileChannel file;
-        private long at;
-
-        PlaceChannel(FileChannel file, long at) {
-            this.file = file;
-            this.at = at;
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            int n = file.write(src, at);
-            at += n;
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 

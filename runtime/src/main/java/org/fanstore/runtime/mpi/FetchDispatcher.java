@@ -332,7 +332,8 @@ final class FetchDispatcher {
 
     private void refuse(FetchProtocol.Request r, RemoteFetchException.Reason reason, long objectLength)
             throws Exception {
-        ByteBuffer header = PackedMessages.forSending(FetchProtocol.REPLY_HEADER_BYTES);
+        // this thread's buffer, not a new direct one: a flood of strangers' requests must not churn off-heap memory
+        ByteBuffer header = buffer(0);
         FetchProtocol.putHeader(header, PackedMessages.sendOffset(), FetchProtocol.statusOf(reason), objectLength, 0);
         send(r, header, FetchProtocol.REPLY_HEADER_BYTES);
     }

@@ -12,9 +12,10 @@ import java.util.zip.CRC32C;
  * source's own errors. Two ways to fail: {@link #throwing} stops the writer at once (a local decode), while
  * {@link #draining} takes and drops the rest (a reply being received: throwing mid-reply would leave the holder's
  * worker blocked on a send nobody receives until its timeout, delaying readers on every rank it serves).
+ * Public for the bench, which measures the decoded copy's writes with this same sink.
  */
-final class PositionalSink implements WritableByteChannel {
-    /** FileChannel#write(ByteBuffer, long), or ArrayIo#write for bytes that arrive in arrays (no copy on the way). */
+public final class PositionalSink implements WritableByteChannel {
+    /** FileChannel#write(ByteBuffer, long), or ArrayIo#write (pread/pwrite: no JDK temporary buffer for arrays). */
     interface PositionalWriter {
         int write(ByteBuffer src, long position) throws IOException;
     }
@@ -34,7 +35,7 @@ final class PositionalSink implements WritableByteChannel {
     }
 
     /** Fails the writer's call at the first write failure; sums every byte into {@code crc} unless null. */
-    static PositionalSink throwing(FileChannel out, long position, CRC32C crc) {
+    public static PositionalSink throwing(FileChannel out, long position, CRC32C crc) {
         return new PositionalSink(out::write, position, crc, false);
     }
 
