@@ -26,8 +26,6 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
 
     private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
     private final Map<Integer, Path> files = new ConcurrentHashMap<>();
-    /** The same files for serving peers: the fetch workers read into arrays MPJ sends (see {@link ArrayIo}). */
-    private final Map<Integer, ArrayIo> arrays = new ConcurrentHashMap<>();
     private volatile BodyIndex bodies;
     private volatile BodyCheck check;
 
@@ -38,11 +36,6 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
 
     public void add(int partitionId, Path file) throws IOException {
         files.put(partitionId, file);
-        ArrayIo io = ArrayIo.open(file, false);
-        ArrayIo before = arrays.put(partitionId, io);
-        if (before != null) {
-            before.close();
-        }
         channels.put(partitionId, FileChannel.open(file, StandardOpenOption.READ));
     }
 
@@ -98,9 +91,9 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
             partition = b.partition((int) id);
             at = b.bodyOffset((int) id) + position;
         }
-        ArrayIo io = arrays.get(partition);
+        FileChannel ch = channels.get(partition);
         while (dst.hasRemaining()) {
-            int n = io.read(dst, at);
+            int n = ch.read(dst, at);
             if (n < 0) {
                 throw new EOFException("partition " + files.get(partition) + " ends inside object " + id);
             }
@@ -114,7 +107,5 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
             ch.close();
         }
         channels.clear();
-        arrays.values().forEach(ArrayIo::close);
-        arrays.clear();
     }
 }

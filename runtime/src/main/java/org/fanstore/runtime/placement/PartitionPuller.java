@@ -155,7 +155,7 @@ public final class PartitionPuller implements AutoCloseable {
     private final ArrayDeque<int[]> ahead = new ArrayDeque<>();
     private final ReadAhead readAhead = new ReadAhead(READ_AHEAD);
     /** Every temporary file's channel, closed at {@link #close}: a reader may still read one that was renamed. */
-    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final List<FileChannel> opened = new ArrayList<>();
     private int inFlight;
     /** When {@link #limit} last ran, and the time it spent on the peers-only floor (the scheduler thread's). */
     private long limitAt;
@@ -610,13 +610,11 @@ public final class PartitionPuller implements AutoCloseable {
         Path tmp = partsDir.resolve(".pull-" + info.fileName());
         FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-        opened.add(out);
-        ArrayIo io = ArrayIo.open(tmp, true);
-        opened.add(io);
         int[] entries = entriesOf[info.index()] != null ? entriesOf[info.index()] : new int[0];
         entriesOf[info.index()] = null;            // the PullFile keeps them from here on
-        PullFile f = new PullFile(info, tmp, out, io, CHUNK_BYTES, entries,
+        PullFile f = new PullFile(info, tmp, out, CHUNK_BYTES, entries,
                 LandedCrcs.of(info, CHUNK_BYTES, bodies, entries));
+        opened.add(out);
         reserved += info.bytes();
         active.put(info.index(), f);
         return f;
@@ -786,7 +784,7 @@ public final class PartitionPuller implements AutoCloseable {
             if (holder == rank) {
                 continue;
             }
-            PositionalSink sink = PositionalSink.draining(f.io, position);
+            PositionalSink sink = PositionalSink.draining(f.channel, f.tmp, position);
             WritableByteChannel summed = f.crcs.summing(sink, position);
             try {
                 long object = LocalPartitions.partitionObject(info.index());
@@ -887,10 +885,10 @@ public final class PartitionPuller implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         synchronized (lock) {
-            for (AutoCloseable c : opened) {
+            for (FileChannel c : opened) {
                 try {
                     c.close();
-                } catch (Exception e) {
+                } catch (IOException e) {
                     // the job is ending; the file is removed or renamed already
                 }
             }

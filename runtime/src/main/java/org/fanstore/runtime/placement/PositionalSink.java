@@ -2,8 +2,10 @@ package org.fanstore.runtime.placement;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
 import java.util.zip.CRC32C;
 
 /**
@@ -15,20 +17,18 @@ import java.util.zip.CRC32C;
  * Public for the bench, which measures the decoded copy's writes with this same sink.
  */
 public final class PositionalSink implements WritableByteChannel {
-    /** FileChannel#write(ByteBuffer, long), or ArrayIo#write (pread/pwrite: no JDK temporary buffer for arrays). */
-    interface PositionalWriter {
-        int write(ByteBuffer src, long position) throws IOException;
-    }
-
-    private final PositionalWriter out;
+    private final FileChannel out;
+    /** Named in a write failure's message; null: the failure as the JDK reports it. */
+    private final Path file;
     private final CRC32C crc;
     private final boolean drain;
     private long at;
     private long written;
     private IOException failure;
 
-    private PositionalSink(PositionalWriter out, long position, CRC32C crc, boolean drain) {
+    private PositionalSink(FileChannel out, Path file, long position, CRC32C crc, boolean drain) {
         this.out = out;
+        this.file = file;
         this.at = position;
         this.crc = crc;
         this.drain = drain;
@@ -36,12 +36,16 @@ public final class PositionalSink implements WritableByteChannel {
 
     /** Fails the writer's call at the first write failure; sums every byte into {@code crc} unless null. */
     public static PositionalSink throwing(FileChannel out, long position, CRC32C crc) {
-        return new PositionalSink(out::write, position, crc, false);
+        return new PositionalSink(out, null, position, crc, false);
     }
 
-    /** Takes every byte even after a write failure, which {@link #rethrow} reports once the stream ended. */
-    static PositionalSink draining(ArrayIo out, long position) {
-        return new PositionalSink(out::write, position, null, true);
+    /**
+     * Takes every byte even after a write failure, which {@link #rethrow} reports once the stream ended, naming
+     * {@code file} and the offset ("cannot write FILE at OFFSET: REASON"; a full disk keeps strerror's text for
+     * DiskFull).
+     */
+    static PositionalSink draining(FileChannel out, Path file, long position) {
+        return new PositionalSink(out, file, position, null, true);
     }
 
     @Override
@@ -55,7 +59,8 @@ public final class PositionalSink implements WritableByteChannel {
                 at += out.write(src, at);
             }
         } catch (IOException e) {
-            failure = e;
+            failure = file == null || e instanceof ClosedChannelException ? e
+                    : new IOException("cannot write " + file + " at " + at + ": " + e.getMessage(), e);
             if (!drain) {
                 throw e;
             }

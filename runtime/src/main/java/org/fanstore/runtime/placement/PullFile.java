@@ -24,8 +24,6 @@ final class PullFile {
     final PartitionInfo info;
     final Path tmp;
     final FileChannel channel;
-    /** The same file for the landing writes, which arrive in arrays (see {@link ArrayIo}); null in tests. */
-    final ArrayIo io;
     /** The entries with a body in this partition, and the CRCs of the bytes landed so far. */
     final int[] entries;
     final LandedCrcs crcs;
@@ -41,16 +39,14 @@ final class PullFile {
     private final List<long[]> kept = new ArrayList<>();
 
     PullFile(PartitionInfo info, Path tmp, FileChannel channel, int rangeBytes) {
-        this(info, tmp, channel, null, rangeBytes, new int[0], new LandedCrcs(info.bytes(), rangeBytes,
-                new long[0], new long[0]));
+        this(info, tmp, channel, rangeBytes, new int[0], new LandedCrcs(info.bytes(), rangeBytes, new long[0],
+                new long[0]));
     }
 
-    PullFile(PartitionInfo info, Path tmp, FileChannel channel, ArrayIo io, int rangeBytes, int[] entries,
-             LandedCrcs crcs) {
+    PullFile(PartitionInfo info, Path tmp, FileChannel channel, int rangeBytes, int[] entries, LandedCrcs crcs) {
         this.info = info;
         this.tmp = tmp;
         this.channel = channel;
-        this.io = io;
         this.rangeBytes = rangeBytes;
         this.entries = entries;
         this.crcs = crcs;

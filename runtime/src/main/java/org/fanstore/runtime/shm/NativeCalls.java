@@ -1,16 +1,12 @@
 package org.fanstore.runtime.shm;
 
-import java.nio.ByteBuffer;
-
 import jnr.ffi.LibraryLoader;
 import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.Out;
-import jnr.ffi.annotations.Pinned;
 import jnr.ffi.annotations.SaveError;
 
 /**
- * The few libc calls the runtime makes (the shared-memory server, and placement's punched holes and array I/O),
- * bound once through jnr-ffi. Public only because jnr-ffi
+ * The few libc calls the shared-memory server needs, bound once through jnr-ffi. Public only because jnr-ffi
  * generates the implementation in its own class loader; not an API.
  * {@code syscall} is variadic in C; a fixed prototype is call-compatible on Linux x86-64 and aarch64, where
  * integer arguments travel in the same registers either way.
@@ -45,17 +41,6 @@ public interface NativeCalls {
 
     /** close(2). */
     int close(int fd);
-
-    /** pread(2) into dst's remaining bytes; a heap buffer's array is pinned for the call, not copied. */
-    @SaveError
-    long pread(int fd, @Out @Pinned ByteBuffer dst, long count, long offset);
-
-    /** pwrite(2) of src's remaining bytes; a heap buffer's array is pinned for the call, not copied. */
-    @SaveError
-    long pwrite(int fd, @In @Pinned ByteBuffer src, long count, long offset);
-
-    /** strerror(3): the text the JDK's own I/O exceptions carry. */
-    String strerror(int errno);
 
     /** clock_gettime(2); {@code timespec} receives {tv_sec, tv_nsec}. */
     int clock_gettime(int clockId, @Out long[] timespec);
