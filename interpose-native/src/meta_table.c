@@ -1,4 +1,4 @@
-/* meta_table: maps meta.tbl read-only and answers key -> entry lookups.
+/* meta_table: maps a node's landed meta.tbl read-only and answers key -> entry lookups.
  * Owns: the mapping (fs_table_open / fs_table_close) and the validation that makes every later access safe.
  * Invariant: once fs_table_open returns 0, every offset, index and length reachable from the table has been
  * checked against the mapping, so lookups, entry accessors and children walks never leave it, whatever the
@@ -25,16 +25,19 @@
 
 _Static_assert(sizeof(fs_meta_header) == FS_META_HEADER_SIZE, "header layout");
 _Static_assert(offsetof(fs_meta_header, entry_count) == 16, "header layout");
-_Static_assert(offsetof(fs_meta_header, total_size) == 80, "header layout");
-_Static_assert(offsetof(fs_meta_header, rank) == 88, "header layout");
-_Static_assert(offsetof(fs_meta_header, local_root_off) == 96, "header layout");
-_Static_assert(offsetof(fs_meta_header, st_dev) == 108, "header layout");
-_Static_assert(offsetof(fs_meta_header, generation) == 112, "header layout");
+_Static_assert(offsetof(fs_meta_header, bodies_off) == 80, "header layout");
+_Static_assert(offsetof(fs_meta_header, table_len) == 88, "header layout");
+_Static_assert(offsetof(fs_meta_header, partitions) == 104, "header layout");
+_Static_assert(offsetof(fs_meta_header, st_dev) == 112, "header layout");
+_Static_assert(offsetof(fs_meta_header, crc32c) == 116, "header layout");
+_Static_assert(offsetof(fs_meta_header, rank) == 120, "header layout");
+_Static_assert(offsetof(fs_meta_header, local_root_off) == 136, "header layout");
+_Static_assert(offsetof(fs_meta_header, generation) == 152, "header layout");
 _Static_assert(sizeof(fs_entry) == FS_META_ENTRY_SIZE, "entry layout");
 _Static_assert(offsetof(fs_entry, key_off) == 40, "entry layout");
 _Static_assert(offsetof(fs_entry, parent) == 52, "entry layout");
 _Static_assert(offsetof(fs_entry, flags) == 64, "entry layout");
-_Static_assert(offsetof(fs_entry, owner_rank) == 68, "entry layout");
+_Static_assert(offsetof(fs_entry, partition) == 68, "entry layout");
 
 #define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
 #define FNV_PRIME        0x100000001b3ull
@@ -72,12 +75,16 @@ static int string_fits(const fs_table *t, uint64_t off, uint64_t n)
 static int header_valid(const fs_meta_header *h, uint64_t file_len)
 {
     if (memcmp(h->magic, FS_META_MAGIC, sizeof h->magic) != 0 || h->version != FS_META_VERSION ||
-        h->header_size != FS_META_HEADER_SIZE || h->total_size != file_len)
+        h->header_size != FS_META_HEADER_SIZE || h->table_len < FS_META_HEADER_SIZE || h->table_len > file_len)
         return 0;
     if (h->entry_count < 1 || h->entry_count > MAX_ENTRIES || h->generation == 0)
         return 0;
-    if (h->world_size < 1 || h->rank >= h->world_size)
+    if (h->world_size < 1 || h->rank >= h->world_size || h->replicas >= h->world_size)
         return 0;
+    if (h->partitions > INT32_MAX || h->broadcast_partitions > INT32_MAX)
+        return 0;
+    /* The sections lie in the table; only the local root lies after it. */
+    file_len = h->table_len;
     uint64_t b = h->bucket_count;
     /* entry_count <= MAX_ENTRIES, so 2 * entry_count cannot overflow. */
     if (b == 0 || (b & (b - 1)) != 0 || b < 2 * h->entry_count)
@@ -85,15 +92,24 @@ static int header_valid(const fs_meta_header *h, uint64_t file_len)
     return section_fits(h->entries_off, h->entry_count, FS_META_ENTRY_SIZE, file_len) &&
            section_fits(h->buckets_off, b, sizeof(uint32_t), file_len) &&
            section_fits(h->children_off, h->children_count, sizeof(uint32_t), file_len) &&
-           section_fits(h->strings_off, h->strings_len, 1, file_len);
+           section_fits(h->strings_off, h->strings_len, 1, file_len) &&
+           section_fits(h->bodies_off, h->entry_count, FS_META_BODY_SIZE, file_len);
 }
 
-static int entry_valid(const fs_table *t, const fs_entry *e, uint32_t world_size)
+static int entry_valid(const fs_table *t, const fs_entry *e, const fs_meta_header *h)
 {
     if (e->key_len > t->strings_len || !string_fits(t, e->key_off, e->key_len))
         return 0;
-    if (e->parent >= t->entry_count || e->owner_rank >= world_size || e->mtime_nsec >= 1000000000u)
+    if (e->parent >= t->entry_count || e->mtime_nsec >= 1000000000u)
         return 0;
+    if (S_ISREG(e->mode)) {
+        /* -1 - partition computed in 64 bits: no overflow for INT32_MIN. */
+        if (e->partition >= 0 ? (uint32_t)e->partition >= h->partitions
+                              : -1 - (int64_t)e->partition >= (int64_t)h->broadcast_partitions)
+            return 0;
+    } else if (e->partition != FS_NO_PARTITION) {
+        return 0;
+    }
     if (S_ISDIR(e->mode)) {
         /* first_child + child_count in 64 bits: both are u32, no overflow. */
         return (uint64_t)e->first_child + e->child_count <= t->children_count;
@@ -109,13 +125,13 @@ static int entry_valid(const fs_table *t, const fs_entry *e, uint32_t world_size
 
 /* Checks everything a reader dereferences: every entry's strings and ranges, every child index, and that
  * the bucket array holds exactly one reference to each entry (so a probe always reaches an empty bucket). */
-static int body_valid(const fs_table *t, uint32_t world_size)
+static int body_valid(const fs_table *t, const fs_meta_header *h)
 {
     const fs_entry *root = &t->entries[0];
     if (root->key_len != 0 || !S_ISDIR(root->mode) || root->parent != 0)
         return 0;
     for (uint64_t i = 0; i < t->entry_count; i++) {
-        if (!entry_valid(t, &t->entries[i], world_size))
+        if (!entry_valid(t, &t->entries[i], h))
             return 0;
     }
     for (uint64_t i = 0; i < t->children_count; i++) {
@@ -151,6 +167,7 @@ static void describe(fs_table *out, const uint8_t *base, size_t len, const fs_me
     out->st_dev = h->st_dev;
     out->rank = h->rank;
     out->world_size = h->world_size;
+    out->replicas = h->replicas;
     out->generation = h->generation;
     out->local_root = NULL;
     out->local_root_len = 0;
@@ -203,8 +220,10 @@ int fs_table_open(const char *path, fs_table *out)
     int ok = header_valid(h, size);
     if (ok) {
         describe(out, map, (size_t)size, h);
-        ok = body_valid(out, h->world_size) && h->local_root_len <= out->strings_len &&
-             string_fits(out, h->local_root_off, h->local_root_len);
+        /* The local root lies in the job trailer, [table_len, size), followed by a NUL. */
+        ok = body_valid(out, h) && h->local_root_off >= h->table_len && h->local_root_off < size &&
+             h->local_root_len < size - h->local_root_off &&
+             ((const char *)map)[h->local_root_off + h->local_root_len] == '\0';
     }
     if (!ok) {
         munmap(map, (size_t)size);
@@ -212,7 +231,7 @@ int fs_table_open(const char *path, fs_table *out)
         errno = saved_errno;
         return -EINVAL;
     }
-    out->local_root = out->strings + h->local_root_off;
+    out->local_root = (const char *)map + h->local_root_off;
     out->local_root_len = h->local_root_len;
     errno = saved_errno;
     return 0;

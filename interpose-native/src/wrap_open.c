@@ -107,7 +107,7 @@ static int open_backing(const fs_table *t, const fs_key *k, uint32_t idx, int fl
         if (fd != -ENOENT)
             return fd;
     }
-    if (e->flags & FS_ENTRY_LOCAL_RAW) {
+    if (fs_entry_local_raw(t, e)) {
         char path[PATH_MAX];
         int n = snprintf(path, sizeof path, "%.*s/%s", (int)t->local_root_len, t->local_root, k->buf);
         if (n < 0 || (size_t)n >= sizeof path)
@@ -154,7 +154,7 @@ static int open_backing(const fs_table *t, const fs_key *k, uint32_t idx, int fl
             continue;
         }
         fd = open_real_file(path, flags);
-        if (!(e->flags & FS_ENTRY_LOCAL_RAW))
+        if (!fs_entry_local_raw(t, e))
             fs_cache_release_pin(path);   /* our descriptor (if any) holds the file now */
     }
     return fd == -ENOENT ? -EIO : fd;

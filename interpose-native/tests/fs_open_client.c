@@ -94,7 +94,7 @@ static int read_entry(const fs_table *table, const fs_cache *cache, fs_wire *wir
     char target[8192];
     int rc = -ENOENT;
     o->direct = 0;
-    if (e->flags & FS_ENTRY_LOCAL_RAW) {
+    if (fs_entry_local_raw(table, e)) {
         snprintf(target, sizeof target, "%s/%s", table->local_root, key);
         rc = read_path(target, o);
     } else if (cache->ref != NULL && fs_cache_path(cache, idx, e->size, target, sizeof target) == 0) {
@@ -108,7 +108,7 @@ static int read_entry(const fs_table *table, const fs_cache *cache, fs_wire *wir
         rc = fs_wire_open(wire, key, len, idx, table->generation, O_RDONLY, target, sizeof target);
         if (rc == 0) {
             rc = read_path(target, o);
-            if (!(e->flags & FS_ENTRY_LOCAL_RAW))
+            if (!fs_entry_local_raw(table, e))
                 fs_cache_release_pin(target);   /* as the shim: the answer was a pin for this open */
         }
     }
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
         } else {
             printf("%016llx %lld %s\n", o.hash, o.bytes, key);
         }
-        if (!(fs_table_entry(&table, (uint32_t)idx)->flags & FS_ENTRY_LOCAL_RAW) && idx != hot_idx) {
+        if (!fs_entry_local_raw(&table, fs_table_entry(&table, (uint32_t)idx)) && idx != hot_idx) {
             if (n_cached == cap_cached) {
                 cap_cached = cap_cached ? 2 * cap_cached : 64;
                 cached = realloc(cached, cap_cached * sizeof *cached);

@@ -6,6 +6,7 @@
 #include "meta_table.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,18 @@ static void hex(const char *bytes, size_t len, char *out)
     out[2 * len] = '\0';
 }
 
+/* CRC32C (Castagnoli), bitwise: slow and obviously right, for checking the vectors' recorded sum. */
+static uint32_t table_crc32c(uint32_t crc, const uint8_t *p, size_t n)
+{
+    crc = ~crc;
+    while (n--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++)
+            crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
+    }
+    return ~crc;
+}
+
 static void test_fnv_reference_values(void)
 {
     /* Published FNV-1a 64 test values. */
@@ -89,7 +102,9 @@ static void check_entry(const fs_table *t, const char *line)
     CHECK(e->uid == strtoul(field(line, "uid", buf, sizeof buf), NULL, 10), "uid: %s", line);
     CHECK(e->gid == strtoul(field(line, "gid", buf, sizeof buf), NULL, 10), "gid: %s", line);
     CHECK(e->flags == strtoul(field(line, "flags", buf, sizeof buf), NULL, 10), "flags: %s", line);
-    CHECK(e->owner_rank == strtoul(field(line, "owner", buf, sizeof buf), NULL, 10), "owner: %s", line);
+    CHECK(e->partition == (int32_t)strtol(field(line, "partition", buf, sizeof buf), NULL, 10), "partition: %s", line);
+    CHECK(fs_entry_local_raw(t, e) == (int)strtol(field(line, "local_raw", buf, sizeof buf), NULL, 10),
+          "local raw: %s", line);
     CHECK(e->parent == strtoul(field(line, "parent", buf, sizeof buf), NULL, 10), "parent: %s", line);
     CHECK(e->key_len == key_len && memcmp(fs_entry_key(t, e), key, key_len) == 0, "key bytes: %s", line);
 
@@ -130,6 +145,15 @@ static void check_header(const fs_table *t, const char *line)
     CHECK(t->st_dev == strtoul(field(line, "st_dev", buf, sizeof buf), NULL, 10), "st_dev");
     CHECK(t->generation == strtoull(field(line, "generation", buf, sizeof buf), NULL, 10), "generation");
     CHECK(t->length == strtoull(field(line, "total", buf, sizeof buf), NULL, 10), "total");
+    CHECK(t->replicas == strtoul(field(line, "replicas", buf, sizeof buf), NULL, 10), "replicas");
+    /* The CRC covers the table as prep wrote it: [0, crc field) and [header end, table length); the job area is
+     * this node's. The shim itself never sums the table (the runtime did, as it landed). */
+    const fs_meta_header *h = (const fs_meta_header *)t->base;
+    CHECK(h->table_len == strtoull(field(line, "table_len", buf, sizeof buf), NULL, 10), "table length");
+    uint32_t crc = table_crc32c(0, t->base, offsetof(fs_meta_header, crc32c));
+    crc = table_crc32c(crc, t->base + FS_META_HEADER_SIZE, h->table_len - FS_META_HEADER_SIZE);
+    CHECK(crc == h->crc32c && crc == (uint32_t)strtoul(field(line, "crc", buf, sizeof buf), NULL, 16),
+          "table CRC32C %08x", crc);
     size_t n = unhex(field(line, "local_root", buf, sizeof buf), root);
     CHECK(t->local_root_len == n && memcmp(t->local_root, root, n) == 0 && t->local_root[n] == '\0', "local root");
 }
@@ -207,7 +231,7 @@ static void test_other_struct_sizes_refused(void)
     errno = EXDEV;
     CHECK(fs_table_open(vector_path("entry-size-80.tbl"), &t) == -EINVAL, "other entry size must be refused");
     CHECK(errno == EXDEV && t.base == NULL, "refused cleanly");
-    CHECK(FS_META_VERSION == ((1u << 24) | (sizeof(fs_entry) << 8) | sizeof(fs_meta_header)), "version word");
+    CHECK(FS_META_VERSION == ((2u << 24) | (sizeof(fs_entry) << 8) | sizeof(fs_meta_header)), "version word");
 }
 
 static void test_open_errors_keep_errno(void)

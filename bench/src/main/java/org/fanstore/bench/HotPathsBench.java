@@ -13,15 +13,11 @@ import java.util.zip.CRC32C;
 
 import org.fanstore.prep.format.Compression;
 import org.fanstore.prep.format.Lz4Chunked;
-import org.fanstore.prep.format.PartitionDescriptor;
-import org.fanstore.prep.format.PartitionEntry;
-import org.fanstore.runtime.index.IndexCodec;
-import org.fanstore.runtime.metadata.Fnv1a64;
-import org.fanstore.runtime.metadata.MetadataTable;
-import org.fanstore.runtime.metadata.MetadataTableDescriptor;
-import org.fanstore.runtime.metadata.MetadataTableWriter;
-import org.fanstore.runtime.metadata.NamespaceEntry;
-import org.fanstore.runtime.placement.IndexRecord;
+import org.fanstore.prep.format.table.Fnv1a64;
+import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTableDescriptor;
+import org.fanstore.prep.format.table.MetadataTableWriter;
+import org.fanstore.prep.format.table.NamespaceEntry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -34,8 +30,7 @@ import org.openjdk.jmh.annotations.TearDown;
 
 /**
  * JMH for the runtime's hot Java paths (bench/run-paper.sh runs it): what a compressed open costs in the
- * runtime (LZ4 decode of a 128 KiB body + its CRC32C), the metadata table lookup, the key hash, and the
- * all-gather codec per 1,000 records (what the load phase pays per file, times the file count).
+ * runtime (LZ4 decode of a 128 KiB body + its CRC32C), the metadata table lookup and the key hash.
  * Average time per operation, in nanoseconds.
  */
 @State(Scope.Benchmark)
@@ -43,7 +38,6 @@ import org.openjdk.jmh.annotations.TearDown;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class HotPathsBench {
     private static final int TABLE_FILES = 100_000;
-    private static final int RECORDS = 1_000;
     private static final int BODY = 128 << 10;
 
     private Path dir;
@@ -52,8 +46,6 @@ public class HotPathsBench {
     private int next;
     private byte[] lz4Body;
     private byte[] rawBody;
-    private List<IndexRecord> records;
-    private byte[] encodedRecords;
 
     @Setup(Level.Trial)
     public void setUp() throws IOException {
@@ -63,11 +55,11 @@ public class HotPathsBench {
         for (int i = 0; i < TABLE_FILES; i++) {
             keys[i] = String.format("ds/train/n%08d/n%08d_%d.JPEG", i / 1300, i / 1300, i).getBytes(US_ASCII);
             entries.add(NamespaceEntry.file(keys[i], 0644, 110_000, 1_700_000_000L, 0,
-                MetadataTableDescriptor.FLAG_LOCAL_RAW | MetadataTableDescriptor.FLAG_LOCAL, 0));
+                MetadataTableDescriptor.FLAG_UNPACKABLE, 0));
         }
-        final Path tbl = dir.resolve("meta.tbl");
-        MetadataTableWriter.write(tbl, entries, "/tmp/fanstore-local".getBytes(US_ASCII), 0, 1, 1, 1);
-        table = MetadataTable.open(tbl);
+        final Path tbl = dir.resolve("namespace.tbl");
+        MetadataTableWriter.write(tbl, entries, 1, 1, 0, 1);
+        table = MetadataTable.openDataset(tbl);
         // Text rows like the benchmark's compressible set (LZ4 ratio ~2.5-3).
         final SplittableRandom rnd = new SplittableRandom(7);
         final StringBuilder sb = new StringBuilder(BODY + 64);
@@ -80,13 +72,6 @@ public class HotPathsBench {
         final byte[] dst = new byte[(int) enc.maxEncodedLength(BODY)];
         final int n = enc.encode(rawBody, 0, BODY, dst, 0);
         lz4Body = java.util.Arrays.copyOf(dst, n);
-        records = new ArrayList<>(RECORDS);
-        for (int i = 0; i < RECORDS; i++) {
-            final PartitionEntry e = new PartitionEntry(keys[i], PartitionDescriptor.TYPE_FILE, 0, 0100644, 0, 0,
-                1_700_000_000L, 0, 110_000, 110_000, 4096L * i, i);
-            records.add(new IndexRecord(e, i % 8, null));
-        }
-        encodedRecords = IndexCodec.encode(records);
     }
 
     @TearDown(Level.Trial)
@@ -127,17 +112,5 @@ public class HotPathsBench {
         final int i = next;
         next = i + 1 == TABLE_FILES ? 0 : i + 1;
         return Fnv1a64.hash(keys[i]);
-    }
-
-    /** All-gather contribution of 1,000 files: encode. */
-    @Benchmark
-    public byte[] indexEncode1000() {
-        return IndexCodec.encode(records);
-    }
-
-    /** All-gather contribution of 1,000 files: decode on a receiving rank. */
-    @Benchmark
-    public int indexDecode1000() {
-        return IndexCodec.decode(encodedRecords, 1).size();
     }
 }

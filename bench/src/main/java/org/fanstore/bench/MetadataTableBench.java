@@ -8,10 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
-import org.fanstore.runtime.metadata.MetadataTable;
-import org.fanstore.runtime.metadata.MetadataTableDescriptor;
-import org.fanstore.runtime.metadata.MetadataTableWriter;
-import org.fanstore.runtime.metadata.NamespaceEntry;
+import org.fanstore.prep.format.table.LandedTable;
+import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTableDescriptor;
+import org.fanstore.prep.format.table.MetadataTableWriter;
+import org.fanstore.prep.format.table.NamespaceEntry;
 
 /**
  * {@code MetadataTableBench <out.tbl> [dirs] [files per dir]}: writes an ImageNet-shaped namespace
@@ -27,6 +28,7 @@ public final class MetadataTableBench {
 
     public static void main(final String[] args) throws Exception {
         final Path out = Path.of(args.length > 0 ? args[0] : "/dev/shm/fanstore-bench-meta.tbl");
+        final Path dataset = out.resolveSibling(out.getFileName() + ".dataset");
         final int dirs = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
         final int perDir = args.length > 2 ? Integer.parseInt(args[2]) : 1300;
         final List<NamespaceEntry> entries = new ArrayList<>(dirs * perDir);
@@ -34,7 +36,7 @@ public final class MetadataTableBench {
             for (int f = 0; f < perDir; f++) {
                 final byte[] key = String.format("imagenet/train/n%08d/n%08d_%d.JPEG", d, d, f).getBytes(US_ASCII);
                 entries.add(NamespaceEntry.file(key, 0644, 110_000 + f, 1_700_000_000L + f, 0,
-                    MetadataTableDescriptor.FLAG_LOCAL_RAW | MetadataTableDescriptor.FLAG_LOCAL, 0));
+                    MetadataTableDescriptor.FLAG_UNPACKABLE, 0));
             }
         }
         final byte[] localRoot = "/tmp/fanstore-local".getBytes(US_ASCII);
@@ -46,13 +48,22 @@ public final class MetadataTableBench {
             System.gc();
             final long heapBefore = rt.totalMemory() - rt.freeMemory();
             final long t0 = System.nanoTime();
-            bytes = MetadataTableWriter.write(out, entries, localRoot, 0, 1, 1, run);
+            bytes = MetadataTableWriter.write(dataset, entries, run, 1, 0, 1);
             final double seconds = (System.nanoTime() - t0) / 1e9;
             final long heapAfter = rt.totalMemory() - rt.freeMemory();
             System.out.printf("write run %d: %d files in %.2f s (heap before %d MB, after %d MB, max %d MB)%n",
                 run, files, seconds, heapBefore >> 20, heapAfter >> 20, rt.maxMemory() >> 20);
         }
-        System.out.printf("table: %d bytes, %.1f bytes/file, %s%n", bytes, (double)bytes / files, out);
+        System.out.printf("table: %d bytes, %.1f bytes/file, %s%n", bytes, (double)bytes / files, dataset);
+        final int crc;
+        try (MetadataTable d = MetadataTable.openDataset(dataset)) {
+            crc = d.recordedCrc();
+        }
+        final long landStart = System.nanoTime();
+        LandedTable.copy(dataset, out, crc, 0, 1, 0, localRoot, 1);
+        System.out.printf("land (read + CRC32C + job area, as one rank reading it itself): %.1f ms%n",
+            (System.nanoTime() - landStart) / 1e6);
+        Files.delete(dataset);
 
         final byte[][] keys = new byte[files][];
         for (int i = 0; i < files; i++) {

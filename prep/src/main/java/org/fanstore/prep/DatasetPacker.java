@@ -15,11 +15,13 @@ import java.util.function.Consumer;
 
 import org.fanstore.prep.format.DatasetPaths;
 import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.table.DatasetTable;
 import org.fanstore.prep.format.PartitionInfo;
 
 /**
  * {@code fanstore prep}: checks the options, walks the input, plans the partitions, writes them into
- * {@code OUT.fs.tmp-<pid>/} with {@link PartitionPipeline}, writes the manifest and renames the directory to
+ * {@code OUT.fs.tmp-<pid>/} with {@link PartitionPipeline}, builds the metadata table from the partitions'
+ * tables ({@link DatasetTable}), writes the manifest and renames the directory to
  * {@code OUT.fs}. On any failure the temporary directory is removed and {@code OUT.fs} is untouched.
  */
 public final class DatasetPacker {
@@ -77,8 +79,9 @@ public final class DatasetPacker {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
                 progress);
             final List<PartitionInfo> partitions = pipeline.writeAll(plan);
-            final Manifest manifest = new Manifest(name, pipeline.files(), pipeline.dirs(), pipeline.symlinks(),
-                pipeline.rawBytes(), pipeline.storedBytes(), options.compress(), broadcastDirs, partitions);
+            final Manifest manifest = DatasetTable.write(temp, new Manifest(name, pipeline.files(), pipeline.dirs(),
+                pipeline.symlinks(), pipeline.rawBytes(), pipeline.storedBytes(), options.compress(), broadcastDirs,
+                partitions));
             manifest.write(temp);
             syncDirectory(temp);
             if (options.force()) {

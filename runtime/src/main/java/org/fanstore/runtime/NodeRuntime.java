@@ -21,15 +21,13 @@ import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.cache.ReferenceBits;
-import org.fanstore.runtime.index.IndexCodec;
-import org.fanstore.runtime.index.NamespaceBuilder;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.mpi.ClusterCommitter;
 import org.fanstore.runtime.mpi.JobSecret;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.mpi.RankFailedException;
 import org.fanstore.runtime.mpi.RemoteFetcher;
-import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
 import org.fanstore.runtime.output.DirectoryDrain;
 import org.fanstore.runtime.output.FetchedOutputData;
@@ -42,8 +40,10 @@ import org.fanstore.runtime.output.OutputJournal;
 import org.fanstore.runtime.output.OutputService;
 import org.fanstore.runtime.output.OutputStaging;
 import org.fanstore.runtime.placement.BodyCheck;
+import org.fanstore.runtime.metadata.TableLanding;
+import org.fanstore.runtime.RuntimeConfig.TableLoad;
 import org.fanstore.runtime.placement.DecodedArenas;
-import org.fanstore.runtime.placement.IndexRecord;
+import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.LocalSpace;
@@ -65,10 +65,11 @@ import org.fanstore.runtime.stats.StatsExchange;
 import org.fanstore.runtime.stats.StatsTicker;
 
 /**
- * One rank's life: join the world, load this rank's partitions, all-gather the index, publish the metadata
- * table, then serve the shim (shared memory) and the other ranks (remote fetch) until closed. The order
- * matters: the table is published before the control file exists, and every rank passes a barrier after its
- * fetch service is up, so no reader can ask a rank that is not yet serving.
+ * One rank's life: join the world, land the dataset's metadata table (rank 0 reads it, every rank receives it
+ * and publishes it for the shim), copy this rank's partitions, then serve the shim (shared memory) and the other
+ * ranks (remote fetch) until closed. The order matters: the table is published before the control file exists,
+ * and every rank passes a barrier after its fetch service is up, so no reader can ask a rank that is not yet
+ * serving.
  */
 final class NodeRuntime implements AutoCloseable {
     private static final Duration INIT_TIMEOUT = Duration.ofMinutes(2);
@@ -147,37 +148,32 @@ final class NodeRuntime implements AutoCloseable {
         LocalPartitions local = new LocalPartitions();
         toClose.add(local);
 
+        long tableStarted = System.nanoTime();
+        MetadataTable table = TableLanding.land(world, config.data(), manifest,
+                RankDirectory.META_TABLE.in(config.shmDir()), config.rank(), config.size(), config.replicas(),
+                loader.filesDir().toString().getBytes(StandardCharsets.UTF_8), config.tableLoad() == TableLoad.READ,
+                COLLECTIVE_TIMEOUT);
+        toClose.add(table);
+        long landedTable = System.nanoTime();
+        BodyIndex bodies = new BodyIndex(table);
+
         List<PartitionInfo> held = PartitionLoader.heldBy(manifest, placement, config.rank());
         // Only eager unpacking copies every local file out of its partition before ready; background and lazy serve
         // slices of the partition copies (docs/slices.md) and unpack a file only for mmap, fdopen or exec.
         LocalSpace.check(config.rank(), loader.partsDir(), held, config.unpack() == RuntimeConfig.Unpack.EAGER
                 && manifest.compress() == org.fanstore.prep.format.Compression.NONE);
-        List<IndexRecord> mine = new ArrayList<>();
         try (Progress progress = Progress.of(config.progress(), held.stream().mapToLong(PartitionInfo::bytes).sum())) {
             for (PartitionInfo info : held) {
-                int id = info.broadcast() ? IndexRecord.broadcastPartition(info.index()) : info.index();
+                int id = info.broadcast() ? -1 - info.index() : info.index();
                 try (PartitionReader reader = loader.copy(info, progress)) {
                     local.add(id, reader.file());
-                    List<IndexRecord> records = loader.index(reader, id);
-                    if (NamespaceBuilder.contributes(config.rank(), id, placement)) {
-                        mine.addAll(records);
-                    }
                 }
             }
         }
         long copied = System.nanoTime();
-        byte[][] all = world.allGather(IndexCodec.encode(mine), COLLECTIVE_TIMEOUT);
-        mine = null;
-        long gathered = System.nanoTime();
-        NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(all, placement, config.rank(),
-                RankDirectory.META_TABLE.in(config.shmDir()), loader.filesDir());
-        all = null;
-        long published = System.nanoTime();
-        toClose.add(ns.table());
-        local.attach(ns.bodies());
-        BodyCheck check = new BodyCheck(ns.table(), ns.bodies(), local, config.rank(), config.data().toString());
+        local.attach(bodies);
+        BodyCheck check = new BodyCheck(table, bodies, local, config.rank(), config.data().toString());
         local.attach(check);
-        loader.checkTotals(ns.table());
 
         stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
@@ -186,9 +182,9 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(0, fetcher);
         fetcher.timeServing(stats.serveTimes());
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
-                ns.table().entryCount(), MaterializedCache.LOCAL_MIN_BYTES);
+                table.entryCount(), MaterializedCache.LOCAL_MIN_BYTES);
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
-        MetadataTable names = ns.table();
+        MetadataTable names = table;
         MaterializedCache cache = new MaterializedCache(cacheDir, RankDirectory.LOCAL_CACHE_DIR.in(config.localDir()),
                 config.cacheMb() << 20, refs,
                 MaterializedCache.PIN_GRACE_NANOS, i -> new String(names.key(i), StandardCharsets.UTF_8),
@@ -200,7 +196,7 @@ final class NodeRuntime implements AutoCloseable {
             return t;
         });
         toClose.add(0, workers::shutdownNow);
-        Unpacker unpacker = new Unpacker(loader.filesDir(), ns.table(), ns.bodies(), local, check);
+        Unpacker unpacker = new Unpacker(loader.filesDir(), table, bodies, local, check);
         toClose.add(0, unpacker);
         ReaderDemand demand = new ReaderDemand();
         fetcher.onReaderRequest(demand::peerReaderRequest);
@@ -208,18 +204,18 @@ final class NodeRuntime implements AutoCloseable {
         fetcher.yieldBackgroundWhen(() -> demand.readersStarved(System.nanoTime()));
         notes = new ReaderNotes(fetcher::noteReadersFetching, demand, config.rank(), world.size());
         toClose.add(0, notes);
-        OpenService open = new OpenService(ns.table(), ns.bodies(), local, fetcher, cache, unpacker, placement,
+        OpenService open = new OpenService(table, bodies, local, fetcher, cache, unpacker, placement,
                 config.rank(), workers, FETCH_TIMEOUT, demand, stats);
         SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),
-                ns.table().entryCount());
-        SlicePublisher slices = new SlicePublisher(ns.table(), ns.bodies(), local, check, sliceMap,
+                table.entryCount());
+        SlicePublisher slices = new SlicePublisher(table, bodies, local, check, sliceMap,
                 manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
         toClose.add(0, slices);
         slices.yieldWhen(demand::readersStarved);
         DecodedArenas decoded = null;
         if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
             // LZ4 partitions this node holds are decoded once into copies read as slices (DecodedArenas)
-            decoded = DecodedArenas.create(ns.table(), ns.bodies(), local, check, config.rank());
+            decoded = DecodedArenas.create(table, bodies, local, check, config.rank());
             toClose.add(decoded);
             slices.attach(decoded);
         }
@@ -229,7 +225,7 @@ final class NodeRuntime implements AutoCloseable {
             // the load is over and the command has not started yet.
             slices.startBackground(config.rank(), config.verbose(), Runtime.getRuntime().availableProcessors());
         }
-        OutputService outputs = startOutputs(ns.table(), workers, fetcher, cacheDir);
+        OutputService outputs = startOutputs(table, workers, fetcher, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {
                     if (OutputService.serves(request) && OutputService.opensAFile(request)) {
@@ -253,7 +249,7 @@ final class NodeRuntime implements AutoCloseable {
         if (config.prefetch()) {
             puller = new PartitionPuller(manifest, placement, config.rank(), local, fetcher, loader.partsDir(),
                     LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
-                    config.verbose(), ns.bodies(), check);
+                    config.verbose(), bodies, check);
             toClose.add(0, puller);
             // before the puller's close waits for its publish thread: a pulled partition being decoded into its
             // decoded copy stops at the next entry instead of holding up the job's end
@@ -269,10 +265,10 @@ final class NodeRuntime implements AutoCloseable {
 
         long now = System.nanoTime();
         readyFields = "files=" + manifest.files() + " dirs=" + manifest.dirs() + " bytes=" + manifest.rawBytes()
-                + " entries=" + ns.table().entryCount() + " meta_bytes=" + ns.tableBytes()
-                + " load_ms=" + ms(now - started) + " copy_ms=" + ms(copied - started)
-                + " gather_ms=" + ms(gathered - copied) + " table_ms=" + ms(published - gathered)
-                + " unpack_ms=" + ms(unpacked - published) + " serve_ms=" + ms(now - unpacked);
+                + " entries=" + table.entryCount() + " meta_bytes=" + table.tableLength()
+                + " load_ms=" + ms(now - started) + " init_ms=" + ms(tableStarted - started)
+                + " table_ms=" + ms(landedTable - tableStarted) + " copy_ms=" + ms(copied - landedTable)
+                + " unpack_ms=" + ms(unpacked - copied) + " serve_ms=" + ms(now - unpacked);
         if (config.verbose()) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
         }

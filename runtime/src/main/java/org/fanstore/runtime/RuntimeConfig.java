@@ -19,7 +19,27 @@ import java.util.function.Function;
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
                             Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean progress,
                             boolean verbose, String localCapacity, boolean prefetch, Path outputDir,
-                            Path secretFile) {
+                            Path secretFile, TableLoad tableLoad) {
+
+    /** How the metadata table reaches each node: rank 0 reads it and broadcasts it, or every rank reads it. */
+    public enum TableLoad {
+        BROADCAST, READ;
+
+        public String argument() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** The choice named {@code s}; the message names the option and the choices. */
+        public static TableLoad of(String s) {
+            for (TableLoad t : values()) {
+                if (t.argument().equals(s)) {
+                    return t;
+                }
+            }
+            throw new IllegalArgumentException("--table-load must be one of " + Arrays.stream(values())
+                    .map(TableLoad::argument).toList() + ", got " + s);
+        }
+    }
 
     /** When local uncompressed files are unpacked: before ready, after it, or only when first opened. */
     public enum Unpack {
@@ -66,7 +86,8 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         /** Optional: absent when the job's outputs are discarded. */
         OUTPUT_DIR("output-dir", c -> c.outputDir() == null ? null : c.outputDir().toString()),
         /** A file (0600) holding the job secret: the secret itself would be readable in /proc/PID/cmdline. */
-        SECRET_FILE("secret-file", c -> c.secretFile().toString());
+        SECRET_FILE("secret-file", c -> c.secretFile().toString()),
+        TABLE_LOAD("table-load", c -> c.tableLoad().argument());
 
         final String option;
         /** The value to write for a config; for a flag "" when set, null when not; null for an optional key
@@ -146,7 +167,7 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE),
                 localCapacity, prefetch.equals("on"),
                 kv.containsKey(Key.OUTPUT_DIR) ? Path.of(kv.get(Key.OUTPUT_DIR)) : null,
-                Path.of(need(kv, Key.SECRET_FILE)));
+                Path.of(need(kv, Key.SECRET_FILE)), TableLoad.of(need(kv, Key.TABLE_LOAD)));
     }
 
     private static String need(Map<Key, String> kv, Key key) {

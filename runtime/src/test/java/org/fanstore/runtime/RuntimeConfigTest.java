@@ -17,7 +17,8 @@ class RuntimeConfigTest {
         return new RuntimeConfig(3, 8, "fe80::1%eth0", 45123, Path.of("/data/in=1.fs"), Path.of("/tmp/f/rank-3"),
                 Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, progress, verbose,
                 progress ? "auto" : "50%", !verbose, progress ? Path.of("/lustre/out put") : null,
-                Path.of("/dev/shm/f/secret"));
+                Path.of("/dev/shm/f/secret"),
+                progress ? RuntimeConfig.TableLoad.READ : RuntimeConfig.TableLoad.BROADCAST);
     }
 
     @ParameterizedTest

@@ -83,6 +83,11 @@ public final class RunCommand implements Callable<Integer> {
                     + "everything locally")
     String prefetch;
 
+    @Option(names = "--table-load", paramLabel = "broadcast|read", defaultValue = "broadcast",
+            description = "how the dataset's metadata table reaches each node: node 0 reads it and broadcasts it "
+                    + "(one read of the shared FS), or every node reads it")
+    String tableLoad;
+
     @Option(names = "--local-capacity", paramLabel = "SIZE", defaultValue = "auto",
             description = "most bytes prefetched partitions may take per node: 500M, 20G, 50%% (of the local "
                     + "file system) or auto (default: its free space minus max(10%%, 1 GiB), checked "
@@ -336,6 +341,11 @@ public final class RunCommand implements Callable<Integer> {
             return "--prefetch must be on or off, got '" + prefetch + "'";
         }
         try {
+            RuntimeConfig.TableLoad.of(tableLoad);
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        try {
             org.fanstore.runtime.placement.LocalCapacity.parse(localCapacity);
         } catch (IllegalArgumentException e) {
             return e.getMessage();
@@ -374,7 +384,7 @@ public final class RunCommand implements Callable<Integer> {
                 RuntimeConfig.Unpack.of(unpack), rank == 0 && System.console() != null,
                 RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch),
                 outputDir == null ? null : outputDir.toAbsolutePath(),
-                RankDirectory.JOB_SECRET.in(layout.shmDir(rank))).toArgs());
+                RankDirectory.JOB_SECRET.in(layout.shmDir(rank)), RuntimeConfig.TableLoad.of(tableLoad)).toArgs());
         return cmd;
     }
 

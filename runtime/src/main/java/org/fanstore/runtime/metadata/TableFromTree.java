@@ -4,7 +4,7 @@ import static org.fanstore.prep.format.FileModes.S_IFDIR;
 import static org.fanstore.prep.format.FileModes.S_IFLNK;
 import static org.fanstore.prep.format.FileModes.S_IFMT;
 import static org.fanstore.prep.format.FileModes.S_IFREG;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -21,11 +21,15 @@ import java.util.List;
 import java.util.Map;
 
 import org.fanstore.prep.format.PathBytes;
+import org.fanstore.prep.format.table.LandedTable;
+import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTableWriter;
+import org.fanstore.prep.format.table.NamespaceEntry;
 
 /**
  * {@code TableFromTree <dir> <name> <out.tbl>}: writes a metadata table describing a real directory tree, so the
  * shim can be tried on real programs with no runtime. Every key is {@code <name>/<path below dir>}; regular files
- * are LOCAL_RAW|LOCAL on rank 0 of a world of 1, symlinks keep their targets, other file types are skipped.
+ * are local raw on rank 0 of a world of 1, symlinks keep their targets, other file types are skipped.
  * The local root is the directory holding {@code <dir>}, so {@code <local root>/<key>} is the real file: hence
  * {@code <dir>} must be named {@code <name>}. To publish a tree under another name, make a symlink
  * {@code ln -s <dir> <elsewhere>/<name>} and pass that (the walk follows that one top-level link only).
@@ -71,7 +75,7 @@ public final class TableFromTree {
         final byte[] nameKey = name.getBytes(PathBytes.fileNameCharset());
 
         final List<NamespaceEntry> entries = new ArrayList<>();
-        entries.add(entry(nameKey, top, 0, 0, null));
+        entries.add(entry(nameKey, top, 0, NO_PARTITION, null));
         final Deque<Path> pending = new ArrayDeque<>();
         pending.push(realDir);
         while (!pending.isEmpty()) {
@@ -82,12 +86,12 @@ public final class TableFromTree {
                         Files.readAttributes(child, LSTAT_ATTRIBUTES, LinkOption.NOFOLLOW_LINKS);
                     final int type = (int)st.get("mode") & S_IFMT;
                     if (type == S_IFDIR) {
-                        entries.add(entry(key, st, 0, 0, null));
+                        entries.add(entry(key, st, 0, NO_PARTITION, null));
                         pending.push(child);
                     } else if (type == S_IFREG) {
-                        entries.add(entry(key, st, FLAG_LOCAL_RAW | FLAG_LOCAL, 0, null));
+                        entries.add(entry(key, st, FLAG_UNPACKABLE, 0, null));
                     } else if (type == S_IFLNK) {
-                        entries.add(entry(key, st, 0, 0, linkTargetBytes(Files.readSymbolicLink(child))));
+                        entries.add(entry(key, st, 0, NO_PARTITION, linkTargetBytes(Files.readSymbolicLink(child))));
                     } else {
                         System.err.println("TableFromTree: skipping " + child
                             + " (neither file, directory nor symlink)");
@@ -96,14 +100,26 @@ public final class TableFromTree {
             }
         }
         final int stDev = (int)(long)(Long)top.get("dev");
-        return MetadataTableWriter.write(out, entries, localRoot, 0, 1, stDev, System.currentTimeMillis());
+        // Every file lies in "partition 0", held by rank 0 of a world of one: each is local raw, read in place.
+        final Path dataset = out.resolveSibling(out.getFileName() + ".dataset");
+        try {
+            MetadataTableWriter.write(dataset, entries, 0, 1, 0, stDev);
+            final int crc;
+            try (MetadataTable table = MetadataTable.openDataset(dataset)) {
+                crc = table.recordedCrc();
+            }
+            LandedTable.copy(dataset, out, crc, 0, 1, 0, localRoot, System.currentTimeMillis());
+        } finally {
+            Files.deleteIfExists(dataset);
+        }
+        return Files.size(out);
     }
 
     private static NamespaceEntry entry(
-        final byte[] key, final Map<String, Object> st, final int flags, final int ownerRank, final byte[] target) {
+        final byte[] key, final Map<String, Object> st, final int flags, final int partition, final byte[] target) {
         final Instant mtime = ((FileTime)st.get("lastModifiedTime")).toInstant();
         return new NamespaceEntry(key, (int)st.get("mode"), (long)st.get("size"), mtime.getEpochSecond(),
-            mtime.getNano(), (int)st.get("uid"), (int)st.get("gid"), flags, ownerRank, target);
+            mtime.getNano(), (int)st.get("uid"), (int)st.get("gid"), flags, partition, target, 0, 0, 0, 0);
     }
 
     /** {@code <name>/<path below the walk root>} from the raw bytes of the walk root and of a path below it. */

@@ -16,6 +16,14 @@ final class MpiTags {
      * receiver receives only on this tag. */
     static final int COMMIT_REQUEST = FETCH_REQUEST + 1;
 
+    /** The metadata table's broadcast: its header message ({@link TableBroadcast}). */
+    static final int TABLE_HEADER = FETCH_REQUEST + 2;
+
+    /** The table's chunks: chunk k on TABLE_CHUNK_FIRST + k (a 2 GiB table is ~4,200 chunks), clear of the
+     * collectives below 2^21 and the reply tags from 2^24. */
+    static final int TABLE_CHUNK_FIRST = 1 << 22;
+    static final int TABLE_CHUNK_LIMIT = 1 << 23;
+
     /** Collectives of {@link MpiWorld}: two tags per operation, the epoch keeps a late message of one
      * operation from matching the next. */
     static final int COLLECTIVE_BASE = 1 << 20;

@@ -15,8 +15,7 @@ import org.fanstore.prep.format.Lz4StreamingDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.cache.DiskFull;
 import org.fanstore.runtime.cache.MaterializedCache;
-import org.fanstore.runtime.metadata.MetadataTable;
-import org.fanstore.runtime.metadata.MetadataTableDescriptor;
+import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
@@ -154,7 +153,7 @@ public final class OpenService implements RequestHandler {
             }
             return;
         }
-        boolean raw = (table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0;
+        boolean raw = table.localRaw(index);
         Path present = raw ? null : cache.lookup(index);
         if (present != null) {
             // Already materialised: answered here, on the dispatcher thread; a hand-off would cost more than this.
@@ -185,7 +184,7 @@ public final class OpenService implements RequestHandler {
 
     /** The answer without slices: the unpacked file for a local raw entry, else the materialised one (worker). */
     private void plainFile(int index, OpenTimer responder) {
-        if ((table.flags(index) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
+        if (table.localRaw(index)) {
             unpack(index, responder);
             return;
         }

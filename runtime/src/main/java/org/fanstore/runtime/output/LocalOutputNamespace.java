@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.fanstore.runtime.layout.RankDirectory;
-import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTable;
 
 /**
  * This rank's view of the output namespace: the committed files and directories, checked against the inputs

@@ -1,6 +1,6 @@
 package org.fanstore.runtime.output;
 
-import org.fanstore.runtime.metadata.Fnv1a64;
+import org.fanstore.prep.format.table.Fnv1a64;
 
 /** Which rank decides about a path: FNV-1a 64 of the key bytes, modulo the world size. */
 public final class OutputOwner {

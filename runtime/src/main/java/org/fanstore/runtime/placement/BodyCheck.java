@@ -10,7 +10,7 @@ import java.util.zip.CRC32C;
 import org.fanstore.prep.format.DiscardChannel;
 import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
-import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTable;
 
 /**
  * The per-file CRC32C of bodies in this node's partition copies, checked once per entry before the body leaves

@@ -1,59 +1,45 @@
 package org.fanstore.runtime.placement;
 
+import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTableDescriptor;
+
 /**
- * Where each table entry's body lies, indexed by metadata-table entry index: columns of primitives rather
- * than an object per entry, because a namespace holds millions of entries and the runtime keeps this for its
- * whole life. Directories and entries without a body have partition {@link #NO_BODY}.
+ * Where each table entry's body lies, indexed by metadata-table entry index: a view of the landed table's entries
+ * and bodies section (prep wrote them; nothing is built per job). Directories and entries without a body have
+ * partition {@link #NO_BODY}.
  */
 public final class BodyIndex {
-    public static final int NO_BODY = Integer.MIN_VALUE;
+    public static final int NO_BODY = MetadataTableDescriptor.NO_PARTITION;
 
-    private final int[] partition;
-    private final long[] bodyOffset;
-    private final long[] storedLength;
-    private final byte[] codec;
-    private final int[] crc32c;
+    private final MetadataTable table;
 
-    public BodyIndex(int entries) {
-        partition = new int[entries];
-        java.util.Arrays.fill(partition, NO_BODY);
-        bodyOffset = new long[entries];
-        storedLength = new long[entries];
-        codec = new byte[entries];
-        crc32c = new int[entries];
-    }
-
-    public void set(int index, IndexRecord r) {
-        partition[index] = r.partition();
-        bodyOffset[index] = r.entry().bodyOffset();
-        storedLength[index] = r.entry().storedLength();
-        codec[index] = (byte) r.entry().codec();
-        crc32c[index] = r.entry().crc32c();
+    public BodyIndex(MetadataTable table) {
+        this.table = table;
     }
 
     public int entries() {
-        return partition.length;
+        return table.entryCount();
     }
 
     /** Regular partition index, {@code -1 - i} for broadcast partition i, or {@link #NO_BODY}. */
     public int partition(int index) {
-        return partition[index];
+        return table.partition(index);
     }
 
     public long bodyOffset(int index) {
-        return bodyOffset[index];
+        return table.bodyOffset(index);
     }
 
     public long storedLength(int index) {
-        return storedLength[index];
+        return table.storedLength(index);
     }
 
     public int codec(int index) {
-        return codec[index];
+        return table.codec(index);
     }
 
     public int crc32c(int index) {
-        return crc32c[index];
+        return table.crc32c(index);
     }
 
     /**
@@ -68,7 +54,9 @@ public final class BodyIndex {
         for (int p : wanted) {
             asked[p] = true;
         }
-        for (int p : partition) {
+        int n = table.entryCount();
+        for (int i = 0; i < n; i++) {
+            int p = table.partition(i);
             if (p >= 0 && p < partitions && asked[p]) {
                 count[p]++;
             }
@@ -77,8 +65,8 @@ public final class BodyIndex {
             of[p] = asked[p] ? new int[count[p]] : null;
             count[p] = 0;
         }
-        for (int i = 0; i < partition.length; i++) {
-            int p = partition[i];
+        for (int i = 0; i < n; i++) {
+            int p = table.partition(i);
             if (p >= 0 && p < partitions && asked[p]) {
                 of[p][count[p]++] = i;
             }

@@ -20,7 +20,7 @@ import java.util.function.Predicate;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
-import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTable;
 
 /**
  * Decoded copies of this node's compressed partitions, read as slices (docs/slices.md, "compressed partitions").

@@ -11,19 +11,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongConsumer;
 import java.util.zip.CRC32C;
-import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Manifest;
-import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.prep.format.WritePieces;
 import org.fanstore.runtime.layout.RankDirectory;
-import org.fanstore.runtime.metadata.MetadataTable;
 
 /**
  * Brings this rank's partitions from the shared file system to node-local storage, once: each partition is
  * copied sequentially (the only time the shared FS is read) and checked against the manifest's whole-file
- * CRC32C, then indexed. Unpacking uncompressed files for direct opens is {@link Unpacker}'s job.
+ * CRC32C. Unpacking uncompressed files for direct opens is {@link Unpacker}'s job.
  */
 public final class PartitionLoader {
     private static final int COPY_BUFFER = WritePieces.BYTES;
@@ -109,47 +106,5 @@ public final class PartitionLoader {
 
     private static String kind(boolean broadcast) {
         return broadcast ? "broadcast" : "regular";
-    }
-
-    /**
-     * The manifest's totals against what the partitions really hold, once the whole namespace is known: the
-     * ready line and every consumer of the counts would otherwise repeat whatever the manifest claims.
-     */
-    public void checkTotals(MetadataTable table) throws IOException {
-        long files = 0;
-        long dirs = 0;
-        long symlinks = 0;
-        for (int i = 0; i < table.entryCount(); i++) {
-            int mode = table.mode(i);
-            if (table.key(i).length == 0) {
-                continue;   // the mount itself: the table's root, not part of any dataset
-            }
-            if (FileModes.isDirectory(mode)) {
-                dirs++;
-            } else if (FileModes.isRegular(mode)) {
-                files++;
-            } else {
-                symlinks++;
-            }
-        }
-        if (files != manifest.files() || dirs != manifest.dirs() || symlinks != manifest.symlinks()) {
-            throw new IOException(String.format("%s in %s says %d files, %d directories and %d symlinks, the"
-                            + " partitions hold %d, %d and %d: the dataset was altered after prep; run fanstore"
-                            + " verify %s", Manifest.FILE_NAME, dataset, manifest.files(), manifest.dirs(),
-                    manifest.symlinks(), files, dirs, symlinks, dataset));
-        }
-    }
-
-    /**
-     * The entries of a local partition as index records. Keys are {@code <dataset name>/<path>} (the dataset
-     * root is the key {@code <name>}).
-     */
-    public List<IndexRecord> index(PartitionReader reader, int partitionId) throws IOException {
-        List<IndexRecord> out = new ArrayList<>(reader.entries().size());
-        byte[] name = manifest.nameBytes();
-        for (PartitionEntry e : reader.entries()) {
-            out.add(IndexRecord.of(name, e, partitionId, e.isSymlink() ? reader.readRaw(e) : null));
-        }
-        return out;
     }
 }

@@ -9,7 +9,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongPredicate;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.PartitionDescriptor;
-import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.shm.BackgroundFloor;
 import org.fanstore.runtime.shm.SliceMap;
 

@@ -3,8 +3,6 @@ package org.fanstore.runtime.placement;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,9 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.WritePieces;
+import org.fanstore.prep.format.table.LocalNames;
 import org.fanstore.runtime.layout.RankDirectory;
-import org.fanstore.runtime.metadata.MetadataTable;
-import org.fanstore.runtime.metadata.MetadataTableDescriptor;
+import org.fanstore.prep.format.table.MetadataTable;
 
 /**
  * Copies this node's uncompressed files out of their partitions to {@code <files>/<key>}, where the shim opens them
@@ -31,7 +29,6 @@ import org.fanstore.runtime.metadata.MetadataTableDescriptor;
  * manifest would let wrong bytes through; a bad body is never renamed into place (its opens get EIO).
  */
 public final class Unpacker implements AutoCloseable {
-    private static final int MAX_LOCAL_PATH = 4000;
     private static final int NOT_YET = 0;
     private static final int DONE = 1;
     private static final int STRIPES = 256;
@@ -63,7 +60,7 @@ public final class Unpacker implements AutoCloseable {
 
     /** Whether key can be unpacked byte-exact under a local directory (valid UTF-8, within name limits). */
     public static boolean unpackable(byte[] key) {
-        return localName(key) != null;
+        return LocalNames.unpackable(key);
     }
 
     /** Unpacks entry index now unless it already is; returns its path. */
@@ -90,7 +87,7 @@ public final class Unpacker implements AutoCloseable {
     public int unpackAll() throws IOException {
         int count = 0;
         for (int i = 0; i < table.entryCount() && !closed; i++) {
-            if ((table.flags(i) & MetadataTableDescriptor.FLAG_LOCAL_RAW) != 0) {
+            if (table.localRaw(i)) {
                 try {
                     ensure(i);
                 } catch (CorruptBodyException logged) {
@@ -156,21 +153,7 @@ public final class Unpacker implements AutoCloseable {
 
     /** The key as a local relative path, or null when a local file system cannot hold it byte-exact. */
     private static String localName(byte[] key) {
-        if (key.length > MAX_LOCAL_PATH) {
-            return null;
-        }
-        try {
-            String s = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(key)).toString();
-            for (String component : s.split("/")) {
-                if (component.getBytes(StandardCharsets.UTF_8).length > 255 || component.startsWith(".fanstore-")) {
-                    return null;
-                }
-            }
-            return s;
-        } catch (CharacterCodingException e) {
-            return null;
-        }
+        return LocalNames.localName(key);
     }
 
     @Override

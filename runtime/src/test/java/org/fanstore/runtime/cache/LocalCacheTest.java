@@ -14,7 +14,7 @@ import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.fanstore.runtime.TestVectors;
+import org.fanstore.prep.format.TestVectors;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

@@ -3,13 +3,14 @@ package org.fanstore.runtime.metadata;
 import static org.fanstore.prep.format.FileModes.S_IFMT;
 import static org.fanstore.prep.format.FileModes.S_IFREG;
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.fanstore.prep.format.table.MetadataTable;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -40,7 +41,8 @@ class TableFromTreeTest {
             assertEquals(7, t.entryCount(), "root, ds, sub, sub/a.txt, empty, link, the odd name");
             final int file = t.lookup(b("ds/sub/a.txt"));
             assertEquals(5, t.size(file));
-            assertEquals(FLAG_LOCAL_RAW | FLAG_LOCAL, t.flags(file));
+            assertEquals(FLAG_UNPACKABLE, t.flags(file));
+            assertTrue(t.localRaw(file), "every file is read in place");
             assertEquals(S_IFREG, t.mode(file) & S_IFMT);
             assertEquals(0, t.childCount(t.lookup(b("ds/empty"))));
             assertArrayEquals(b("sub/a.txt"), t.linkTarget(t.lookup(b("ds/link"))));

@@ -29,7 +29,7 @@ class DecodedArenasTest {
             Map.Entry<Integer, Path> other = List.copyOf(ds.othersFiles.entrySet()).get(ds.othersFiles.size() - 1);
             int pulled = other.getKey();
             Path pulledFile = other.getValue();
-            try (DecodedArenas arenas = DecodedArenas.create(ds.ns.table(), ds.ns.bodies(), ds.local, ds.check, 0)) {
+            try (DecodedArenas arenas = DecodedArenas.create(ds.table, ds.bodies, ds.local, ds.check, 0)) {
                 long[] taken = {0};
                 arenas.roomFrom(bytes -> {
                     taken[0] += bytes;

@@ -3,7 +3,6 @@ package org.fanstore.runtime.placement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,26 +13,28 @@ import org.fanstore.prep.format.Compression;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
-import org.fanstore.runtime.index.IndexCodec;
-import org.fanstore.runtime.index.NamespaceBuilder;
+import org.fanstore.prep.format.table.LandedTable;
+import org.fanstore.prep.format.table.MetadataTable;
 
 /**
  * A real dataset packed with LZ4 as prep does, loaded as rank 0 of {@code ranks}: its own partitions copied and
- * added, the namespace published, the body check attached. The other ranks' partition files are copied too, not
- * added ({@link #othersFiles}): what rank 0's puller would bring in later.
+ * added, the dataset's table landed as rank 0's, the body check attached. The other ranks' partition files are
+ * copied too, not added ({@link #othersFiles}): what rank 0's puller would bring in later.
  */
 final class LoadedDataset implements AutoCloseable {
     final Manifest manifest;
-    final NamespaceBuilder.Namespace ns;
+    final MetadataTable table;
+    final BodyIndex bodies;
     final LocalPartitions local;
     final BodyCheck check;
     /** Partition id -> the copied file, for the partitions other ranks hold, in placement order. */
     final Map<Integer, Path> othersFiles;
 
-    private LoadedDataset(Manifest manifest, NamespaceBuilder.Namespace ns, LocalPartitions local, BodyCheck check,
+    private LoadedDataset(Manifest manifest, MetadataTable table, LocalPartitions local, BodyCheck check,
                           Map<Integer, Path> othersFiles) {
         this.manifest = manifest;
-        this.ns = ns;
+        this.table = table;
+        this.bodies = new BodyIndex(table);
         this.local = local;
         this.check = check;
         this.othersFiles = othersFiles;
@@ -61,13 +62,10 @@ final class LoadedDataset implements AutoCloseable {
         PartitionLoader loader = new PartitionLoader(data, manifest, root.resolve("local"));
         LocalPartitions local = new LocalPartitions();
         try {
-            byte[][] contributions = new byte[ranks][];
             Map<Integer, Path> others = new LinkedHashMap<>();
             for (int rank = 0; rank < ranks; rank++) {
-                List<IndexRecord> records = new ArrayList<>();
                 for (PartitionInfo info : PartitionLoader.heldBy(manifest, placement, rank)) {
                     try (PartitionReader reader = loader.copy(info, bytes -> { })) {
-                        records.addAll(loader.index(reader, info.index()));
                         if (rank == 0) {
                             local.add(info.index(), reader.file());
                         } else {
@@ -75,14 +73,16 @@ final class LoadedDataset implements AutoCloseable {
                         }
                     }
                 }
-                contributions[rank] = IndexCodec.encode(records);
             }
-            NamespaceBuilder.Namespace ns = NamespaceBuilder.publish(contributions, placement, 0,
-                    root.resolve("meta.table"), loader.filesDir());
-            local.attach(ns.bodies());
-            BodyCheck check = new BodyCheck(ns.table(), ns.bodies(), local, 0, data.toString());
+            Path landed = root.resolve("meta.table");
+            LandedTable.copy(data.resolve(manifest.table().fileName()), landed, manifest.table().crc32c(), 0, ranks,
+                    0, loader.filesDir().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), 1);
+            MetadataTable table = MetadataTable.open(landed);
+            BodyIndex bodies = new BodyIndex(table);
+            local.attach(bodies);
+            BodyCheck check = new BodyCheck(table, bodies, local, 0, data.toString());
             local.attach(check);
-            return new LoadedDataset(manifest, ns, local, check, others);
+            return new LoadedDataset(manifest, table, local, check, others);
         } catch (Exception | Error e) {
             local.close();
             throw e;
@@ -92,7 +92,7 @@ final class LoadedDataset implements AutoCloseable {
     @Override
     public void close() throws IOException {
         try {
-            ns.table().close();
+            table.close();
         } finally {
             local.close();
         }

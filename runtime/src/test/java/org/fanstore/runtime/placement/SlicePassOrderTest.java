@@ -8,8 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Manifest;
-import org.fanstore.runtime.index.NamespaceBuilder;
-import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.shm.SliceMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,13 +25,12 @@ class SlicePassOrderTest {
     @Test
     void thePassContinuesJustAfterAReaderAheadOfItAndStillTakesEveryEntryOnce() throws Exception {
         try (LoadedDataset ds = LoadedDataset.lz4Texts(root, 40, 500, 2, 1)) {
-            NamespaceBuilder.Namespace ns = ds.ns;
             Manifest manifest = ds.manifest;
-            MetadataTable table = ns.table();
-            int entries = ns.bodies().entries();
+            MetadataTable table = ds.table;
+            int entries = ds.bodies.entries();
             SliceMap map = SliceMap.create(root.resolve("slices.map"), manifest.partitions().size(), entries);
-            try (DecodedArenas arenas = DecodedArenas.create(table, ns.bodies(), ds.local, ds.check, 0);
-                 SlicePublisher pass = new SlicePublisher(table, ns.bodies(), ds.local, ds.check, map,
+            try (DecodedArenas arenas = DecodedArenas.create(table, ds.bodies, ds.local, ds.check, 0);
+                 SlicePublisher pass = new SlicePublisher(table, ds.bodies, ds.local, ds.check, map,
                          manifest.regularPartitions().size(), true)) {
                 pass.attach(arenas);
                 List<Integer> order = new ArrayList<>();
@@ -65,7 +63,7 @@ class SlicePassOrderTest {
                 for (int i = 0; i < entries; i++) {
                     assertEquals(FileModes.isRegular(table.mode(i)), map.published(i), "entry " + i);
                 }
-                assertTrue(arenas.covers(ns.bodies().partition(ahead)));
+                assertTrue(arenas.covers(ds.bodies.partition(ahead)));
             }
         }
     }

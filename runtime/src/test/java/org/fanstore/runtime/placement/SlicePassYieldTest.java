@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.fanstore.prep.format.FileModes;
-import org.fanstore.runtime.metadata.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.shm.BackgroundFloor;
 import org.fanstore.runtime.shm.SliceMap;
 import org.junit.jupiter.api.Test;
@@ -27,11 +27,11 @@ class SlicePassYieldTest {
     @Test
     void thePassKeepsToTheFloorWhileStarvedReadersDoNotNeedItAndFinishesOnceTheyDo() throws Exception {
         try (LoadedDataset ds = LoadedDataset.lz4Texts(root, 40, 500, 2, 1)) {
-            MetadataTable table = ds.ns.table();
-            int entries = ds.ns.bodies().entries();
+            MetadataTable table = ds.table;
+            int entries = ds.bodies.entries();
             SliceMap map = SliceMap.create(root.resolve("slices.map"), ds.manifest.partitions().size(), entries);
-            try (DecodedArenas arenas = DecodedArenas.create(table, ds.ns.bodies(), ds.local, ds.check, 0);
-                 SlicePublisher pass = new SlicePublisher(table, ds.ns.bodies(), ds.local, ds.check, map,
+            try (DecodedArenas arenas = DecodedArenas.create(table, ds.bodies, ds.local, ds.check, 0);
+                 SlicePublisher pass = new SlicePublisher(table, ds.bodies, ds.local, ds.check, map,
                          ds.manifest.regularPartitions().size(), true)) {
                 pass.attach(arenas);
                 AtomicBoolean starved = new AtomicBoolean(true);

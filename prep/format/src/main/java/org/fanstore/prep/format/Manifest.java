@@ -17,7 +17,9 @@ import java.util.Set;
 public final class Manifest {
     /** The manifest's file name inside a dataset directory. */
     public static final String FILE_NAME = "manifest.txt";
-    private static final String FIRST_LINE = "fanstore-manifest 1";
+    private static final String FIRST_LINE = "fanstore-manifest 2";
+    /** Datasets prepped before the metadata table existed: readable (to upgrade them), not runnable. */
+    private static final String FIRST_LINE_V1 = "fanstore-manifest 1";
 
     private final byte[] name;
     private final long files;
@@ -28,10 +30,19 @@ public final class Manifest {
     private final Compression compress;
     private final List<byte[]> broadcastDirs;
     private final List<PartitionInfo> partitions;
+    private final TableInfo table;
 
+    /** A manifest without a table record yet (prep writes one, then adds the table with {@link #withTable}). */
     public Manifest(final byte[] name, final long files, final long dirs, final long symlinks, final long rawBytes,
         final long storedBytes, final Compression compress, final List<byte[]> broadcastDirs,
         final List<PartitionInfo> partitions) {
+        this(name, files, dirs, symlinks, rawBytes, storedBytes, compress, broadcastDirs, partitions, null);
+    }
+
+    private Manifest(final byte[] name, final long files, final long dirs, final long symlinks, final long rawBytes,
+        final long storedBytes, final Compression compress, final List<byte[]> broadcastDirs,
+        final List<PartitionInfo> partitions, final TableInfo table) {
+        this.table = table;
         this.name = name.clone();
         this.files = files;
         this.dirs = dirs;
@@ -100,10 +111,33 @@ public final class Manifest {
         return partitions.stream().filter(PartitionInfo::broadcast).toList();
     }
 
+    /** The metadata table's record; null for a dataset prepped before tables existed (run {@code fanstore upgrade}). */
+    public TableInfo table() {
+        return table;
+    }
+
+    /** This manifest with {@code table} as its table record. */
+    public Manifest withTable(final TableInfo table) {
+        return new Manifest(name, files, dirs, symlinks, rawBytes, storedBytes, compress, broadcastDirs, partitions,
+            table);
+    }
+
+    /**
+     * The dataset's identity: FNV-1a 64 over its name and every partition's file name, size and CRC32C. The table
+     * records it, so a table copied from another dataset (or left from an earlier prep) is refused by name.
+     */
+    public long datasetId() {
+        final StringBuilder sb = new StringBuilder(PathBytes.escape(name));
+        for (final PartitionInfo p : partitions) {
+            sb.append('\n').append(p.fileName()).append(' ').append(p.bytes()).append(' ').append(p.crc32c());
+        }
+        return org.fanstore.prep.format.table.Fnv1a64.hash(sb.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
     /** The manifest as text, exactly as written to manifest.txt. */
     public String toText() {
         final StringBuilder sb = new StringBuilder(256 + partitions.size() * 64);
-        sb.append(FIRST_LINE).append('\n');
+        sb.append(table != null ? FIRST_LINE : FIRST_LINE_V1).append('\n');
         sb.append("name ").append(PathBytes.escape(name)).append('\n');
         sb.append("files ").append(files).append('\n');
         sb.append("dirs ").append(dirs).append('\n');
@@ -120,16 +154,22 @@ public final class Manifest {
             sb.append(String.format("partition %d %s %d %08x %d %s\n", p.index(), p.fileName(), p.bytes(),
                 p.crc32c(), p.entries(), p.broadcast() ? "broadcast" : "regular"));
         }
+        if (table != null) {
+            sb.append(String.format("table %s %d %08x\n", table.fileName(), table.bytes(), table.crc32c()));
+        }
         return sb.toString();
     }
 
-    /** Writes manifest.txt into {@code datasetDir} and syncs it. */
+    /** Writes manifest.txt into {@code datasetDir} (through a temporary file renamed over it) and syncs it. */
     public void write(final Path datasetDir) throws IOException {
         final Path file = datasetDir.resolve(FILE_NAME);
-        Files.write(file, toText().getBytes(StandardCharsets.US_ASCII));
-        try (var channel = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.WRITE)) {
+        final Path temporary = datasetDir.resolve(FILE_NAME + ".tmp");
+        Files.write(temporary, toText().getBytes(StandardCharsets.US_ASCII));
+        try (var channel = java.nio.channels.FileChannel.open(temporary, java.nio.file.StandardOpenOption.WRITE)) {
             channel.force(true);
         }
+        Files.move(temporary, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** Reads {@code datasetDir/manifest.txt}; a bad record throws {@link BadManifestException} naming the line. */
@@ -161,7 +201,9 @@ public final class Manifest {
             final List<PartitionInfo> regular = new ArrayList<>();
             final List<PartitionInfo> broadcast = new ArrayList<>();
             final Set<String> seen = new HashSet<>();
+            TableInfo table = null;
             boolean sawFirst = false;
+            boolean v1 = false;
             lineNumber = 0;
             for (final String line : lines) {
                 lineNumber++;
@@ -169,9 +211,10 @@ public final class Manifest {
                     continue;
                 }
                 if (!sawFirst) {
-                    if (!line.equals(FIRST_LINE)) {
+                    if (!line.equals(FIRST_LINE) && !line.equals(FIRST_LINE_V1)) {
                         throw bad("expected '" + FIRST_LINE + "', found '" + line + "'");
                     }
+                    v1 = line.equals(FIRST_LINE_V1);
                     sawFirst = true;
                     continue;
                 }
@@ -190,6 +233,7 @@ public final class Manifest {
                     }
                     case "broadcast_dir" -> broadcastDirs.add(unescape(field(f, 2)[1]));
                     case "partition" -> partition(field(f, 7), regular, broadcast);
+                    case "table" -> table = table(field(f, 4), v1);
                     default -> {
                         final int k = List.of(countKeys).indexOf(key);
                         if (k < 0) {
@@ -202,6 +246,9 @@ public final class Manifest {
             lineNumber = 0;
             if (!sawFirst) {
                 throw bad("empty file");
+            }
+            if (!v1 && table == null) {
+                throw bad("no 'table' record");
             }
             if (name == null || compress == null) {
                 throw bad(name == null ? "no 'name' record" : "no 'compress' record");
@@ -218,7 +265,7 @@ public final class Manifest {
             final List<PartitionInfo> all = new ArrayList<>(regular);
             all.addAll(broadcast);
             return new Manifest(name, counts[0], counts[1], counts[2], counts[3], counts[4], compress, broadcastDirs,
-                Collections.unmodifiableList(all));
+                Collections.unmodifiableList(all), table);
         }
 
         private void partition(final String[] f, final List<PartitionInfo> regular,
@@ -244,6 +291,19 @@ public final class Manifest {
             }
             kind.add(new PartitionInfo((int)index, f[2], number(f[3]), Integer.parseUnsignedInt(f[4], 16),
                 number(f[5]), isBroadcast));
+        }
+
+        private TableInfo table(final String[] f, final boolean v1) throws BadManifestException {
+            if (v1) {
+                throw bad("a 'table' record in a version 1 manifest");
+            }
+            if (!f[1].equals(TableInfo.FILE_NAME)) {
+                throw bad("table file name '" + f[1] + "', expected '" + TableInfo.FILE_NAME + "'");
+            }
+            if (!f[3].matches("[0-9a-f]{8}")) {
+                throw bad("CRC32C must be 8 lower-case hex digits, found '" + f[3] + "'");
+            }
+            return new TableInfo(f[1], number(f[2]), Integer.parseUnsignedInt(f[3], 16));
         }
 
         private String[] field(final String[] fields, final int expected) throws BadManifestException {

@@ -5,7 +5,6 @@ import static org.fanstore.prep.format.PartitionDescriptor.*;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -27,27 +26,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PartitionVectorsTest {
     static Path vectorDir() {
-        final String repo = System.getProperty("fanstore.repo");
-        Path dir = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath();
-        while (dir != null && !Files.isDirectory(dir.resolve("tests/vectors"))) {
-            dir = dir.getParent();
-        }
-        assertNotNull(dir, "no tests/vectors above " + Path.of("").toAbsolutePath());
-        return dir.resolve("tests/vectors/partition");
+        return TestVectors.dir("partition");
     }
 
     @Test
     void writerReproducesCommittedVectors(@TempDir final Path temp) throws IOException {
-        if (Boolean.getBoolean("fanstore.regenerateVectors")) {
-            PartitionVectors.writeAll(vectorDir());
-        }
-        for (final String name : PartitionVectors.writeAll(temp)) {
-            final Path committed = vectorDir().resolve(name);
-            assertTrue(Files.exists(committed), committed
-                    + " missing: regenerate with -Dfanstore.regenerateVectors=true");
-            assertArrayEquals(Files.readAllBytes(committed), Files.readAllBytes(temp.resolve(name)),
-                name + " differs from what the writer now produces: format drift?");
-        }
+        TestVectors.assertReproduced(vectorDir(), temp, PartitionVectors.writeAll(temp), "format drift");
     }
 
     @Test

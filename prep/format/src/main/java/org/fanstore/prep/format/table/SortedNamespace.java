@@ -1,4 +1,4 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -41,10 +41,10 @@ final class SortedNamespace {
         link();
     }
 
-    static SortedNamespace of(final List<NamespaceEntry> given, final int worldSize) {
+    static SortedNamespace of(final List<NamespaceEntry> given, final int partitions, final int broadcastPartitions) {
         final NamespaceEntry[] sorted = given.toArray(new NamespaceEntry[0]);
         for (final NamespaceEntry e : sorted) {
-            checkEntry(e, worldSize);
+            checkEntry(e, partitions, broadcastPartitions);
         }
         Arrays.sort(sorted, KEY_ORDER);
         for (int i = 1; i < sorted.length; i++) {
@@ -154,7 +154,7 @@ final class SortedNamespace {
         }
     }
 
-    private static void checkEntry(final NamespaceEntry e, final int worldSize) {
+    private static void checkEntry(final NamespaceEntry e, final int partitions, final int broadcastPartitions) {
         final byte[] key = e.key();
         if (key == null) {
             throw new IllegalArgumentException("namespace entry without a key");
@@ -163,9 +163,13 @@ final class SortedNamespace {
         if (e.mtimeNsec() < 0 || e.mtimeNsec() > 999_999_999) {
             throw new IllegalArgumentException(KeyText.of(key) + ": mtime nanoseconds " + e.mtimeNsec());
         }
-        if (e.ownerRank() < 0 || e.ownerRank() >= worldSize) {
-            throw new IllegalArgumentException(KeyText.of(key) + ": owner rank " + e.ownerRank() +
-                " outside world of " + worldSize);
+        final int p = e.partition();
+        final boolean inRange = FileModes.isRegular(e.mode())
+            ? (p >= 0 ? p < partitions : p != MetadataTableDescriptor.NO_PARTITION && -1L - p < broadcastPartitions)
+            : p == MetadataTableDescriptor.NO_PARTITION;
+        if (!inRange) {
+            throw new IllegalArgumentException(KeyText.of(key) + ": partition " + p + " (a regular file needs one of "
+                + partitions + " regular or " + broadcastPartitions + " broadcast partitions, anything else none)");
         }
         final boolean symlink = FileModes.isSymlink(e.mode());
         if (symlink != (e.linkTarget() != null)) {

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 /** 64-bit FNV-1a, the key hash of the metadata table (same function as {@code fs_fnv1a64} in the shim). */
 public final class Fnv1a64 {

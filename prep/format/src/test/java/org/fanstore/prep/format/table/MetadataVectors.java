@@ -1,11 +1,11 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.S_IFDIR;
 import static org.fanstore.prep.format.FileModes.S_IFLNK;
 import static org.fanstore.prep.format.FileModes.S_IFREG;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static java.nio.charset.StandardCharsets.US_ASCII;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -31,6 +31,10 @@ final class MetadataVectors {
     static final int WORLD_SIZE = 2;
     static final int ST_DEV = 0x2a;
     static final long GENERATION = 0x0102030405060708L;
+    static final int REPLICAS = 0;
+    static final int PARTITIONS = 4;
+    static final int BROADCAST_PARTITIONS = 1;
+    static final long DATASET_ID = 0x1122334455667788L;
     static final int COLLIDING = 3;
     /** A table whose version word says its entries are 80 bytes: what a build with a grown fs_entry writes. */
     static final String OTHER_ENTRY_SIZE = "entry-size-80.tbl";
@@ -43,7 +47,7 @@ final class MetadataVectors {
     static List<String> writeAll(final Path dir) throws IOException {
         Files.createDirectories(dir);
         final List<NamespaceEntry> namespace = basicNamespace(dir);
-        MetadataTableWriter.write(dir.resolve(BASIC), namespace, LOCAL_ROOT, RANK, WORLD_SIZE, ST_DEV, GENERATION);
+        write(dir.resolve(BASIC), namespace);
         final byte[] table = Files.readAllBytes(dir.resolve(BASIC));
         Files.writeString(dir.resolve("basic.expect"), expectations(namespace, table), US_ASCII);
         final List<String> names = new ArrayList<>(List.of(BASIC, "basic.expect"));
@@ -58,6 +62,31 @@ final class MetadataVectors {
         return names;
     }
 
+    /** The landed table of {@code namespace} as rank RANK of WORLD_SIZE: the dataset's table plus the job area. */
+    static void write(final Path target, final List<NamespaceEntry> namespace) throws IOException {
+        final Path dataset = target.resolveSibling(target.getFileName() + ".dataset");
+        MetadataTableWriter.write(dataset, namespace, DATASET_ID, PARTITIONS, BROADCAST_PARTITIONS, ST_DEV);
+        final int crc;
+        try (MetadataTable t = MetadataTable.openDataset(dataset)) {
+            crc = t.recordedCrc();
+        }
+        LandedTable.copy(dataset, target, crc, RANK, WORLD_SIZE, REPLICAS, LOCAL_ROOT, GENERATION);
+        Files.delete(dataset);
+    }
+
+    /** A regular file in {@code partition}, with body details derived from its key so each is distinct. */
+    static NamespaceEntry file(final byte[] key, final int perms, final long size, final long sec, final int nsec,
+        final int uid, final int gid, final int flags, final int partition) {
+        return new NamespaceEntry(key, S_IFREG | perms, size, sec, nsec, uid, gid, flags, partition, null,
+            4096L * key.length, size + 3, Fnv1a64.hash(key) == 0 ? 1 : (int)Fnv1a64.hash(key),
+            (flags & FLAG_COMPRESSED) != 0 ? 1 : 0);
+    }
+
+    static NamespaceEntry dir(final byte[] key, final int perms, final long sec, final int nsec, final int uid,
+        final int gid) {
+        return new NamespaceEntry(key, S_IFDIR | perms, 0, sec, nsec, uid, gid, 0, NO_PARTITION, null, 0, 0, 0, 0);
+    }
+
     static byte[] bytes(final String s) {
         return s.getBytes(US_ASCII);
     }
@@ -65,30 +94,24 @@ final class MetadataVectors {
     /** The basic namespace, with COLLIDING keys under dataset/collide sharing one home bucket. */
     static List<NamespaceEntry> basicNamespace(final Path scratch) throws IOException {
         final List<NamespaceEntry> fixed = new ArrayList<>();
-        fixed.add(new NamespaceEntry(bytes("dataset"), S_IFDIR | 0750, 0, 1_700_000_000L, 500, 1000, 100, 0, 0, null));
-        fixed.add(new NamespaceEntry(bytes("dataset/empty"), S_IFDIR | 0755, 0, 1_700_000_001L, 0, 1000, 100, 0, 0,
-            null));
-        fixed.add(new NamespaceEntry(bytes("dataset/train/n01/a.jpg"), S_IFREG | 0644, 0, 1_700_000_002L, 7, 1000, 100,
-            FLAG_LOCAL_RAW | FLAG_LOCAL, 1, null));
-        fixed.add(new NamespaceEntry(bytes("dataset/train/n01/b.jpg"), S_IFREG | 0644, 1234, 1_700_000_003L,
-            999_999_999, 1000, 100, FLAG_COMPRESSED, 0, null));
-        fixed.add(new NamespaceEntry(bytes("dataset/train/n02/c.bin"), S_IFREG | 0600, 5_000_000_000L, -5L, 0, 0, 0,
-            FLAG_LOCAL, 1, null));
-        fixed.add(new NamespaceEntry(bytes("dataset/link"), S_IFLNK | 0777, 0, 1_700_000_004L, 0, 1000, 100, 0, 0,
-            bytes("train/n01/b.jpg")));
-        fixed.add(new NamespaceEntry(new byte[]{'d', 'a', 't', 'a', 's', 'e', 't', '/', (byte)0xff, (byte)0xfe, 'x',
-            (byte)0x80, '.', 'b', 'i', 'n'}, S_IFREG | 0644, 17, 1_600_000_000L, 0, 1000, 100,
-            FLAG_LOCAL_RAW | FLAG_LOCAL, 1, null));
+        // Rank 1 of 2, no replicas: it holds the odd regular partitions and the broadcast one.
+        fixed.add(dir(bytes("dataset"), 0750, 1_700_000_000L, 500, 1000, 100));
+        fixed.add(dir(bytes("dataset/empty"), 0755, 1_700_000_001L, 0, 1000, 100));
+        fixed.add(file(bytes("dataset/train/n01/a.jpg"), 0644, 0, 1_700_000_002L, 7, 1000, 100, FLAG_UNPACKABLE, 1));
+        fixed.add(file(bytes("dataset/train/n01/b.jpg"), 0644, 1234, 1_700_000_003L, 999_999_999, 1000, 100,
+            FLAG_COMPRESSED, 0));
+        fixed.add(file(bytes("dataset/train/n02/c.bin"), 0600, 5_000_000_000L, -5L, 0, 0, 0, 0, 3));
+        fixed.add(new NamespaceEntry(bytes("dataset/link"), S_IFLNK | 0777, 0, 1_700_000_004L, 0, 1000, 100, 0,
+            NO_PARTITION, bytes("train/n01/b.jpg"), 0, 0, 0, 0));
+        fixed.add(file(new byte[]{'d', 'a', 't', 'a', 's', 'e', 't', '/', (byte)0xff, (byte)0xfe, 'x',
+            (byte)0x80, '.', 'b', 'i', 'n'}, 0644, 17, 1_600_000_000L, 0, 1000, 100, FLAG_UNPACKABLE, 3));
         // '-' sorts before '/', so "a-b" lies between "a" and "a/x" in key order.
-        fixed.add(new NamespaceEntry(bytes("dataset/a-b"), S_IFREG | 0644, 3, 1_700_000_005L, 0, 1000, 100, 0, 0,
-            null));
-        fixed.add(new NamespaceEntry(bytes("dataset/a/x"), S_IFREG | 0644, 4, 1_700_000_006L, 0, 1000, 100, 0, 1,
-            null));
-        fixed.add(new NamespaceEntry(bytes("dataset/long/" + "d".repeat(120) + "/" + "e".repeat(120) + "/" +
-            "f".repeat(80) + ".dat"), S_IFREG | 0644, 99, 1_700_000_007L, 0, 1000, 100, 0, 0, null));
-        fixed.add(new NamespaceEntry(bytes("other/readme.txt"), S_IFREG | 0444, 42, 1_700_000_008L, 0, 0, 0,
-            FLAG_LOCAL_RAW | FLAG_LOCAL, 1, null));
-        fixed.add(new NamespaceEntry(bytes("top.txt"), S_IFREG | 0644, 5, 1_700_000_009L, 0, 0, 0, 0, 0, null));
+        fixed.add(file(bytes("dataset/a-b"), 0644, 3, 1_700_000_005L, 0, 1000, 100, 0, 0));
+        fixed.add(file(bytes("dataset/a/x"), 0644, 4, 1_700_000_006L, 0, 1000, 100, FLAG_UNPACKABLE, -1));
+        fixed.add(file(bytes("dataset/long/" + "d".repeat(120) + "/" + "e".repeat(120) + "/" +
+            "f".repeat(80) + ".dat"), 0644, 99, 1_700_000_007L, 0, 1000, 100, 0, 0));
+        fixed.add(file(bytes("other/readme.txt"), 0444, 42, 1_700_000_008L, 0, 0, 0, FLAG_UNPACKABLE, 2));
+        fixed.add(file(bytes("top.txt"), 0644, 5, 1_700_000_009L, 0, 0, 0, 0, 0));
 
         // The bucket count depends only on the entry count: learn it once with placeholder names, then pick names
         // that share a home bucket (the count, hence the bucket count, stays the same).
@@ -97,7 +120,7 @@ final class MetadataVectors {
         for (int i = 0; i < COLLIDING; i++) {
             withPlaceholders.add(collideEntry(bytes("dataset/collide/p" + i)));
         }
-        MetadataTableWriter.write(probe, withPlaceholders, LOCAL_ROOT, RANK, WORLD_SIZE, ST_DEV, GENERATION);
+        MetadataTableWriter.write(probe, withPlaceholders, DATASET_ID, PARTITIONS, BROADCAST_PARTITIONS, ST_DEV);
         final long mask =
             ByteBuffer.wrap(Files.readAllBytes(probe)).order(LITTLE_ENDIAN).getLong(BUCKET_COUNT_OFFSET) - 1;
         Files.delete(probe);
@@ -126,7 +149,7 @@ final class MetadataVectors {
     }
 
     private static NamespaceEntry collideEntry(final byte[] key) {
-        return new NamespaceEntry(key, S_IFREG | 0644, 8, 1_700_000_010L, 0, 1000, 100, 0, 0, null);
+        return file(key, 0644, 8, 1_700_000_010L, 0, 1000, 100, 0, 0);
     }
 
     /** One line per entry with every field a reader reports, from the model alone; then lookups that must miss. */
@@ -141,10 +164,19 @@ final class MetadataVectors {
         sb.append("header entries=").append(model.size()).append(" buckets=").append(buckets)
             .append(" rank=").append(RANK).append(" world=").append(WORLD_SIZE).append(" st_dev=").append(ST_DEV)
             .append(" generation=").append(GENERATION).append(" local_root=").append(KeyText.hex(LOCAL_ROOT))
-            .append(" total=").append(table.length).append('\n');
+            .append(" total=").append(table.length).append(" replicas=").append(REPLICAS)
+            .append(" table_len=").append(header.getLong(TABLE_LENGTH_OFFSET))
+            .append(" crc=").append(String.format("%08x", header.getInt(CRC_OFFSET)))
+            .append(" partitions=").append(PARTITIONS).append(" broadcast=").append(BROADCAST_PARTITIONS)
+            .append(" dataset_id=").append(String.format("%016x", DATASET_ID)).append('\n');
         for (int i = 0; i < model.size(); i++) {
             sb.append("# ").append(KeyText.of(model.key(i))).append('\n');
-            sb.append(model.line(i)).append('\n');
+            final NamespaceModel.Row r = model.row(i);
+            final int p = r.partition();
+            final boolean held = p != NO_PARTITION &&
+                (p < 0 || Math.floorMod(RANK - p % WORLD_SIZE, WORLD_SIZE) <= REPLICAS);
+            sb.append(model.line(i)).append(" local_raw=").append((r.flags() & FLAG_UNPACKABLE) != 0 && held ? 1 : 0)
+                .append('\n');
         }
         final List<byte[]> absent = new ArrayList<>(List.of(bytes("dataset/missing"), bytes("dataset/train/n01"
             + "/a.jpg/"), bytes("/dataset"), bytes("datase"), bytes("dataset/train/n01/a.jpgx"), bytes("Dataset")));
@@ -172,7 +204,6 @@ final class MetadataVectors {
         bad.put("empty.tbl", new byte[0]);
         bad.put("header-only.tbl", Arrays.copyOf(good, HEADER_LENGTH));
         bad.put("truncated.tbl", Arrays.copyOf(good, good.length / 2));
-        bad.put("trailing-bytes.tbl", Arrays.copyOf(good, good.length + 8));
         bad.put("bad-magic.tbl", patchByte(good, MAGIC_OFFSET + 3, 'X'));
         bad.put("bad-version.tbl", patch32(good, VERSION_OFFSET, 2));
         bad.put(OTHER_ENTRY_SIZE, patch32(good, VERSION_OFFSET, OTHER_ENTRY_SIZE_VERSION));
@@ -195,7 +226,13 @@ final class MetadataVectors {
         bad.put("child-index-out-of-range.tbl", patch32(good, (int)childrenOffset, (int)entries));
         bad.put("root-not-directory.tbl",
             patch32(good, entryField(entriesOffset, 0, ENTRY_MODE_OFFSET), S_IFREG | 0644));
-        bad.put("owner-outside-world.tbl", patch32(good, entryField(entriesOffset, 1, ENTRY_OWNER_RANK_OFFSET), 7));
+        bad.put("partition-out-of-range.tbl", patch32(good, entryField(entriesOffset, firstFile(h, entriesOffset,
+            entries), ENTRY_PARTITION_OFFSET), PARTITIONS));
+        bad.put("partition-on-a-directory.tbl", patch32(good, entryField(entriesOffset, 0, ENTRY_PARTITION_OFFSET), 0));
+        bad.put("replicas-not-below-world.tbl", patch32(good, REPLICAS_OFFSET, WORLD_SIZE));
+        bad.put("local-root-inside-table.tbl", patch64(good, LOCAL_ROOT_OFFSET_OFFSET, HEADER_LENGTH));
+        bad.put("table-length-past-end.tbl", patch64(good, TABLE_LENGTH_OFFSET, good.length + 8L));
+        bad.put("bodies-past-table.tbl", patch64(good, BODIES_OFFSET_OFFSET, h.getLong(TABLE_LENGTH_OFFSET)));
         bad.put("bucket-index-out-of-range.tbl", patch32(good, firstUsedBucket(h, bucketsOffset, bucketCount),
             (int)entries + 5));
         bad.put("no-empty-bucket.tbl", fillBuckets(good, bucketsOffset, bucketCount));
@@ -204,6 +241,15 @@ final class MetadataVectors {
 
     private static int entryField(final long entriesOffset, final int index, final int field) {
         return (int)entryOffset(entriesOffset, index) + field;
+    }
+
+    private static int firstFile(final ByteBuffer h, final long entriesOffset, final long entries) {
+        for (int i = 0; i < entries; i++) {
+            if ((h.getInt(entryField(entriesOffset, i, ENTRY_MODE_OFFSET)) & 0170000) == S_IFREG) {
+                return i;
+            }
+        }
+        throw new IllegalStateException("no regular file");
     }
 
     private static int firstUsedBucket(final ByteBuffer h, final long bucketsOffset, final long bucketCount) {

@@ -1,11 +1,12 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.S_IFDIR;
 import static org.fanstore.prep.format.FileModes.S_IFREG;
 import static org.fanstore.prep.format.FileModes.isDirectory;
+import static org.fanstore.prep.format.FileModes.isRegular;
 import static org.fanstore.prep.format.FileModes.isSymlink;
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.IOException;
@@ -17,7 +18,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import org.fanstore.runtime.layout.RankDirectory;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,7 +33,18 @@ class MetadataTableWriterTest {
     }
 
     private long write(final Path target, final List<NamespaceEntry> entries) throws IOException {
-        return MetadataTableWriter.write(target, entries, LOCAL_ROOT, 0, 4, 7, 99);
+        return MetadataTableWriter.write(target, entries, 77, 4, 0, 7);
+    }
+
+    /** Lands the dataset table {@code table} as rank 1 of 4 with one replica, and returns the landed path. */
+    private Path land(final Path table) throws IOException {
+        final int crc;
+        try (MetadataTable t = MetadataTable.openDataset(table)) {
+            crc = t.recordedCrc();
+        }
+        final Path landed = dir.resolve("meta.tbl");
+        LandedTable.copy(table, landed, crc, 1, 4, 1, LOCAL_ROOT, 99);
+        return landed;
     }
 
     /** A random tree: ~10% directories, some symlinks, arbitrary bytes in names. */
@@ -71,8 +82,9 @@ class MetadataTableWriterTest {
                 entries.add(NamespaceEntry.symlink(key, b("target-" + random.nextInt()), random.nextInt(1000)));
             } else {
                 entries.add(new NamespaceEntry(key, S_IFREG | 0644, random.nextLong() >>> 20, random.nextInt(),
-                    random.nextInt(1_000_000_000), random.nextInt(5000), random.nextInt(5000), random.nextInt(8),
-                    random.nextInt(4), null));
+                    random.nextInt(1_000_000_000), random.nextInt(5000), random.nextInt(5000),
+                    new int[] {0, FLAG_UNPACKABLE, FLAG_COMPRESSED}[random.nextInt(3)], random.nextInt(4), null,
+                    random.nextLong() >>> 2, random.nextLong() >>> 30, random.nextInt(), random.nextInt(3)));
             }
         }
         return entries;
@@ -81,17 +93,24 @@ class MetadataTableWriterTest {
     @Test
     void everyEntryReadsBackAsWritten() throws IOException {
         final List<NamespaceEntry> entries = randomNamespace(3000, 1);
-        final Path target = RankDirectory.META_TABLE.in(dir);
+        final Path target = dir.resolve("namespace.tbl");
         final long bytes = write(target, entries);
         assertEquals(Files.size(target), bytes);
-        assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(target));
-        assertFalse(Files.exists(dir.resolve("meta.tbl.tmp")), "temporary file renamed away");
-        try (MetadataTable t = MetadataTable.open(target)) {
+        assertEquals(PosixFilePermissions.fromString("rw-r--r--"), Files.getPosixFilePermissions(target));
+        assertFalse(Files.exists(dir.resolve("namespace.tbl.tmp")), "temporary file renamed away");
+        try (MetadataTable d = MetadataTable.openDataset(target)) {
+            assertEquals(bytes, d.tableLength());
+            assertEquals(77, d.datasetId());
+            assertEquals(d.recordedCrc(), TableChecksum.of(java.nio.ByteBuffer.wrap(Files.readAllBytes(target)),
+                bytes), "the header's CRC is the table's");
+        }
+        try (MetadataTable t = MetadataTable.open(land(target))) {
             assertEquals(entries.size() + 1, t.entryCount(), "the root is added");
-            assertEquals(bytes, t.totalBytes());
+            assertEquals(bytes, t.tableLength());
             assertArrayEquals(LOCAL_ROOT, t.localRoot());
-            assertEquals(0, t.rank());
+            assertEquals(1, t.rank());
             assertEquals(4, t.worldSize());
+            assertEquals(1, t.replicas());
             assertEquals(7, t.stDev());
             assertEquals(99, t.generation());
             for (final NamespaceEntry e : entries) {
@@ -107,7 +126,15 @@ class MetadataTableWriterTest {
                 assertEquals(e.uid(), t.uid(i));
                 assertEquals(e.gid(), t.gid(i));
                 assertEquals(e.flags(), t.flags(i));
-                assertEquals(e.ownerRank(), t.ownerRank(i));
+                assertEquals(e.partition(), t.partition(i));
+                if (isRegular(e.mode())) {
+                    assertEquals(e.bodyOffset(), t.bodyOffset(i));
+                    assertEquals(e.storedLength(), t.storedLength(i));
+                    assertEquals(e.crc32c(), t.crc32c(i));
+                    assertEquals(e.codec(), t.codec(i));
+                    // rank 1 of 4 with one replica holds partitions 1 (owner) and 0 (replica of rank 0's)
+                    assertEquals((e.flags() & FLAG_UNPACKABLE) != 0 && e.partition() <= 1, t.localRaw(i));
+                }
                 assertArrayEquals(e.linkTarget(), t.linkTarget(i));
                 assertArrayEquals(NamespaceModel.parentKey(e.key()), t.key(t.parent(i)));
             }
@@ -133,11 +160,11 @@ class MetadataTableWriterTest {
         final List<NamespaceEntry> entries = new ArrayList<>(200_000);
         for (int i = 0; i < 200_000; i++) {
             entries.add(NamespaceEntry.file(b(String.format("big/d%03d/f%07d.bin", i % 500, i)), 0644, i, i, 0,
-                FLAG_LOCAL, i % 4));
+                FLAG_UNPACKABLE, i % 4));
         }
         final Path target = dir.resolve("big.tbl");
         write(target, entries);
-        try (MetadataTable t = MetadataTable.open(target)) {
+        try (MetadataTable t = MetadataTable.openDataset(target)) {
             assertEquals(200_000 + 500 + 2, t.entryCount(), "files, 500 directories, big/ and the root");
             for (final NamespaceEntry e : entries) {
                 final int i = t.lookup(e.key());
@@ -168,10 +195,10 @@ class MetadataTableWriterTest {
     void missingParentsBecomeDirectoriesDatedByTheirNewestChild() throws IOException {
         final Path target = dir.resolve("p.tbl");
         write(target, List.of(
-            new NamespaceEntry(b("a/b/old.txt"), S_IFREG | 0600, 1, 100, 5, 10, 20, 0, 0, null),
-            new NamespaceEntry(b("a/b/new.txt"), S_IFREG | 0600, 1, 300, 7, 11, 21, 0, 0, null),
-            new NamespaceEntry(b("a/c"), S_IFDIR | 0700, 0, 200, 0, 12, 22, 0, 0, null)));
-        try (MetadataTable t = MetadataTable.open(target)) {
+            new NamespaceEntry(b("a/b/old.txt"), S_IFREG | 0600, 1, 100, 5, 10, 20, 0, 0, null, 0, 1, 0, 0),
+            new NamespaceEntry(b("a/b/new.txt"), S_IFREG | 0600, 1, 300, 7, 11, 21, 0, 0, null, 0, 1, 0, 0),
+            new NamespaceEntry(b("a/c"), S_IFDIR | 0700, 0, 200, 0, 12, 22, 0, NO_PARTITION, null, 0, 0, 0, 0)));
+        try (MetadataTable t = MetadataTable.openDataset(target)) {
             assertEquals(6, t.entryCount());
             assertEquals(0, t.lookup(new byte[0]), "the root is entry 0");
             for (final String added : List.of("", "a", "a/b")) {
@@ -205,20 +232,33 @@ class MetadataTableWriterTest {
     }
 
     @Test
-    void reservedGenerationAndForeignOwnersAreRefused() {
-        final List<NamespaceEntry> one = List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 0));
-        assertThrows(IllegalArgumentException.class,
-            () -> MetadataTableWriter.write(dir.resolve("g.tbl"), one, LOCAL_ROOT, 0, 1, 0, 0));
+    void partitionsOutOfRangeAndAReservedGenerationAreRefused() throws IOException {
         assertThrows(IllegalArgumentException.class, () -> MetadataTableWriter.write(dir.resolve("o.tbl"),
-            List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 3)), LOCAL_ROOT, 0, 2, 0, 1));
+            List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 3)), 1, 2, 0, 0), "regular partition 3 of 2");
+        assertThrows(IllegalArgumentException.class, () -> MetadataTableWriter.write(dir.resolve("o.tbl"),
+            List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, -2)), 1, 2, 1, 0), "broadcast partition 1 of 1");
+        assertThrows(IllegalArgumentException.class, () -> MetadataTableWriter.write(dir.resolve("o.tbl"),
+            List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, NO_PARTITION)), 1, 2, 0, 0), "a file needs one");
+        final Path table = dir.resolve("g.tbl");
+        MetadataTableWriter.write(table, List.of(NamespaceEntry.file(b("a"), 0644, 1, 0, 0, 0, 0)), 1, 1, 0, 0);
+        final int crc;
+        try (MetadataTable t = MetadataTable.openDataset(table)) {
+            crc = t.recordedCrc();
+        }
+        assertThrows(IllegalArgumentException.class,
+            () -> LandedTable.copy(table, dir.resolve("l.tbl"), crc, 0, 1, 0, LOCAL_ROOT, 0));
+        final IOException altered = assertThrows(IOException.class,
+            () -> LandedTable.copy(table, dir.resolve("l.tbl"), crc ^ 1, 0, 1, 0, LOCAL_ROOT, 1));
+        assertTrue(altered.getMessage().contains(table.toString()), altered.getMessage());
+        assertFalse(Files.exists(dir.resolve("l.tbl")) || Files.exists(dir.resolve("l.tbl.tmp")));
     }
 
     @Test
     void rewritingReplacesTheTableWhole() throws IOException {
-        final Path target = RankDirectory.META_TABLE.in(dir);
+        final Path target = dir.resolve("namespace.tbl");
         write(target, List.of(NamespaceEntry.file(b("first"), 0644, 1, 0, 0, 0, 0)));
         write(target, List.of(NamespaceEntry.file(b("second"), 0644, 1, 0, 0, 0, 0)));
-        try (MetadataTable t = MetadataTable.open(target)) {
+        try (MetadataTable t = MetadataTable.openDataset(target)) {
             assertEquals(-1, t.lookup(b("first")));
             assertTrue(t.lookup(b("second")) > 0);
         }

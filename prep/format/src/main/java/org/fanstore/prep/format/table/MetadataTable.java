@@ -1,9 +1,9 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.isDirectory;
 import static org.fanstore.prep.format.FileModes.isSymlink;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -18,7 +18,8 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Read-only view of a {@code meta.tbl} (format: README.md beside this class), mapped once and validated on
+ * Read-only view of a metadata table, a dataset's {@code namespace.tbl} or a node's landed {@code meta.tbl} (format:
+ * README.md beside this class), mapped once and validated on
  * {@link #open} exactly as the shim's {@code fs_table_open} does, so every accessor afterwards stays inside the
  * mapping. Lookups allocate nothing; {@link #key}, {@link #linkTarget} and {@link #localRoot} return copies.
  * Indices passed to accessors must lie in {@code [0, entryCount())}. Not usable after {@link #close}.
@@ -36,6 +37,7 @@ public final class MetadataTable implements AutoCloseable {
     private final int bucketsOffset;
     private final int childrenOffset;
     private final int stringsOffset;
+    private final int bodiesOffset;
 
     private MetadataTable(final MappedByteBuffer mapped, final UnsafeBuffer buffer, final MetadataTableLayout layout) {
         this.mapped = mapped;
@@ -46,10 +48,26 @@ public final class MetadataTable implements AutoCloseable {
         this.bucketsOffset = layout.bucketsOffset;
         this.childrenOffset = layout.childrenOffset;
         this.stringsOffset = layout.stringsOffset;
+        this.bodiesOffset = layout.bodiesOffset;
     }
 
-    /** Maps and validates a table; an invalid one throws an IOException naming the file and the first fault. */
+    /**
+     * Maps and validates a node's landed table (job area filled in: rank, world, local root); an invalid one throws
+     * an IOException naming the file and the first fault.
+     */
     public static MetadataTable open(final Path path) throws IOException {
+        return open(path, true);
+    }
+
+    /**
+     * Maps and validates a dataset's table as prep wrote it (job area zero, nothing after the table). The CRC is
+     * not checked here: {@link TableChecksum#of} does that, once, where the bytes are read.
+     */
+    public static MetadataTable openDataset(final Path path) throws IOException {
+        return open(path, false);
+    }
+
+    private static MetadataTable open(final Path path, final boolean landed) throws IOException {
         final MappedByteBuffer mapped;
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             final long length = channel.size();
@@ -60,7 +78,7 @@ public final class MetadataTable implements AutoCloseable {
         }
         final UnsafeBuffer buffer = new UnsafeBuffer(mapped);
         try {
-            return new MetadataTable(mapped, buffer, MetadataTableLayout.validate(buffer));
+            return new MetadataTable(mapped, buffer, MetadataTableLayout.validate(buffer, landed));
         } catch (final IllegalStateException ex) {
             IoUtil.unmap(mapped);
             throw new IOException(path + ": malformed metadata table: " + ex.getMessage(), ex);
@@ -123,8 +141,48 @@ public final class MetadataTable implements AutoCloseable {
         return buffer.getInt(entry(index) + ENTRY_FLAGS_OFFSET, LITTLE_ENDIAN);
     }
 
-    public int ownerRank(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_OWNER_RANK_OFFSET, LITTLE_ENDIAN);
+    /** Regular partition p, {@code -1 - i} for broadcast partition i, or {@link #NO_PARTITION}. */
+    public int partition(final int index) {
+        return buffer.getInt(entry(index) + ENTRY_PARTITION_OFFSET, LITTLE_ENDIAN);
+    }
+
+    /** Where the stored body starts in its partition file. */
+    public long bodyOffset(final int index) {
+        return buffer.getLong(body(index) + BODY_OFFSET_OFFSET, LITTLE_ENDIAN);
+    }
+
+    public long storedLength(final int index) {
+        return buffer.getLong(body(index) + BODY_STORED_LENGTH_OFFSET, LITTLE_ENDIAN);
+    }
+
+    /** CRC32C of the raw bytes. */
+    public int crc32c(final int index) {
+        return buffer.getInt(body(index) + BODY_CRC_OFFSET, LITTLE_ENDIAN);
+    }
+
+    public int codec(final int index) {
+        return buffer.getByte(body(index) + BODY_CODEC_OFFSET) & 0xff;
+    }
+
+    /**
+     * Whether this node holds partition p (landed tables only): broadcast partitions always, regular partition p
+     * when this rank is its owner ({@code p % world}) or one of the {@code replicas} ranks after it. The shim's
+     * {@code fs_table_holds} computes the same.
+     */
+    public boolean holds(final int partition) {
+        if (partition == NO_PARTITION) {
+            return false;
+        }
+        if (partition < 0) {
+            return true;
+        }
+        final int world = worldSize();
+        return Math.floorMod(rank() - partition % world, world) <= replicas();
+    }
+
+    /** An entry the shim opens as {@code <local root>/<key>} on this node: unpackable and held here. */
+    public boolean localRaw(final int index) {
+        return (flags(index) & FLAG_UNPACKABLE) != 0 && holds(partition(index));
     }
 
     public int parent(final int index) {
@@ -165,8 +223,34 @@ public final class MetadataTable implements AutoCloseable {
 
     public byte[] localRoot() {
         final byte[] root = new byte[buffer.getInt(LOCAL_ROOT_LENGTH_OFFSET, LITTLE_ENDIAN)];
-        buffer.getBytes(stringsOffset + (int)buffer.getLong(LOCAL_ROOT_OFFSET_OFFSET, LITTLE_ENDIAN), root);
+        buffer.getBytes((int)buffer.getLong(LOCAL_ROOT_OFFSET_OFFSET, LITTLE_ENDIAN), root);
         return root;
+    }
+
+    public int replicas() {
+        return buffer.getInt(REPLICAS_OFFSET, LITTLE_ENDIAN);
+    }
+
+    /** The length prep wrote (a landed copy is longer: its job trailer follows). */
+    public long tableLength() {
+        return buffer.getLong(TABLE_LENGTH_OFFSET, LITTLE_ENDIAN);
+    }
+
+    public long datasetId() {
+        return buffer.getLong(DATASET_ID_OFFSET, LITTLE_ENDIAN);
+    }
+
+    public int partitionCount() {
+        return buffer.getInt(PARTITIONS_OFFSET, LITTLE_ENDIAN);
+    }
+
+    public int broadcastPartitionCount() {
+        return buffer.getInt(BROADCAST_PARTITIONS_OFFSET, LITTLE_ENDIAN);
+    }
+
+    /** The CRC32C the header records. */
+    public int recordedCrc() {
+        return buffer.getInt(CRC_OFFSET, LITTLE_ENDIAN);
     }
 
     public int rank() {
@@ -185,7 +269,7 @@ public final class MetadataTable implements AutoCloseable {
         return buffer.getLong(GENERATION_OFFSET, LITTLE_ENDIAN);
     }
 
-    /** Length of the table file in bytes. */
+    /** Length of the mapped file in bytes (the table, plus the job trailer in a landed copy). */
     public long totalBytes() {
         return buffer.capacity();
     }
@@ -197,6 +281,10 @@ public final class MetadataTable implements AutoCloseable {
 
     private int entry(final int index) {
         return (int)entryOffset(entriesOffset, index);
+    }
+
+    private int body(final int index) {
+        return (int)bodyRecordOffset(bodiesOffset, index);
     }
 
     private int keyAt(final int entryAt) {

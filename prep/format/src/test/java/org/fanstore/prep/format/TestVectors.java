@@ -1,4 +1,4 @@
-package org.fanstore.runtime;
+package org.fanstore.prep.format;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

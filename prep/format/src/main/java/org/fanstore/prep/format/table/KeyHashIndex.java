@@ -1,4 +1,4 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import java.util.Arrays;
 

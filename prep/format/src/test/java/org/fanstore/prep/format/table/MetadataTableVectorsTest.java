@@ -1,4 +1,4 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
 import static org.junit.jupiter.api.Assertions.*;
@@ -12,7 +12,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 
-import org.fanstore.runtime.TestVectors;
+import org.fanstore.prep.format.TestVectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,7 +74,8 @@ class MetadataTableVectorsTest {
         assertEquals(Integer.parseInt(f.get("uid")), table.uid(i), line);
         assertEquals(Integer.parseInt(f.get("gid")), table.gid(i), line);
         assertEquals(Integer.parseInt(f.get("flags")), table.flags(i), line);
-        assertEquals(Integer.parseInt(f.get("owner")), table.ownerRank(i), line);
+        assertEquals(Integer.parseInt(f.get("partition")), table.partition(i), line);
+        assertEquals("1".equals(f.get("local_raw")), table.localRaw(i), line);
         assertEquals(Integer.parseInt(f.get("parent")), table.parent(i), line);
         final String children = f.get("children");
         if (children.equals("-")) {
@@ -114,7 +115,7 @@ class MetadataTableVectorsTest {
         assertTrue(ex.getMessage().contains("entry 80 bytes"), ex.getMessage());
         assertTrue(ex.getMessage().contains("this build reads " + MetadataTableDescriptor.describeVersion(
             MetadataTableDescriptor.VERSION)), ex.getMessage());
-        assertEquals(0x01004880, MetadataTableDescriptor.VERSION);
+        assertEquals(0x020048a0, MetadataTableDescriptor.VERSION);
     }
 
     static Map<String, String> fields(final String line) {

@@ -1,9 +1,9 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.S_IFDIR;
 import static org.fanstore.prep.format.FileModes.isDirectory;
 import static org.fanstore.prep.format.FileModes.isSymlink;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import java.util.TreeMap;
  * than the writer's way, so the vectors check the writer instead of echoing it.
  */
 final class NamespaceModel {
-    record Row(byte[] key, int mode, long size, long sec, int nsec, int uid, int gid, int flags, int owner,
+    record Row(byte[] key, int mode, long size, long sec, int nsec, int uid, int gid, int flags, int partition,
         byte[] target, boolean added) {
     }
 
@@ -28,13 +28,14 @@ final class NamespaceModel {
             final long size = isDirectory(e.mode()) ? DIRECTORY_SIZE :
                 isSymlink(e.mode()) ? e.linkTarget().length : e.size();
             sorted.put(e.key(), new Row(e.key(), e.mode(), size, e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(),
-                e.flags(), e.ownerRank(), e.linkTarget(), false));
+                e.flags(), e.partition(), e.linkTarget(), false));
         }
         for (final NamespaceEntry e : given) {
             byte[] key = e.key();
             while (key.length > 0) {
                 key = parentKey(key);
-                sorted.putIfAbsent(key, new Row(key, S_IFDIR | 0755, DIRECTORY_SIZE, 0, 0, 0, 0, 0, 0, null, true));
+                sorted.putIfAbsent(key, new Row(key, S_IFDIR | 0755, DIRECTORY_SIZE, 0, 0, 0, 0, 0, NO_PARTITION,
+                    null, true));
             }
         }
         rows = new ArrayList<>(sorted.values());
@@ -53,7 +54,7 @@ final class NamespaceModel {
                 }
             }
             rows.set(i, new Row(dir.key(), dir.mode(), dir.size(), newest.sec(), newest.nsec(), newest.uid(),
-                newest.gid(), 0, 0, null, true));
+                newest.gid(), 0, NO_PARTITION, null, true));
         }
     }
 
@@ -124,7 +125,7 @@ final class NamespaceModel {
             .append(" size=").append(r.size())
             .append(" mtime=").append(r.sec()).append('.').append(String.format("%09d", r.nsec()))
             .append(" uid=").append(r.uid()).append(" gid=").append(r.gid())
-            .append(" flags=").append(r.flags()).append(" owner=").append(r.owner())
+            .append(" flags=").append(r.flags()).append(" partition=").append(r.partition())
             .append(" parent=").append(index == 0 ? 0 : indexOf(parentKey(r.key())))
             .append(" children=");
         if (isDirectory(r.mode())) {

@@ -1,16 +1,19 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.isDirectory;
+import static org.fanstore.prep.format.FileModes.isRegular;
 import static org.fanstore.prep.format.FileModes.isSymlink;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Validation of a mapped table: the same checks, in the same order, as {@code fs_table_open} in the shim, so
  * the two readers accept and refuse the same files (the malformed test vectors pin this). After it passes,
- * every offset, length and index a reader follows lies inside the mapping and every probe ends.
+ * every offset, length and index a reader follows lies inside the mapping and every probe ends. A dataset's
+ * table (as prep wrote it) has a zero job area and nothing after it; a landed one has its job area filled and
+ * its local root after the table.
  */
 final class MetadataTableLayout {
     /** Bucket values are index + 1 in a u32 and indices are Java ints here. */
@@ -24,6 +27,9 @@ final class MetadataTableLayout {
     final int childrenCount;
     final int stringsOffset;
     final int stringsLength;
+    final int bodiesOffset;
+    final int partitions;
+    final int broadcastPartitions;
 
     private MetadataTableLayout(final UnsafeBuffer b) {
         entryCount = (int)b.getLong(ENTRY_COUNT_OFFSET, LITTLE_ENDIAN);
@@ -34,56 +40,83 @@ final class MetadataTableLayout {
         childrenCount = (int)b.getLong(CHILDREN_COUNT_OFFSET, LITTLE_ENDIAN);
         stringsOffset = (int)b.getLong(STRINGS_OFFSET_OFFSET, LITTLE_ENDIAN);
         stringsLength = (int)b.getLong(STRINGS_LENGTH_OFFSET, LITTLE_ENDIAN);
+        bodiesOffset = (int)b.getLong(BODIES_OFFSET_OFFSET, LITTLE_ENDIAN);
+        partitions = b.getInt(PARTITIONS_OFFSET, LITTLE_ENDIAN);
+        broadcastPartitions = b.getInt(BROADCAST_PARTITIONS_OFFSET, LITTLE_ENDIAN);
     }
 
-    /** @throws IllegalStateException naming the first fault found */
-    static MetadataTableLayout validate(final UnsafeBuffer b) {
-        checkHeader(b);
+    /**
+     * @param landed true for a node's copy (job area filled, local root after the table), false for the dataset's
+     * @throws IllegalStateException naming the first fault found
+     */
+    static MetadataTableLayout validate(final UnsafeBuffer b, final boolean landed) {
+        final long tableLength = checkHeader(b, landed);
         final MetadataTableLayout layout = new MetadataTableLayout(b);
         layout.checkBody(b);
-        final long rootOffset = b.getLong(LOCAL_ROOT_OFFSET_OFFSET, LITTLE_ENDIAN);
-        final long rootLength = b.getInt(LOCAL_ROOT_LENGTH_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
-        require(layout.stringFits(b, rootOffset, rootLength), "local root outside the string pool");
+        if (landed) {
+            final long rootOffset = b.getLong(LOCAL_ROOT_OFFSET_OFFSET, LITTLE_ENDIAN);
+            final long rootLength = b.getInt(LOCAL_ROOT_LENGTH_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+            require(rootOffset >= tableLength && rootOffset < b.capacity() && rootLength < b.capacity() - rootOffset &&
+                b.getByte((int)(rootOffset + rootLength)) == 0, "local root outside the job trailer");
+        }
         return layout;
     }
 
-    private static void checkHeader(final UnsafeBuffer b) {
+    /** @return the table length */
+    private static long checkHeader(final UnsafeBuffer b, final boolean landed) {
         final long length = b.capacity();
         for (int i = 0; i < MAGIC.length; i++) {
             require(b.getByte(MAGIC_OFFSET + i) == MAGIC[i], "bad magic");
         }
         final int version = b.getInt(VERSION_OFFSET, LITTLE_ENDIAN);
         require(version == VERSION, "version word " + describeVersion(version) + ", but this build reads "
-            + describeVersion(VERSION) + ": runtime and reader from different builds?");
+            + describeVersion(VERSION) + ": prepped or landed by another fanstore version?");
         require(b.getInt(HEADER_LENGTH_OFFSET, LITTLE_ENDIAN) == HEADER_LENGTH, "bad header length");
-        require(b.getLong(TOTAL_LENGTH_OFFSET, LITTLE_ENDIAN) == length, "recorded length is not the file length");
+        final long tableLength = b.getLong(TABLE_LENGTH_OFFSET, LITTLE_ENDIAN);
+        if (landed) {
+            require(tableLength >= HEADER_LENGTH && tableLength <= length, "recorded table length past the file");
+        } else {
+            require(tableLength == length, "recorded length is not the file length");
+        }
         final long entries = b.getLong(ENTRY_COUNT_OFFSET, LITTLE_ENDIAN);
         require(entries >= 1 && entries <= MAX_ENTRIES, "entry count out of range");
-        require(b.getLong(GENERATION_OFFSET, LITTLE_ENDIAN) != 0, "generation 0");
-        final long rank = b.getInt(RANK_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
-        final long worldSize = b.getInt(WORLD_SIZE_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
-        require(worldSize >= 1 && rank < worldSize, "rank outside world size");
+        if (landed) {
+            require(b.getLong(GENERATION_OFFSET, LITTLE_ENDIAN) != 0, "generation 0");
+            final long rank = b.getInt(RANK_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+            final long worldSize = b.getInt(WORLD_SIZE_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+            final long replicas = b.getInt(REPLICAS_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
+            require(worldSize >= 1 && rank < worldSize, "rank outside world size");
+            require(replicas < worldSize, "replicas not below world size");
+        } else {
+            for (int at = JOB_AREA_OFFSET; at < HEADER_LENGTH; at += 8) {
+                require(b.getLong(at) == 0, "job area not zero in a dataset's table");
+            }
+        }
         final long buckets = b.getLong(BUCKET_COUNT_OFFSET, LITTLE_ENDIAN);
         require(buckets > 0 && (buckets & (buckets - 1)) == 0 && buckets >= 2 * entries,
             "bucket count is not a power of two >= 2 x entries");
-        require(sectionFits(b.getLong(ENTRIES_OFFSET_OFFSET, LITTLE_ENDIAN), entries, ENTRY_LENGTH, length),
-            "entries outside the file");
-        require(sectionFits(b.getLong(BUCKETS_OFFSET_OFFSET, LITTLE_ENDIAN), buckets, BUCKET_LENGTH, length),
-            "buckets outside the file");
+        require(sectionFits(b.getLong(ENTRIES_OFFSET_OFFSET, LITTLE_ENDIAN), entries, ENTRY_LENGTH, tableLength),
+            "entries outside the table");
+        require(sectionFits(b.getLong(BUCKETS_OFFSET_OFFSET, LITTLE_ENDIAN), buckets, BUCKET_LENGTH, tableLength),
+            "buckets outside the table");
         require(sectionFits(b.getLong(CHILDREN_OFFSET_OFFSET, LITTLE_ENDIAN),
-            b.getLong(CHILDREN_COUNT_OFFSET, LITTLE_ENDIAN), CHILD_LENGTH, length), "children outside the file");
+            b.getLong(CHILDREN_COUNT_OFFSET, LITTLE_ENDIAN), CHILD_LENGTH, tableLength), "children outside the table");
         require(sectionFits(b.getLong(STRINGS_OFFSET_OFFSET, LITTLE_ENDIAN),
-            b.getLong(STRINGS_LENGTH_OFFSET, LITTLE_ENDIAN), 1, length), "string pool outside the file");
+            b.getLong(STRINGS_LENGTH_OFFSET, LITTLE_ENDIAN), 1, tableLength), "string pool outside the table");
+        require(sectionFits(b.getLong(BODIES_OFFSET_OFFSET, LITTLE_ENDIAN), entries, BODY_LENGTH, tableLength),
+            "bodies outside the table");
+        require(b.getInt(PARTITIONS_OFFSET, LITTLE_ENDIAN) >= 0 && b.getInt(BROADCAST_PARTITIONS_OFFSET,
+            LITTLE_ENDIAN) >= 0, "partition count out of range");
+        return tableLength;
     }
 
     private void checkBody(final UnsafeBuffer b) {
-        final int worldSize = b.getInt(WORLD_SIZE_OFFSET, LITTLE_ENDIAN);
         final int root = (int)entryOffset(entriesOffset, 0);
         require(b.getInt(root + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN) == 0 &&
             isDirectory(b.getInt(root + ENTRY_MODE_OFFSET, LITTLE_ENDIAN)) &&
             b.getInt(root + ENTRY_PARENT_OFFSET, LITTLE_ENDIAN) == 0, "entry 0 is not the root directory");
         for (int i = 0; i < entryCount; i++) {
-            checkEntry(b, (int)entryOffset(entriesOffset, i), i, worldSize);
+            checkEntry(b, (int)entryOffset(entriesOffset, i), i);
         }
         for (int i = 0; i < childrenCount; i++) {
             final long child = b.getInt(childrenOffset + i * CHILD_LENGTH, LITTLE_ENDIAN) & 0xffffffffL;
@@ -98,18 +131,23 @@ final class MetadataTableLayout {
         require(used == entryCount, "buckets do not reference every entry once");
     }
 
-    private void checkEntry(final UnsafeBuffer b, final int at, final int index, final int worldSize) {
+    private void checkEntry(final UnsafeBuffer b, final int at, final int index) {
         final long keyOffset = b.getLong(at + ENTRY_KEY_OFFSET_OFFSET, LITTLE_ENDIAN);
         final long keyLength = b.getInt(at + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
         final String where = "entry " + index + ": ";
         require(stringFits(b, keyOffset, keyLength), where + "key outside the string pool");
         final long parent = b.getInt(at + ENTRY_PARENT_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
-        final long owner = b.getInt(at + ENTRY_OWNER_RANK_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
         final long nsec = b.getInt(at + ENTRY_MTIME_NSEC_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
         require(parent < entryCount, where + "parent out of range");
-        require(owner < (worldSize & 0xffffffffL), where + "owner rank outside world size");
         require(nsec < 1_000_000_000L, where + "mtime nanoseconds out of range");
         final int mode = b.getInt(at + ENTRY_MODE_OFFSET, LITTLE_ENDIAN);
+        final int partition = b.getInt(at + ENTRY_PARTITION_OFFSET, LITTLE_ENDIAN);
+        if (isRegular(mode)) {
+            require(partition >= 0 ? partition < partitions : -1L - partition < broadcastPartitions,
+                where + "partition out of range");
+        } else {
+            require(partition == NO_PARTITION, where + "partition set on an entry without a body");
+        }
         final long first = b.getInt(at + ENTRY_FIRST_CHILD_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
         final long count = b.getInt(at + ENTRY_CHILD_COUNT_OFFSET, LITTLE_ENDIAN) & 0xffffffffL;
         if (isDirectory(mode)) {

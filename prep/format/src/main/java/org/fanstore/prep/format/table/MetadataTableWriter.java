@@ -1,8 +1,8 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.isDirectory;
 import static java.nio.ByteOrder.LITTLE_ENDIAN;
-import static org.fanstore.runtime.metadata.MetadataTableDescriptor.*;
+import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
@@ -18,32 +18,33 @@ import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * Writes a namespace as {@code meta.tbl} (format: README.md beside this class). The table is built in
- * {@code <target>.tmp} (mode 0600) through a mapping of exactly its final length, then renamed over the target,
- * so a reader sees either the old table or the whole new one. Directories that no entry names are added as
- * 040755 directories carrying the mtime, uid and gid of their newest child (deterministic on every rank, and
- * what a user expects from {@code ls -l}); the root "" is added the same way when absent.
+ * Writes a dataset's namespace as its metadata table (format: README.md beside this class). The table is built in
+ * {@code <target>.tmp} (mode 0644, like the partitions) through a mapping of exactly its final length, then renamed
+ * over the target, so a reader sees either the old table or the whole new one. Directories that no entry names are
+ * added as 040755 directories carrying the mtime, uid and gid of their newest child (deterministic, and what a user
+ * expects from {@code ls -l}); the root "" is added the same way when absent.
  */
 public final class MetadataTableWriter {
     private MetadataTableWriter() {
     }
 
     /**
-     * @param localRoot  absolute directory such that {@code <localRoot>/<key>} is a LOCAL_RAW file on this node
-     * @param generation identifies this table among those the job publishes; never 0
+     * Writes a dataset's table (job area zero, CRC filled in).
+     *
+     * @param datasetId  the dataset's identity ({@code Manifest.datasetId()})
+     * @param partitions regular partitions; entries' partitions must lie in range
      * @return bytes written
      * @throws IllegalArgumentException for a namespace the format cannot hold (duplicate or malformed keys, a
-     *                                  file used as a directory, a bad rank), naming the offending key
+     *                                  file used as a directory, a partition out of range), naming the offending key
      */
     public static long write(
-        final Path target, final List<NamespaceEntry> entries, final byte[] localRoot, final int rank,
-        final int worldSize, final int stDev, final long generation) throws IOException {
-        checkArguments(localRoot, rank, worldSize, generation);
-        final SortedNamespace ns = SortedNamespace.of(entries, worldSize);
+        final Path target, final List<NamespaceEntry> entries, final long datasetId, final int partitions,
+        final int broadcastPartitions, final int stDev) throws IOException {
+        final SortedNamespace ns = SortedNamespace.of(entries, partitions, broadcastPartitions);
         final int n = ns.entries.length;
         final int bucketCount = ns.index.buckets().length;
 
-        long stringsLength = localRoot.length + 1L;
+        long stringsLength = 0;
         for (final NamespaceEntry e : ns.entries) {
             stringsLength += e.key().length + 1L + (e.linkTarget() != null ? e.linkTarget().length + 1L : 0);
         }
@@ -51,7 +52,8 @@ public final class MetadataTableWriter {
         final long bucketsOffset = entriesOffset + (long)n * ENTRY_LENGTH;
         final long childrenOffset = alignSection(bucketsOffset + (long)bucketCount * BUCKET_LENGTH);
         final long stringsOffset = alignSection(childrenOffset + (long)ns.children.length * CHILD_LENGTH);
-        final long totalLength = stringsOffset + stringsLength;
+        final long bodiesOffset = alignSection(stringsOffset + stringsLength);
+        final long totalLength = bodiesOffset + (long)n * BODY_LENGTH;
         if (totalLength > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("table of " + totalLength + " bytes for " + n +
                 " entries exceeds the 2 GiB a mapped buffer addresses");
@@ -59,7 +61,7 @@ public final class MetadataTableWriter {
 
         final Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
         Files.deleteIfExists(temporary);
-        Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-r--r--")));
         boolean published = false;
         try {
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
@@ -77,16 +79,15 @@ public final class MetadataTableWriter {
                     buffer.putLong(CHILDREN_COUNT_OFFSET, ns.children.length, LITTLE_ENDIAN);
                     buffer.putLong(STRINGS_OFFSET_OFFSET, stringsOffset, LITTLE_ENDIAN);
                     buffer.putLong(STRINGS_LENGTH_OFFSET, stringsLength, LITTLE_ENDIAN);
-                    buffer.putLong(TOTAL_LENGTH_OFFSET, totalLength, LITTLE_ENDIAN);
-                    buffer.putInt(RANK_OFFSET, rank, LITTLE_ENDIAN);
-                    buffer.putInt(WORLD_SIZE_OFFSET, worldSize, LITTLE_ENDIAN);
-                    buffer.putLong(LOCAL_ROOT_OFFSET_OFFSET, 0, LITTLE_ENDIAN);
-                    buffer.putInt(LOCAL_ROOT_LENGTH_OFFSET, localRoot.length, LITTLE_ENDIAN);
+                    buffer.putLong(BODIES_OFFSET_OFFSET, bodiesOffset, LITTLE_ENDIAN);
+                    buffer.putLong(TABLE_LENGTH_OFFSET, totalLength, LITTLE_ENDIAN);
+                    buffer.putLong(DATASET_ID_OFFSET, datasetId, LITTLE_ENDIAN);
+                    buffer.putInt(PARTITIONS_OFFSET, partitions, LITTLE_ENDIAN);
+                    buffer.putInt(BROADCAST_PARTITIONS_OFFSET, broadcastPartitions, LITTLE_ENDIAN);
                     buffer.putInt(ST_DEV_OFFSET, stDev, LITTLE_ENDIAN);
-                    buffer.putLong(GENERATION_OFFSET, generation, LITTLE_ENDIAN);
-                    buffer.putLong(RESERVED_OFFSET, 0, LITTLE_ENDIAN);
+                    buffer.setMemory(CRC_OFFSET, HEADER_LENGTH - CRC_OFFSET, (byte)0);
 
-                    writeStringsAndEntries(buffer, ns, localRoot, entriesOffset, (int)stringsOffset);
+                    writeStringsAndEntries(buffer, ns, entriesOffset, (int)stringsOffset, (int)bodiesOffset);
                     inheritNewestChild(buffer, ns, entriesOffset);
                     final int[] buckets = ns.index.buckets();
                     for (int i = 0; i < bucketCount; i++) {
@@ -95,6 +96,8 @@ public final class MetadataTableWriter {
                     for (int i = 0; i < ns.children.length; i++) {
                         buffer.putInt((int)childrenOffset + i * CHILD_LENGTH, ns.children[i], LITTLE_ENDIAN);
                     }
+                    buffer.putInt(CRC_OFFSET, TableChecksum.of(mapped, totalLength), LITTLE_ENDIAN);
+                    mapped.force();
                 } finally {
                     IoUtil.unmap(mapped);
                 }
@@ -109,29 +112,11 @@ public final class MetadataTableWriter {
         return totalLength;
     }
 
-    private static void checkArguments(final byte[] localRoot, final int rank, final int worldSize,
-        final long generation) {
-        if (generation == 0) {
-            throw new IllegalArgumentException("generation 0 is reserved");
-        }
-        if (worldSize < 1 || rank < 0 || rank >= worldSize) {
-            throw new IllegalArgumentException("rank " + rank + " outside world of " + worldSize);
-        }
-        for (final byte b : localRoot) {
-            if (b == 0) {
-                throw new IllegalArgumentException("local root holds a NUL byte: " + KeyText.of(localRoot));
-            }
-        }
-    }
-
-    /** The pool is the local root, then each entry's key (and a symlink's target), NUL-terminated, in entry order. */
+    /** The pool is each entry's key (and a symlink's target), NUL-terminated, in entry order. */
     private static void writeStringsAndEntries(
-        final UnsafeBuffer buffer, final SortedNamespace ns, final byte[] localRoot, final long entriesOffset,
-        final int stringsOffset) {
+        final UnsafeBuffer buffer, final SortedNamespace ns, final long entriesOffset, final int stringsOffset,
+        final int bodiesOffset) {
         int pool = stringsOffset;
-        buffer.putBytes(pool, localRoot);
-        pool += localRoot.length;
-        buffer.putByte(pool++, (byte)0);
         for (int i = 0; i < ns.entries.length; i++) {
             final NamespaceEntry e = ns.entries[i];
             final byte[] key = e.key();
@@ -154,7 +139,16 @@ public final class MetadataTableWriter {
             buffer.putInt(at + ENTRY_FIRST_CHILD_OFFSET, directory ? ns.firstChild[i] : 0, LITTLE_ENDIAN);
             buffer.putInt(at + ENTRY_CHILD_COUNT_OFFSET, count, LITTLE_ENDIAN);
             buffer.putInt(at + ENTRY_FLAGS_OFFSET, e.flags(), LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_OWNER_RANK_OFFSET, e.ownerRank(), LITTLE_ENDIAN);
+            buffer.putInt(at + ENTRY_PARTITION_OFFSET, e.partition(), LITTLE_ENDIAN);
+            final int body = (int)bodyRecordOffset(bodiesOffset, i);
+            if (e.partition() != NO_PARTITION) {
+                buffer.putLong(body + BODY_OFFSET_OFFSET, e.bodyOffset(), LITTLE_ENDIAN);
+                buffer.putLong(body + BODY_STORED_LENGTH_OFFSET, e.storedLength(), LITTLE_ENDIAN);
+                buffer.putInt(body + BODY_CRC_OFFSET, e.crc32c(), LITTLE_ENDIAN);
+                buffer.putInt(body + BODY_CODEC_OFFSET, e.codec() & 0xff, LITTLE_ENDIAN);
+            } else {
+                buffer.setMemory(body, BODY_LENGTH, (byte)0);
+            }
 
             buffer.putBytes(pool, key);
             pool += key.length;

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.metadata;
+package org.fanstore.prep.format.table;
 
 /** Keys as readable text for messages and test vectors: printable ASCII kept, every other byte as \xHH. */
 public final class KeyText {

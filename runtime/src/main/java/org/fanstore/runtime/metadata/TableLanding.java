@@ -1,0 +1,206 @@
+package org.fanstore.runtime.metadata;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+
+import org.agrona.IoUtil;
+import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.TableInfo;
+import org.fanstore.prep.format.table.LandedTable;
+import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.prep.format.table.MetadataTableDescriptor;
+import org.fanstore.prep.format.table.TableChecksum;
+import org.fanstore.runtime.mpi.MpiWorld;
+import org.fanstore.runtime.mpi.TableBroadcast;
+
+/**
+ * Puts the dataset's metadata table (prep built it) into this node's shared-memory directory, ready for the shim:
+ * rank 0 reads {@code namespace.tbl} once, checks it against the manifest and broadcasts it ({@link TableBroadcast});
+ * every other rank lands the bytes straight into its mapped copy, summing them as they land. Each node then fills
+ * in its job area (rank, world, replicas, local root) and publishes the copy by a rename. Nothing is built per job.
+ *
+ * <p>A table that does not belong to its dataset (missing, truncated, altered, another dataset's, an older format)
+ * is refused with one line naming the file and the fix; rank 0 sends that line to every rank, so the whole job
+ * reports the same cause.
+ */
+public final class TableLanding {
+    /** A job publishes one table and never replaces it, so its generation is a constant (the format forbids 0). */
+    private static final long GENERATION = 1;
+    private static final int READ_PIECE = 8 << 20;
+
+    /** Milliseconds spent reading (rank 0) and transferring, for the ready line. */
+    public record Timing(long readNanos, long transferNanos) {}
+
+    private TableLanding() {
+    }
+
+    /**
+     * Lands the table as {@code target} and opens it. {@code world} may be null for a job of one rank.
+     *
+     * @param readItself true when every rank reads the table from the shared FS itself instead of rank 0
+     *                   broadcasting it
+     */
+    public static MetadataTable land(MpiWorld world, Path dataset, Manifest manifest, Path target, int rank, int size,
+                                     int replicas, byte[] localRoot, boolean readItself, Duration timeout)
+            throws IOException {
+        TableInfo info = expected(dataset, manifest);
+        MappedByteBuffer landed = null;
+        boolean published = false;
+        try {
+            if (rank == 0 || readItself || world == null) {
+                String problem = null;
+                try {
+                    landed = readInto(dataset, manifest, info, target, localRoot.length);
+                } catch (IOException e) {
+                    problem = e.getMessage();
+                }
+                if (rank == 0 && !readItself && world != null) {
+                    if (problem != null) {
+                        TableBroadcast.fail(world, problem, timeout);
+                    } else {
+                        TableBroadcast.send(world, landed, info.bytes(), timeout);
+                    }
+                }
+                if (problem != null) {
+                    throw new IOException(problem);
+                }
+            } else {
+                Landing receiver = new Landing(dataset, info, target, localRoot.length);
+                try {
+                    TableBroadcast.receive(world, receiver, timeout);
+                } finally {
+                    landed = receiver.landed;
+                }
+                if (receiver.sum.value() != info.crc32c() || receiver.sum.position() != info.bytes()) {
+                    throw new IOException(String.format("rank %d: the metadata table of %s arrived damaged from rank"
+                            + " %d (%d bytes with CRC32C %08x, %s says %d bytes with %08x)", rank, dataset, rank - 1,
+                            receiver.sum.position(), receiver.sum.value(), Manifest.FILE_NAME, info.bytes(),
+                            info.crc32c()));
+                }
+            }
+            LandedTable.fillJobArea(landed, info.bytes(), rank, size, replicas, localRoot, GENERATION);
+            LandedTable.publish(landed, target);
+            published = true;
+        } finally {
+            if (!published) {
+                if (landed != null) {
+                    IoUtil.unmap(landed);
+                }
+                LandedTable.abandon(target);
+            }
+        }
+        return MetadataTable.open(target);
+    }
+
+    /** The manifest's table record, or the one-line refusal of a dataset prepped before tables existed. */
+    private static TableInfo expected(Path dataset, Manifest manifest) throws IOException {
+        TableInfo info = manifest.table();
+        if (info == null) {
+            throw new IOException(dataset + " was prepped by an older fanstore and has no " + TableInfo.FILE_NAME
+                    + ": run 'fanstore upgrade " + dataset + "' once (it adds the table in place), or prep it again");
+        }
+        return info;
+    }
+
+    /** Reads the dataset's table into a new landed mapping, checking it against the manifest. */
+    private static MappedByteBuffer readInto(Path dataset, Manifest manifest, TableInfo info, Path target,
+                                             int rootLength) throws IOException {
+        Path file = dataset.resolve(info.fileName());
+        String fix = "run 'fanstore upgrade " + dataset + "' to rebuild it from the partitions, or prep again";
+        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(file + " is missing: " + fix);
+        }
+        if (!Files.isRegularFile(file)) {
+            throw new IOException(file + " is not a regular file: " + fix);
+        }
+        MappedByteBuffer landed = null;
+        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
+            long length = in.size();
+            if (length != info.bytes()) {
+                throw new IOException(String.format("%s is %d bytes, %s says %d (truncated or replaced): %s", file,
+                        length, Manifest.FILE_NAME, info.bytes(), fix));
+            }
+            landed = LandedTable.create(target, length, rootLength);
+            TableChecksum sum = new TableChecksum();
+            ByteBuffer into = landed.duplicate();
+            while (into.position() < length) {
+                int before = into.position();
+                into.limit((int)Math.min(length, before + (long)READ_PIECE));
+                if (in.read(into, before) < 0) {
+                    throw new IOException(file + " ended at byte " + before + " of " + length + ": " + fix);
+                }
+                ByteBuffer piece = landed.duplicate();
+                piece.limit(into.position()).position(before);
+                sum.update(piece);
+            }
+            checkHeader(file, landed, manifest, fix);
+            if (sum.value() != info.crc32c()) {
+                throw new IOException(String.format("%s has CRC32C %08x, %s says %08x (altered after prep): %s", file,
+                        sum.value(), Manifest.FILE_NAME, info.crc32c(), fix));
+            }
+            return landed;
+        } catch (IOException | RuntimeException e) {
+            if (landed != null) {
+                IoUtil.unmap(landed);
+            }
+            throw e;
+        }
+    }
+
+    /** The version word and the dataset identity, for a message more useful than a CRC mismatch. */
+    private static void checkHeader(Path file, ByteBuffer table, Manifest manifest, String fix) throws IOException {
+        ByteBuffer b = table.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        int version = b.getInt(MetadataTableDescriptor.VERSION_OFFSET);
+        if (version != MetadataTableDescriptor.VERSION) {
+            throw new IOException(file + " has version word " + MetadataTableDescriptor.describeVersion(version)
+                    + ", this fanstore reads "
+                    + MetadataTableDescriptor.describeVersion(MetadataTableDescriptor.VERSION)
+                    + ": " + fix);
+        }
+        long id = b.getLong(MetadataTableDescriptor.DATASET_ID_OFFSET);
+        if (id != manifest.datasetId()) {
+            throw new IOException(String.format("%s belongs to another dataset (id %016x, this one is %016x): %s",
+                    file, id, manifest.datasetId(), fix));
+        }
+    }
+
+    /** A receiving rank's mapped copy, created when the length is known, summed as chunks land. */
+    private static final class Landing implements TableBroadcast.Receiver {
+        private final Path dataset;
+        private final TableInfo info;
+        private final Path target;
+        private final int rootLength;
+        private final TableChecksum sum = new TableChecksum();
+        private MappedByteBuffer landed;
+
+        Landing(Path dataset, TableInfo info, Path target, int rootLength) {
+            this.dataset = dataset;
+            this.info = info;
+            this.target = target;
+            this.rootLength = rootLength;
+        }
+
+        @Override
+        public void begin(long length) throws IOException {
+            if (length != info.bytes()) {
+                throw new IOException("rank 0 sends a metadata table of " + length + " bytes, " + dataset.resolve(
+                        Manifest.FILE_NAME) + " says " + info.bytes() + ": do all nodes see the same dataset?");
+            }
+            landed = LandedTable.create(target, length, rootLength);
+        }
+
+        @Override
+        public void chunk(ByteBuffer data, long offset) {
+            sum.update(data);
+            landed.duplicate().position((int)offset).put(data.duplicate());
+        }
+    }
+}
