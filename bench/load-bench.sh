@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# Load benchmark (issue: the runtime): time until `fanstore run` is ready and metadata bytes per file, for a
-# namespace of N small files (default 1.3 million, as ImageNet-1k) on R ranks of this machine.
-#   bench/load-bench.sh [WORK_DIR] [FILES] [RANKS]
-# The native baseline in the same run: `find -type f | wc -l` and a `stat` of every file over the source tree
-# (what a job without fanstore pays in metadata calls before the first epoch), plus `cp -r` of the tree.
+# Load benchmark: how long from `fanstore run` to the command starting, phase by phase, now that prep builds the
+# metadata table once (namespace.tbl) and each job only lands it; and what the table costs prep.
+#   bench/load-bench.sh [WORK_DIR] [FILES] [SYNTH_ENTRIES]
+# FILES real tiny files in ImageNet-1k's shape (default 1.3M, 1,300 per directory) are generated once under
+# WORK_DIR/src; SYNTH_ENTRIES (default 10M, 0 to skip) more are written straight into partitions
+# (bench SyntheticDataset: this machine has 16M inodes in all). Each is run with 1 and 2 ranks, the table
+# broadcast by rank 0 (the default) and read by every rank (--table-load read).
+# Baselines in the same run: native `find -printf %s` over the tree (a stat of every file: the metadata a job
+# without fanstore pays before its first epoch); and with OLD=<dir of an older fanstore checkout, built>, that
+# build's prep and start on the same tree, alternating with this one (ROUNDS rounds, default 2).
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 work="${1:-/tmp/fanstore-load-bench}"
 files="${2:-1300000}"
-ranks="${3:-4}"
+synth="${3:-10000000}"
+rounds="${ROUNDS:-2}"
+old="${OLD:-}"
 mkdir -p "$work"
+work="$(cd "$work" && pwd)"
 src="$work/src/in1k"
+now() { date +%s.%N; }
+secs() { echo "$2 - $1" | bc; }
+
 if [ ! -f "$work/src/.done-$files" ]; then
   rm -rf "$work/src"; mkdir -p "$src"
-  python3 - "$src" "$files" <<'PY'
+  /usr/bin/python3 - "$src" "$files" <<'PY'
 import os, sys, random
 root, n = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(1); per_dir = 1300
@@ -27,19 +38,66 @@ for i in range(n):
 PY
   touch "$work/src/.done-$files"
 fi
-echo "# machine: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r), $(date -u +%F); $files files, $ranks ranks"
-t0=$(date +%s.%N); find "$src" -type f -printf '%s\n' | wc -l >/dev/null; t1=$(date +%s.%N)
-echo "native find -printf %s (stat of every file, warm): $(echo "$t1 - $t0" | bc) s"
-for compress in none lz4; do
-  ds="$work/in1k-$compress.fs"
-  if [ ! -f "$ds/manifest.txt" ]; then
-    t0=$(date +%s.%N)
-    "$repo/fanstore" prep --input "$src" --output "$ds" --partitions 32 --compress "$compress" >/dev/null
-    echo "fanstore prep ($compress): $(echo "$(date +%s.%N) - $t0" | bc) s"
-  fi
-  # Ready time, then (FANSTORE_VERBOSE) each rank's load phases and how long background unpacking took.
-  FANSTORE_VERBOSE=1 "$repo/fanstore" run --ranks "$ranks" --data "$ds" --local-dir "$work" -- sleep 150 2>&1 \
-    | grep -E 'ready:|load_ms|unpacked' | sed "s/^/fanstore ($compress): /"
+
+echo "# $(date -u '+%F %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HEAD), $(nproc) cores," \
+  "$(free -g | awk '/Mem:/{print $2}') GiB, $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# $files files in $(( (files + 1299) / 1300 )) directories, 32 partitions, --local-dir on $(df --output=fstype "$work" | tail -1)"
+t0=$(now); find "$src" -type f -printf '%s\n' | wc -l >/dev/null; t1=$(now)
+echo "native: find -printf %s (stat of every file, warm cache): $(secs "$t0" "$t1") s"
+
+# prep: this build (which writes the table) and, with OLD, the older build (which does not), alternating.
+builds=("$repo")
+[ -n "$old" ] && builds+=("$old")
+for r in $(seq "$rounds"); do
+  for b in "${builds[@]}"; do
+    tag=$([ "$b" = "$repo" ] && echo new || echo old)
+    ds="$work/in1k-$tag.fs"
+    rm -rf "$ds"
+    t0=$(now); "$b/fanstore" prep --input "$src" --output "$ds" --partitions 32 >/dev/null; t1=$(now)
+    echo "prep ($tag build) round $r: $(secs "$t0" "$t1") s"
+  done
 done
-rm -rf "$work/cp"; t0=$(date +%s.%N); cp -r "$src" "$work/cp"; t1=$(date +%s.%N); rm -rf "$work/cp"
-echo "native cp -r of the tree (what unpacking to local disk costs without fanstore): $(echo "$t1 - $t0" | bc) s"
+ds="$work/in1k-new.fs"
+t0=$(now); "$repo/fanstore" upgrade "$ds" >/dev/null; t1=$(now)
+table_bytes=$(stat -c %s "$ds/namespace.tbl")
+echo "table alone (fanstore upgrade: read the partitions' tables, build, write): $(secs "$t0" "$t1") s;" \
+  "namespace.tbl $table_bytes bytes, $(echo "scale=1; $table_bytes / $files" | bc) bytes/file"
+
+# One start: prints launch -> the last rank's command start, and rank 0's (and 1's) ready-line phases.
+start() { # start LABEL BUILD DATASET RANKS [run options...]
+  local label="$1" b="$2" data="$3" ranks="$4"; shift 4
+  rm -f "$work"/started.*
+  local t0 t1 log="$work/run.log"
+  t0=$(now)
+  FANSTORE_VERBOSE=1 "$b/fanstore" run --ranks "$ranks" --data "$data" --local-dir "$work" "$@" -- \
+    sh -c "date +%s.%N > $work/started.\$FANSTORE_RANK" > "$log" 2>&1 || { echo "$label: FAILED"; tail -3 "$log"; return; }
+  t1=$(cat "$work"/started.* | sort -n | tail -1)
+  echo "$label: launch -> command start $(secs "$t0" "$t1") s; $(grep -o 'fanstore rank [0-9]*: files=.*' "$log" \
+    | sed -E 's/files=[0-9]+ dirs=[0-9]+ bytes=[0-9]+ //' | tr '\n' ';')"
+}
+for r in $(seq "$rounds"); do
+  for ranks in 1 2; do
+    start "1.3M new, $ranks rank(s), broadcast, round $r" "$repo" "$work/in1k-new.fs" "$ranks"
+    [ "$ranks" = 2 ] && start "1.3M new, 2 ranks, read itself, round $r" "$repo" "$work/in1k-new.fs" 2 --table-load read
+    [ -n "$old" ] && start "1.3M old build, $ranks rank(s), round $r" "$old" "$work/in1k-old.fs" "$ranks"
+  done
+done
+
+if [ "$synth" -gt 0 ]; then
+  sds="$work/synth-$synth.fs"
+  if [ ! -f "$sds/manifest.txt" ]; then
+    agrona="$(ls "${M2_REPO:-$HOME/.m2/repository}"/org/agrona/agrona/2.6.0/agrona-2.6.0.jar)"
+    lz4="$(ls "${M2_REPO:-$HOME/.m2/repository}"/at/yawk/lz4/lz4-java/*/lz4-java-*.jar | head -1)"
+    rm -rf "$sds"
+    t0=$(now)
+    java $(sed -n 's/^runtime=//p' "$repo/launcher/target/classes/org/fanstore/launcher/run/jvm.flags") -Xmx14g \
+      -cp "$repo/bench/target/classes:$repo/prep/format/target/classes:$agrona:$lz4" \
+      org.fanstore.bench.SyntheticDataset "$sds" in10m "$synth" 32
+    echo "synthetic dataset written in $(secs "$t0" "$(now)") s"
+  fi
+  echo "synthetic: namespace.tbl $(stat -c %s "$sds/namespace.tbl") bytes for $synth files"
+  for ranks in 1 2; do
+    start "$synth synthetic, $ranks rank(s), broadcast" "$repo" "$sds" "$ranks"
+    [ "$ranks" = 2 ] && start "$synth synthetic, 2 ranks, read itself" "$repo" "$sds" 2 --table-load read
+  done
+fi

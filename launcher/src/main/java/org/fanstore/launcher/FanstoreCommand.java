@@ -17,6 +17,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
         PrepCommand.class,
         VerifyCommand.class,
+        UpgradeCommand.class,
         LsCommand.class,
         StatCommand.class,
         CatCommand.class,

@@ -90,7 +90,7 @@ class DatasetPackerTest {
         try (Stream<Path> list = Files.list(one)) {
             list.forEach(p -> names.add(p.getFileName().toString()));
         }
-        assertEquals(4, names.size(), names.toString());
+        assertEquals(5, names.size(), "manifest, table and 3 partitions: " + names);
         for (final String name : names) {
             assertArrayEquals(Files.readAllBytes(one.resolve(name)), Files.readAllBytes(four.resolve(name)), name);
         }

@@ -35,7 +35,7 @@ class RuntimeConfigTest {
         assertEquals(List.of("--rank=3", "--size=8", "--rendezvous=fe80::1%eth0:45123", "--data=/data/in=1.fs",
                         "--local-dir=/tmp/f/rank-3", "--shm-dir=/dev/shm/f/rank-3", "--cache-mb=8589934592",
                         "--replicas=2", "--job-id=991.0", "--unpack=lazy", "--verbose", "--local-capacity=50%",
-                        "--prefetch=off", "--secret-file=/dev/shm/f/secret"),
+                        "--prefetch=off", "--secret-file=/dev/shm/f/secret", "--table-load=broadcast"),
                 sample(RuntimeConfig.Unpack.LAZY, false, true).toArgs());
     }
 

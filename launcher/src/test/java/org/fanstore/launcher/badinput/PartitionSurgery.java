@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.zip.CRC32C;
+import org.fanstore.prep.format.TableInfo;
 import org.fanstore.launcher.run.FanstoreProcess;
 
 /**
@@ -21,10 +22,13 @@ public final class PartitionSurgery {
 
     private byte[] part;
     private String manifest;
+    /** The dataset's metadata table, copied along untouched: damage to a partition leaves it as prep wrote it. */
+    private final byte[] table;
 
-    private PartitionSurgery(byte[] part, String manifest) {
+    private PartitionSurgery(byte[] part, String manifest, byte[] table) {
         this.part = part;
         this.manifest = manifest;
+        this.table = table;
     }
 
     public static Path goldenDir() {
@@ -33,13 +37,15 @@ public final class PartitionSurgery {
 
     public static PartitionSurgery golden() throws IOException {
         return new PartitionSurgery(Files.readAllBytes(goldenDir().resolve(PARTITION)),
-                Files.readString(goldenDir().resolve("manifest.txt"), StandardCharsets.US_ASCII));
+                Files.readString(goldenDir().resolve("manifest.txt"), StandardCharsets.US_ASCII),
+                Files.readAllBytes(goldenDir().resolve(TableInfo.FILE_NAME)));
     }
 
     /** A copy of a one-partition dataset {@code fanstore prep} wrote to {@code dir}. */
     public static PartitionSurgery of(Path dir) throws IOException {
         return new PartitionSurgery(Files.readAllBytes(dir.resolve(PARTITION)),
-                Files.readString(dir.resolve("manifest.txt"), StandardCharsets.ISO_8859_1));
+                Files.readString(dir.resolve("manifest.txt"), StandardCharsets.ISO_8859_1),
+                Files.readAllBytes(dir.resolve(TableInfo.FILE_NAME)));
     }
 
     public byte[] part() {
@@ -196,6 +202,7 @@ public final class PartitionSurgery {
     public Path writeTo(Path dir) throws IOException {
         Files.createDirectories(dir);
         Files.write(dir.resolve(PARTITION), part);
+        Files.write(dir.resolve(TableInfo.FILE_NAME), table);
         Files.writeString(dir.resolve("manifest.txt"), manifest, StandardCharsets.ISO_8859_1);
         return dir;
     }

@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 
 import org.agrona.IoUtil;
+import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.TableInfo;
 import org.fanstore.prep.format.table.LandedTable;
@@ -146,6 +147,7 @@ public final class TableLanding {
                 throw new IOException(String.format("%s has CRC32C %08x, %s says %08x (altered after prep): %s", file,
                         sum.value(), Manifest.FILE_NAME, info.crc32c(), fix));
             }
+            checkTotals(dataset, landed, manifest);
             return landed;
         } catch (IOException | RuntimeException e) {
             if (landed != null) {
@@ -169,6 +171,36 @@ public final class TableLanding {
         if (id != manifest.datasetId()) {
             throw new IOException(String.format("%s belongs to another dataset (id %016x, this one is %016x): %s",
                     file, id, manifest.datasetId(), fix));
+        }
+    }
+
+    /**
+     * The manifest's totals against what the table holds: the ready line and every consumer of the counts would
+     * otherwise repeat whatever the manifest claims. One pass over the entries' modes, on the rank that read the
+     * table (every rank lands the same bytes).
+     */
+    private static void checkTotals(Path dataset, ByteBuffer table, Manifest manifest) throws IOException {
+        ByteBuffer b = table.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+        long entries = b.getLong(MetadataTableDescriptor.ENTRY_COUNT_OFFSET);
+        long at = b.getLong(MetadataTableDescriptor.ENTRIES_OFFSET_OFFSET);
+        long files = 0;
+        long dirs = -1;   // the root "" is the mount, not part of the dataset
+        long symlinks = 0;
+        for (long i = 0; i < entries; i++, at += MetadataTableDescriptor.ENTRY_LENGTH) {
+            int mode = b.getInt((int) at + MetadataTableDescriptor.ENTRY_MODE_OFFSET);
+            if (FileModes.isDirectory(mode)) {
+                dirs++;
+            } else if (FileModes.isRegular(mode)) {
+                files++;
+            } else {
+                symlinks++;
+            }
+        }
+        if (files != manifest.files() || dirs != manifest.dirs() || symlinks != manifest.symlinks()) {
+            throw new IOException(String.format("%s in %s says %d files, %d directories and %d symlinks, the"
+                            + " table holds %d, %d and %d: the dataset was altered after prep; run fanstore"
+                            + " verify %s", Manifest.FILE_NAME, dataset, manifest.files(), manifest.dirs(),
+                    manifest.symlinks(), files, dirs, symlinks, dataset));
         }
     }
 

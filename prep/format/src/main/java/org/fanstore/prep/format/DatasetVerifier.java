@@ -16,8 +16,8 @@ import java.util.zip.CRC32C;
 
 /**
  * Checks a whole dataset offline: each partition's size and whole-file CRC32C against the manifest, its header
- * and table, every body's CRC32C, and the manifest's totals. It does not stop at the first fault: the report
- * names every bad partition and every bad file.
+ * and table, every body's CRC32C, the manifest's totals and the metadata table (TableVerifier). It does not stop
+ * at the first fault: the report names every bad partition and every bad file.
  */
 public final class DatasetVerifier {
     /** One problem: the partition file (null for dataset-wide faults), the entry path (may be null), what. */
@@ -55,6 +55,8 @@ public final class DatasetVerifier {
             v.checkPartition(dir, p);
         }
         v.checkTotals(manifest);
+        org.fanstore.prep.format.table.TableVerifier.check(dir, manifest,
+            (path, problem) -> v.faults.add(new Fault(TableInfo.FILE_NAME, path, problem)));
         return new Report(List.copyOf(v.faults), manifest.partitions().size(), v.files, v.rawBytes);
     }
 

@@ -123,13 +123,14 @@ public final class Manifest {
     }
 
     /**
-     * The dataset's identity: FNV-1a 64 over its name and every partition's file name, size and CRC32C. The table
-     * records it, so a table copied from another dataset (or left from an earlier prep) is refused by name.
+     * The dataset's identity: FNV-1a 64 over its name and its partitions' file names and kinds (its shape, not its
+     * contents: those are the partitions' own checks' to guard, and the manifest binds the table by its CRC). The
+     * table records it, so a table of another dataset is refused by name even when its manifest line came along.
      */
     public long datasetId() {
         final StringBuilder sb = new StringBuilder(PathBytes.escape(name));
         for (final PartitionInfo p : partitions) {
-            sb.append('\n').append(p.fileName()).append(' ').append(p.bytes()).append(' ').append(p.crc32c());
+            sb.append('\n').append(p.fileName()).append(' ').append(p.broadcast() ? 'b' : 'r');
         }
         return org.fanstore.prep.format.table.Fnv1a64.hash(sb.toString().getBytes(StandardCharsets.UTF_8));
     }

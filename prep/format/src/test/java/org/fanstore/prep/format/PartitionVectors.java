@@ -93,7 +93,8 @@ final class PartitionVectors {
         return out;
     }
 
-    /** Writes the partition, the manifest and the expectations into {@code dir}; returns the names written. */
+    /** Writes the partition, its metadata table, the manifest and the expectations into {@code dir}; returns the
+     * names written. */
     static List<String> writeAll(final Path dir) throws IOException {
         Files.createDirectories(dir);
         final List<Expected> expected = expected();
@@ -116,9 +117,9 @@ final class PartitionVectors {
             }
             written = writer.finish();
         }
-        manifest(expected, written).write(dir);
+        org.fanstore.prep.format.table.DatasetTable.write(dir, manifest(expected, written)).write(dir);
         Files.writeString(dir.resolve(EXPECT), expectations(expected, tableLength), US_ASCII);
-        return List.of(PARTITION, Manifest.FILE_NAME, EXPECT);
+        return List.of(PARTITION, TableInfo.FILE_NAME, Manifest.FILE_NAME, EXPECT);
     }
 
     static Manifest manifest(final List<Expected> expected, final PartitionWriter.Written written) {
