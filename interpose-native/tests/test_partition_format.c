@@ -5,6 +5,7 @@
  * offsets, codecs, CRCs), finds the manifest's size and whole-file CRC32C, and refuses the file when its own
  * struct sizes (hence its version word) differ, or when the file's version word is another layout's. */
 #include "partition_format.h"
+#include "crc32c_ref.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -24,16 +25,6 @@ typedef struct parsed_entry {
     fs_part_entry_fixed f;
 } parsed_entry;
 
-static uint32_t crc32c(uint32_t crc, const uint8_t *p, size_t n)
-{
-    crc = ~crc;
-    while (n--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++)
-            crc = (crc >> 1) ^ (0x82f63b78u & (0u - (crc & 1u)));
-    }
-    return ~crc;
-}
 
 static uint8_t *slurp(const char *path, size_t *len)
 {

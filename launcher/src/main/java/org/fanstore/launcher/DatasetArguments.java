@@ -18,10 +18,16 @@ final class DatasetArguments {
     private DatasetArguments() {
     }
 
-    static Dataset open(final Path datasetDir) throws IOException {
+    /** {@code datasetDir} itself, or a usage error when it is not a directory. */
+    static Path directory(final Path datasetDir) {
         if (!Files.isDirectory(datasetDir)) {
             throw new UserError(datasetDir + " is not a directory: give the OUT.fs directory fanstore prep wrote");
         }
+        return datasetDir;
+    }
+
+    static Dataset open(final Path datasetDir) throws IOException {
+        directory(datasetDir);
         if (!Files.isRegularFile(datasetDir.resolve(Manifest.FILE_NAME))) {
             throw new UserError(datasetDir + " has no " + Manifest.FILE_NAME + ": give the OUT.fs directory " +
                 "fanstore prep wrote");

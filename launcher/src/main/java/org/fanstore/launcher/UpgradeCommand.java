@@ -2,7 +2,6 @@ package org.fanstore.launcher;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
@@ -31,10 +30,7 @@ public final class UpgradeCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        if (!Files.isDirectory(dataset)) {
-            throw new UserError(dataset + " is not a directory: give the OUT.fs directory fanstore prep wrote");
-        }
-        final Manifest old = Manifest.read(dataset);
+        final Manifest old = Manifest.read(DatasetArguments.directory(dataset));
         final long started = System.nanoTime();
         final Manifest upgraded = DatasetTable.write(dataset, old);
         upgraded.write(dataset);

@@ -23,11 +23,7 @@ public final class VerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        final DatasetVerifier.Report report;
-        if (!java.nio.file.Files.isDirectory(dataset)) {
-            throw new UserError(dataset + " is not a directory: give the OUT.fs directory fanstore prep wrote");
-        }
-        report = DatasetVerifier.verify(dataset);
+        final DatasetVerifier.Report report = DatasetVerifier.verify(DatasetArguments.directory(dataset));
         final PrintStream out = new PrintStream(root.out(), true, StandardCharsets.UTF_8);
         for (final DatasetVerifier.Fault fault : report.faults()) {
             out.println("FAULT " + fault);

@@ -26,18 +26,12 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         BROADCAST, READ;
 
         public String argument() {
-            return name().toLowerCase(Locale.ROOT);
+            return argumentOf(this);
         }
 
         /** The choice named {@code s}; the message names the option and the choices. */
         public static TableLoad of(String s) {
-            for (TableLoad t : values()) {
-                if (t.argument().equals(s)) {
-                    return t;
-                }
-            }
-            throw new IllegalArgumentException("--table-load must be one of " + Arrays.stream(values())
-                    .map(TableLoad::argument).toList() + ", got " + s);
+            return choice(TableLoad.class, "--table-load", s);
         }
     }
 
@@ -47,19 +41,29 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
 
         /** As written on command lines. */
         public String argument() {
-            return name().toLowerCase(Locale.ROOT);
+            return argumentOf(this);
         }
 
         /** The mode named {@code s}; the message names the option and the choices. */
         public static Unpack of(String s) {
-            for (Unpack u : values()) {
-                if (u.argument().equals(s)) {
-                    return u;
-                }
-            }
-            throw new IllegalArgumentException("--unpack must be one of " + Arrays.stream(values())
-                    .map(Unpack::argument).toList() + ", got " + s);
+            return choice(Unpack.class, "--unpack", s);
         }
+    }
+
+    /** A choice as written on command lines: its name in lower case. */
+    private static String argumentOf(Enum<?> choice) {
+        return choice.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The constant of {@code type} written {@code s}; the message names the option and the choices. */
+    private static <E extends Enum<E>> E choice(Class<E> type, String option, String s) {
+        for (E e : type.getEnumConstants()) {
+            if (argumentOf(e).equals(s)) {
+                return e;
+            }
+        }
+        throw new IllegalArgumentException(option + " must be one of " + Arrays.stream(type.getEnumConstants())
+                .map(RuntimeConfig::argumentOf).toList() + ", got " + s);
     }
 
     /** FANSTORE_VERBOSE=1: per-rank load phases and background unpacking on stderr. */
