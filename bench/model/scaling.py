@@ -286,8 +286,9 @@ def print_load(m, a, p=print):
 
     big = [f for f in LOAD_FILES if not m.fits(f)]
     if big:
-        p("\nBeyond the 2 GiB mapping (what it would cost if the reader mapped it: 64-bit MemorySegment mapping, or "
-          "a sharded namespace), seconds; today prep refuses to write such a table and a node refuses to land it:\n")
+        p("\nBeyond the 2 GiB mapping: what the whole table would cost if a node could map it (64-bit "
+          "MemorySegment mapping; a sharded namespace would cut memory and time instead), seconds. Today prep "
+          "refuses to write such a table and a node refuses to land it:\n")
         p("| files | shared memory per node | table load | " + " | ".join("%d nodes" % n for n in LOAD_NODES) + " |")
         p("|---|---|---|" + "---|" * len(LOAD_NODES))
         for f in big:
@@ -295,14 +296,14 @@ def print_load(m, a, p=print):
                 p("| %s | %s | %s | %s |" % (fmt_count(f), fmt_bytes(m.table_bytes(f)), name,
                                              " | ".join("%.1f" % sum(fn(n, f).values()) for n in LOAD_NODES)))
 
-    p("\nRead itself: above %.0f nodes the shared FS's aggregate (%s) gives each of N readers less than one "
+    p("\n- Read itself: above %.0f nodes the shared FS's aggregate (%s) gives each of N readers less than one "
       "client's %s, so that read grows as N * F*b/B_fs_aggregate; the chain reads the file once." % (
           m.fs_saturation(), fmt_rate(m.fs_agg), fmt_rate(m.fs)))
     for f in LOAD_FILES:
         if m.fits(f):
             c1, c2 = m.crossover(f, sw), m.crossover(f, fast)
             never = "none up to 65536"
-            p("%s files: the chain beats every node reading the table itself from %s nodes (chain %s), from %s "
+            p("- %s files: the chain beats every node reading the table itself from %s nodes (chain %s), from %s "
               "nodes (chain %s)." % (fmt_count(f), c1 or never, fmt_rate(min(sw, m.link)), c2 or never,
                                      fmt_rate(min(fast, m.link))))
 
