@@ -1,11 +1,15 @@
-"""Scaling model for fanstore, built from the per-operation costs one bench/run-paper.sh run measured.
+"""Scaling model for fanstore: per-file read rates from one bench/run-paper.sh run, and the time to first read.
 
   scaling.py --csv RUN/paper.csv [--out DIR] [--plot PNG] [--net-gbps 100] [--net-latency-us 2]
-             [--bisection 1.0] [--files 1281167] [--file-kib 110] [--threads 2]
+             [--bisection 1.0] [--files 1281167] [--file-kib 110] [--threads 2] [load options]
+  scaling.py --load-only [load options]
 
-Prints Markdown: the inputs it read, the validation against the run's 1/2/4-rank jobs (all on one machine, so
-they share its cores), and the prediction for 16..1024 nodes of a cluster (one node per host) for a dataset of
---files files of --file-kib each (default: ImageNet-1k's shape), plus where it stops scaling and why.
+Prints Markdown. With --csv: the inputs it read, the validation against the run's 1/2/4-rank jobs (all on one
+machine, so they share its cores), and the prediction for 16..1024 nodes of a cluster (one node per host) for a
+dataset of --files files of --file-kib each (default: ImageNet-1k's shape), plus where it stops scaling and why;
+then the load tables. With --load-only (no CSV needed): the time from launch to the first read for 1M, 10M and
+100M files at 16..1024 nodes, the table broadcast down the chain against every node reading it from the shared
+FS (--table-load read), and the shared memory per node. The load inputs are the LOAD_DEFAULTS block below.
 See docs/scaling-model.md for the equations.
 """
 import argparse
@@ -74,17 +78,12 @@ class Inputs:
         self.fetch_latency = max(t0 - s0 / self.fetch_bw, 5e-6)   # s per fetch, besides the bytes
         raw8 = get(rows, "mpj", "raw", "8192K", "2", "1", "-", "MB_per_s", default=0)
         self.raw_bw = raw8 * 1e6
-        e = [get(rows, "load", "tree", "-", "2", "-", "rank%d" % r, "entries") for r in (0, 1)]
-        mb = [get(rows, "load", "tree", "-", "2", "-", "rank%d" % r, "meta_bytes") for r in (0, 1)]
-        g = [get(rows, "load", "tree", "-", "2", "-", "rank%d" % r, "gather_ms") for r in (0, 1)]
-        tb = [get(rows, "load", "tree", "-", "2", "-", "rank%d" % r, "table_ms") for r in (0, 1)]
-        self.entries = e[0]
-        self.meta_per_entry = mb[0] / e[0]
-        self.gather_bytes_per_entry = get(rows, "load", "tree", "-", "2", "-", "-", "gather_bytes_per_entry")
-        self.gather_s = max(g) / 1000
-        self.gather_bw = self.entries * self.gather_bytes_per_entry / 2 / max(self.gather_s, 1e-6)
-        self.table_s_per_entry = max(tb) / 1000 / e[0]
-        # copy of a rank's partitions to local disk: bytes per second, from the 1-rank multi-node job
+        # bytes per entry of the shared table this run's runtime held (a cross-check of --table-bytes-per-file)
+        e = get(rows, "load", "tree", "-", "2", "-", "rank0", "entries")
+        mb = get(rows, "load", "tree", "-", "2", "-", "rank0", "meta_bytes")
+        self.meta_per_entry = mb / e if e and mb else None
+        # copy of a rank's partitions to local disk (still before the command starts; reported apart from
+        # the load, a later issue removes it): bytes per second, from the 1-rank multi-node job
         self.copy_bw = None
         c = get(rows, "load", "mn", "-", "1", "-", "rank0", "copy_ms")
         if c:
@@ -109,27 +108,227 @@ def aggregate(inp, size, nodes, wire_bw=None, wire_latency=0.0, bisection=1.0, c
     return rate
 
 
-def load_time(inp, nodes, files, file_bytes, wire_bw, wire_latency):
-    copy = (files * file_bytes / nodes) / inp.copy_bw if inp.copy_bw else float("nan")
-    gather_bytes = files * inp.gather_bytes_per_entry
-    gather = (nodes - 1) * (inp.fetch_latency + wire_latency) + gather_bytes * (nodes - 1) / nodes / min(
-        inp.gather_bw, wire_bw)
-    table = files * inp.table_s_per_entry
-    return copy, gather, table
+# ---------------------------------------------------------------------------------------------------------------
+# Load: from launch to the moment the command can start (time to first read).
+#
+# prep wrote the final table (namespace.tbl) once; at run, rank 0 reads it from the shared FS and sends it down a
+# pipelined chain (TableBroadcast: rank r receives chunk k from r - 1 and forwards it to r + 1 while chunks k + 1..
+# arrive); every node lands the bytes in shared memory (memcpy + CRC32C), fills its job area and validates the
+# table (MetadataTableLayout, O(entries)). Per node, for F files on N nodes:
+#
+#   T(N, F) = t_launch(N) + F*b / B_fs + [N > 1] * (F*b / B_chain + (N - 2) * (C / B_chain + L)) + F * t_land
+#   t_launch(N) = t0 + N * L_init            B_chain = min(software rate of MPJ chunks, link)
+#   --table-load read: t_launch(N) + F*b / min(B_fs, B_fs_aggregate / N) + F * t_land
+#   shared memory per node = F*b; the Java reader maps the table in one buffer: F*b <= 2^31 - 1 bytes.
+#
+# The partition copy (before the command starts too) is not in T: a later issue removes it; --csv reports it apart.
+#
+# Measured defaults, the one place to update them: key -> command-line option --key-with-dashes.
+LOAD_DEFAULTS = {
+    "table_bytes_per_file": 150.0,   # b: namespace.tbl bytes per file (bench measures ~132-160)
+    "land_ns_per_entry": 60.0,       # t_land: memcpy + CRC32C + job area + validation, per entry, on every node
+    "chain_mbps": 600.0,             # B_chain software: MPJ niodev chunks over TCP, one machine
+    "fast_chain_mbps": 10000.0,      # B_chain software with a fast transport (the second broadcast row)
+    "chunk_kib": 508.0,              # C: TableBroadcast.CHUNK_BYTES (512 KiB protocol switch limit - 4 KiB)
+    "msg_latency_us": 50.0,          # L: per chunk message, per hop
+    "fs_client_mbps": 1500.0,        # B_fs: shared-FS read bandwidth of one client
+    "fs_aggregate_mbps": 50000.0,    # B_fs_aggregate: the shared FS's aggregate read bandwidth (e.g. a Lustre)
+    "launch_s": 1.0,                 # t0: rendezvous + MPI init, the constant part
+    "launch_ms_per_node": 1.0,       # L_init: t_launch grows by this per node
+}
+LOAD_HELP = {
+    "table_bytes_per_file": "b, namespace.tbl bytes per file",
+    "land_ns_per_entry": "t_land, landing + CRC32C + validation per entry, ns",
+    "chain_mbps": "software rate of the chain's MPJ chunks, MB/s (B_chain = min(this, link))",
+    "fast_chain_mbps": "the same with a fast transport, MB/s (second broadcast row)",
+    "chunk_kib": "C, the chain's chunk size, KiB",
+    "msg_latency_us": "L, latency per chunk message and hop, us",
+    "fs_client_mbps": "B_fs, shared-FS read bandwidth of one client, MB/s",
+    "fs_aggregate_mbps": "B_fs_aggregate, the shared FS's aggregate read bandwidth, MB/s",
+    "launch_s": "t_launch constant (rendezvous + MPI init), s",
+    "launch_ms_per_node": "L_init, t_launch per node, ms",
+}
+LOAD_FILES = [1000000, 10000000, 100000000]
+LOAD_NODES = [16, 32, 64, 128, 256, 512, 1024]
+MAP_LIMIT = 2 ** 31 - 1  # bytes one Java buffer maps (Integer.MAX_VALUE): LandedTable, MetadataTable refuse more
+
+
+class LoadModel:
+    """The time to first read per node, in seconds, from the LOAD_DEFAULTS inputs (SI units inside)."""
+
+    def __init__(self, a):
+        self.b = a.table_bytes_per_file
+        self.t_land = a.land_ns_per_entry * 1e-9
+        self.link = a.net_gbps * 1e9 / 8
+        self.chain_sw = a.chain_mbps * 1e6
+        self.fast_sw = a.fast_chain_mbps * 1e6
+        self.chunk = a.chunk_kib * 1024
+        self.lat = a.msg_latency_us * 1e-6
+        self.fs = a.fs_client_mbps * 1e6
+        self.fs_agg = a.fs_aggregate_mbps * 1e6
+        self.t0 = a.launch_s
+        self.l_init = a.launch_ms_per_node * 1e-3
+
+    def table_bytes(self, files):
+        return files * self.b
+
+    def fits(self, files):
+        return self.table_bytes(files) <= MAP_LIMIT
+
+    def max_files(self):
+        return int(MAP_LIMIT // self.b)
+
+    def launch(self, n):
+        return self.t0 + n * self.l_init
+
+    def hop(self, software):
+        """What one more node adds to the chain: a hop forwards a chunk once it has it all, at the chain's rate."""
+        return self.chunk / min(software, self.link) + self.lat
+
+    def broadcast(self, n, files, software):
+        """The terms of T(N, F) with the chain: launch, shared-FS read, chain, chain fill, landing."""
+        tb = self.table_bytes(files)
+        chain = tb / min(software, self.link) if n > 1 else 0.0
+        fill = max(n - 2, 0) * self.hop(software) if n > 1 else 0.0
+        return {"launch": self.launch(n), "fs": tb / self.fs, "chain": chain, "fill": fill,
+                "land": files * self.t_land}
+
+    def read_itself(self, n, files):
+        """The terms with --table-load read: N clients share the shared FS's aggregate."""
+        return {"launch": self.launch(n), "fs": self.table_bytes(files) / min(self.fs, self.fs_agg / n),
+                "land": files * self.t_land}
+
+    def fs_saturation(self):
+        """Node count above which N readers of the table get less than one client's bandwidth each."""
+        return self.fs_agg / self.fs
+
+    def crossover(self, files, software, upto=1 << 16):
+        """Smallest N at which every node reading the table itself is slower than the chain (None: never)."""
+        for n in range(2, upto):
+            if sum(self.read_itself(n, files).values()) > sum(self.broadcast(n, files, software).values()):
+                return n
+        return None
+
+    def doubles_at(self, files, software):
+        """N at which the terms growing with N equal the fixed ones (t0 and those set by F): the load doubles."""
+        fixed = self.t0 + self.table_bytes(files) * (1 / self.fs + 1 / min(software, self.link)) + files * self.t_land
+        return fixed / (self.l_init + self.hop(software))
+
+
+def add_load_options(ap):
+    g = ap.add_argument_group("load (time to first read); defaults: LOAD_DEFAULTS in this file")
+    for k, v in LOAD_DEFAULTS.items():
+        g.add_argument("--" + k.replace("_", "-"), type=float, default=v,
+                       help="%s (default %g)" % (LOAD_HELP[k], v))
+
+
+def fmt_count(files):
+    return "%dM" % (files // 1000000) if files % 1000000 == 0 else "{:,}".format(files)
+
+
+def fmt_bytes(nbytes):
+    return "%.0f MB" % (nbytes / 1e6) if nbytes < 1e9 else "%.2f GB" % (nbytes / 1e9)
+
+
+def fmt_rate(bps):
+    return "%.0f MB/s" % (bps / 1e6) if bps < 1e9 else "%g GB/s" % (bps / 1e9)
+
+
+def print_load(m, a, p=print):
+    sw, fast = m.chain_sw, m.fast_sw
+    p("### Time to first read (bench/model/scaling.py, docs/scaling-model.md)\n")
+    p("Launch until the command can start, per node: rank 0 reads `namespace.tbl` from the shared FS and sends it "
+      "down the chain; every node lands it (memcpy + CRC32C), fills its job area and validates it. The partition "
+      "copy is not included.\n")
+    p("    T(N, F) = t_launch(N) + F*b/B_fs + [N>1] * (F*b/B_chain + (N-2) * (C/B_chain + L)) + F*t_land")
+    p("    read itself (--table-load read): t_launch(N) + F*b/min(B_fs, B_fs_aggregate/N) + F*t_land\n")
+    p("| input | option | value |\n|---|---|---|")
+    p("| b, table bytes per file | --table-bytes-per-file | %g B |" % m.b)
+    p("| t_land, landing + validation per entry | --land-ns-per-entry | %g ns |" % a.land_ns_per_entry)
+    p("| B_chain software (MPJ chunks) | --chain-mbps | %s |" % fmt_rate(sw))
+    p("| B_chain software, fast transport | --fast-chain-mbps | %s |" % fmt_rate(fast))
+    p("| link | --net-gbps | %s (%g Gb/s) |" % (fmt_rate(m.link), a.net_gbps))
+    p("| C, chunk | --chunk-kib | %g KiB |" % a.chunk_kib)
+    p("| L, per message and hop | --msg-latency-us | %g us |" % a.msg_latency_us)
+    p("| B_fs, one client of the shared FS | --fs-client-mbps | %s |" % fmt_rate(m.fs))
+    p("| B_fs_aggregate, the shared FS | --fs-aggregate-mbps | %s |" % fmt_rate(m.fs_agg))
+    p("| t_launch(N) = t0 + N * L_init | --launch-s, --launch-ms-per-node | %g s + N * %g ms |" % (
+        a.launch_s, a.launch_ms_per_node))
+    p("| 2 GiB mapping (one Java buffer) | - | up to {:,} files at b = {:g} B |".format(m.max_files(), m.b))
+
+    p("\nTime to first read per node, seconds:\n")
+    p("| files | shared memory per node | table load | " + " | ".join("%d nodes" % n for n in LOAD_NODES) + " |")
+    p("|---|---|---|" + "---|" * len(LOAD_NODES))
+    kinds = [("broadcast, chain %s" % fmt_rate(min(sw, m.link)), lambda n, f: m.broadcast(n, f, sw)),
+             ("broadcast, chain %s" % fmt_rate(min(fast, m.link)), lambda n, f: m.broadcast(n, f, fast)),
+             ("read itself", m.read_itself)]
+    for f in LOAD_FILES:
+        if not m.fits(f):
+            p("| %s | %s: does not fit the 2 GiB mapping | any | %s |" % (
+                fmt_count(f), fmt_bytes(m.table_bytes(f)), " | ".join(["does not fit"] * len(LOAD_NODES))))
+            continue
+        for name, fn in kinds:
+            p("| %s | %s | %s | %s |" % (fmt_count(f), fmt_bytes(m.table_bytes(f)), name,
+                                         " | ".join("%.2f" % sum(fn(n, f).values()) for n in LOAD_NODES)))
+
+    p("\nWhere the broadcast's time goes (chain %s), seconds. Only t_launch's N * L_init and the chain fill "
+      "(N-2) * (C/B_chain + L) grow with N, by %.2f ms per node; nothing shrinks with N. The last column is the "
+      "node count where those two reach the fixed terms, i.e. where the load is twice what it is on few nodes:\n" % (
+          fmt_rate(min(sw, m.link)), (m.l_init + m.hop(sw)) * 1e3))
+    p("| files | t0 | F*b/B_fs | F*b/B_chain | F*t_land | at 1024 nodes: N*L_init + fill | load doubles at |")
+    p("|---|---|---|---|---|---|---|")
+    for f in LOAD_FILES:
+        t = m.broadcast(1024, f, sw)
+        note = "" if m.fits(f) else " (if it could be mapped)"
+        p("| %s%s | %.2f | %.2f | %.2f | %.2f | %.2f | ~%.0f nodes |" % (
+            fmt_count(f), note, m.t0, t["fs"], t["chain"], t["land"], t["launch"] - m.t0 + t["fill"],
+            m.doubles_at(f, sw)))
+
+    big = [f for f in LOAD_FILES if not m.fits(f)]
+    if big:
+        p("\nBeyond the 2 GiB mapping: what the whole table would cost if a node could map it (64-bit "
+          "MemorySegment mapping; a sharded namespace would cut memory and time instead), seconds. Today prep "
+          "refuses to write such a table and a node refuses to land it:\n")
+        p("| files | shared memory per node | table load | " + " | ".join("%d nodes" % n for n in LOAD_NODES) + " |")
+        p("|---|---|---|" + "---|" * len(LOAD_NODES))
+        for f in big:
+            for name, fn in kinds:
+                p("| %s | %s | %s | %s |" % (fmt_count(f), fmt_bytes(m.table_bytes(f)), name,
+                                             " | ".join("%.1f" % sum(fn(n, f).values()) for n in LOAD_NODES)))
+
+    p("\n- Read itself: above %.0f nodes the shared FS's aggregate (%s) gives each of N readers less than one "
+      "client's %s, so that read grows as N * F*b/B_fs_aggregate; the chain reads the file once." % (
+          m.fs_saturation(), fmt_rate(m.fs_agg), fmt_rate(m.fs)))
+    for f in LOAD_FILES:
+        if m.fits(f):
+            c1, c2 = m.crossover(f, sw), m.crossover(f, fast)
+            never = "none up to 65536"
+            p("- %s files: the chain beats every node reading the table itself from %s nodes (chain %s), from %s "
+              "nodes (chain %s)." % (fmt_count(f), c1 or never, fmt_rate(min(sw, m.link)), c2 or never,
+                                     fmt_rate(min(fast, m.link))))
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--csv", required=True)
-    ap.add_argument("--out")
-    ap.add_argument("--plot")
-    ap.add_argument("--net-gbps", type=float, default=100.0)
-    ap.add_argument("--net-latency-us", type=float, default=2.0)
+    ap = argparse.ArgumentParser(description="Scaling model: read rates from a run-paper CSV (--csv) and the time "
+                                             "to first read (--load-only needs no CSV). See docs/scaling-model.md.")
+    ap.add_argument("--csv", help="paper.csv of one bench/run-paper.sh run (read rates)")
+    ap.add_argument("--load-only", action="store_true", help="print only the time-to-first-read tables (no CSV)")
+    ap.add_argument("--out", help="directory for model.csv (--csv mode)")
+    ap.add_argument("--plot", help="PNG of the read-rate prediction (needs matplotlib)")
+    ap.add_argument("--net-gbps", type=float, default=100.0, help="link of a cluster node, Gb/s")
+    ap.add_argument("--net-latency-us", type=float, default=2.0, help="link latency, us (read rates)")
     ap.add_argument("--bisection", type=float, default=1.0, help="fraction of a node's link the fabric carries")
-    ap.add_argument("--files", type=int, default=1281167)
-    ap.add_argument("--file-kib", type=float, default=110.0)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--files", type=int, default=1281167, help="dataset files for the --csv prediction")
+    ap.add_argument("--file-kib", type=float, default=110.0, help="file size, KiB (--csv prediction)")
+    ap.add_argument("--threads", type=int, default=2, help="reader threads of the run (--csv)")
+    add_load_options(ap)
     a = ap.parse_args()
+    lm = LoadModel(a)
+    if a.load_only:
+        print_load(lm, a)
+        return 0
+    if not a.csv:
+        ap.error("--csv is required unless --load-only")
     rows = load(a.csv)
     inp = Inputs(rows, a.threads)
     wire_bw = a.net_gbps * 1e9 / 8
@@ -145,12 +344,11 @@ def main():
         p("| runtime request + cache file, %d KiB (LZ4 first pass less JMH decode) | %.1f us/file |" % (b >> 10, c * 1e6))
     p("| remote fetch latency (fit of RemoteFetcher 128 KiB..8 MiB, between namespaces) | %.0f us |" % (inp.fetch_latency * 1e6))
     p("| remote fetch bandwidth (same fit) | %.0f MB/s (raw MPJ 8 MiB: %.0f MB/s) |" % (inp.fetch_bw / 1e6, inp.raw_bw / 1e6))
-    p("| all-gather, 2 ranks, %d entries, %.0f B/entry | %.0f ms (%.0f MB/s) |" % (
-        inp.entries, inp.gather_bytes_per_entry, inp.gather_s * 1e3, inp.gather_bw / 1e6))
-    p("| table build + publish | %.2f us/entry |" % (inp.table_s_per_entry * 1e6))
-    p("| metadata memory (shared table) | %.0f B/entry |" % inp.meta_per_entry)
+    if inp.meta_per_entry:
+        p("| metadata memory (this run's shared table; the load uses --table-bytes-per-file %g) | %.0f B/entry |" % (
+            lm.b, inp.meta_per_entry))
     if inp.copy_bw:
-        p("| partition copy to local disk | %.0f MB/s |" % (inp.copy_bw / 1e6))
+        p("| partition copy to local disk (apart from the load) | %.0f MB/s |" % (inp.copy_bw / 1e6))
     p("\nNetwork assumed for the cluster rows: %.0f Gb/s, %.1f us, bisection %.2f; one node per host.\n" % (
         a.net_gbps, a.net_latency_us, a.bisection))
 
@@ -172,18 +370,23 @@ def main():
     # prediction
     nodes = [1, 4, 16, 64, 128, 256, 512, 1024]
     size = int(a.file_kib * 1024)
-    p("\nPrediction for a cluster, %d files of %.0f KiB (every node reads the whole dataset once per epoch):\n" % (
-        a.files, a.file_kib))
-    p("| nodes | aggregate files/s | per node | efficiency vs 4 | efficiency vs 64 | load: copy / all-gather / table (s) "
-      "| metadata per node |\n|---|---|---|---|---|---|---|")
+    fits = lm.fits(a.files)
+    p("\nPrediction for a cluster, %d files of %.0f KiB (every node reads the whole dataset once per epoch); "
+      "time to first read with the table broadcast down the chain (%s) or read by every node itself; the partition "
+      "copy apart (a later issue removes it):\n" % (a.files, a.file_kib, fmt_rate(min(lm.chain_sw, lm.link))))
+    p("| nodes | aggregate files/s | per node | efficiency vs 4 | efficiency vs 64 | time to first read: broadcast / "
+      "read itself (s) | shared memory per node | partition copy (s) |\n|---|---|---|---|---|---|---|---|")
     pred = {n: aggregate(inp, size, n, wire_bw, wire_lat, a.bisection) for n in nodes}
     for n in nodes:
-        c, g, t = load_time(inp, n, a.files, size, wire_bw, wire_lat)
         e4 = pred[n] / (pred[4] * n / 4) if n >= 4 else float("nan")
         e64 = pred[n] / (pred[64] * n / 64) if n >= 64 else float("nan")
-        p("| %d | %.0f | %.0f | %s | %s | %.1f / %.2f / %.1f | %.0f MB |" % (
+        first = "%.2f / %.2f" % (sum(lm.broadcast(n, a.files, lm.chain_sw).values()),
+                                 sum(lm.read_itself(n, a.files).values())) if fits else "does not fit"
+        mem = fmt_bytes(lm.table_bytes(a.files)) + ("" if fits else ": does not fit the 2 GiB mapping")
+        copy = "%.1f" % ((a.files * size / n) / inp.copy_bw) if inp.copy_bw else "-"
+        p("| %d | %.0f | %.0f | %s | %s | %s | %s | %s |" % (
             n, pred[n], pred[n] / n, "%.0f%%" % (100 * e4) if n >= 4 else "-",
-            "%.0f%%" % (100 * e64) if n >= 64 else "-", c, g, t, a.files * inp.meta_per_entry / 1e6))
+            "%.0f%%" % (100 * e64) if n >= 64 else "-", first, mem, copy))
     e_4_16 = pred[16] / (pred[4] * 4)
     e_64_512 = pred[512] / (pred[64] * 8)
     t_remote = interp(inp.materialise, size) + inp.fetch_latency + wire_lat + size / min(inp.fetch_bw, wire_bw)
@@ -194,14 +397,14 @@ def main():
     p("Where it stops scaling and why: the per-node rate falls from the local rate (%.0f files/s at 1 node) to the "
       "remote rate (%.0f files/s) as the local share 1/N vanishes; past ~16 nodes it is flat, so aggregate "
       "files/s keeps growing linearly, bounded per node by %s, until the fabric's bisection (here %.2f of a "
-      "link) is the limit. What does not shrink with N: the table build (%.1f s for %d entries, every node "
-      "builds the whole namespace) and the metadata memory per node (%.0f MB), both O(files), not O(nodes); "
-      "the all-gather moves O(files) bytes to every node. So the load time stops improving once the copy "
-      "(O(1/N)) is below the table build: at about %d nodes here." % (
-          1 / interp(inp.local, size), 1 / t_remote, bound, a.bisection, a.files * inp.table_s_per_entry,
-          a.files, a.files * inp.meta_per_entry / 1e6,
-          next((n for n in nodes if load_time(inp, n, a.files, size, wire_bw, wire_lat)[0]
-                < load_time(inp, n, a.files, size, wire_bw, wire_lat)[2]), nodes[-1])))
+      "link) is the limit. The time to first read does not shrink with N: every node holds the whole table "
+      "(%s) and pays F*b/B_fs + F*b/B_chain + F*t_land = %.2f s for it whatever N is; only t_launch and the "
+      "chain fill grow with N (%.2f ms per node), so the load doubles at about %.0f nodes." % (
+          1 / interp(inp.local, size), 1 / t_remote, bound, a.bisection, fmt_bytes(lm.table_bytes(a.files)),
+          sum(v for k, v in lm.broadcast(2, a.files, lm.chain_sw).items() if k in ("fs", "chain", "land")),
+          (lm.l_init + lm.hop(lm.chain_sw)) * 1e3, lm.doubles_at(a.files, lm.chain_sw)))
+    p("")
+    print_load(lm, a)
     if a.out:
         with open(a.out + "/model.csv", "w") as f:
             f.write("kind,nodes,size,files_per_s,measured\n")
@@ -234,6 +437,8 @@ def main():
         fig.tight_layout()
         fig.savefig(a.plot, dpi=100)
     return 0
+
+
 
 
 if __name__ == "__main__":
