@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
+import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.PartitionFiles;
 import org.fanstore.runtime.RuntimeConfig;
 import org.fanstore.runtime.lifecycle.ProcessSignals;
 import org.fanstore.runtime.lifecycle.RankLock;
@@ -126,6 +128,11 @@ public final class RunCommand implements Callable<Integer> {
         if (problem != null) {
             err.println("fanstore run: " + problem);
             return 2;
+        }
+        String notRegular = notRegularPartition();
+        if (notRegular != null) {
+            err.println("fanstore run: --data " + data + ": " + notRegular);
+            return 1;
         }
         CommandLookup.Problem missing = CommandLookup.check(command.get(0), System.getenv("PATH"));
         if (missing != null) {
@@ -358,6 +365,15 @@ public final class RunCommand implements Callable<Integer> {
             return "--output-dir " + outputDir + " is not a directory";
         }
         return null;
+    }
+
+    /** Refused here, by stat alone, before any runtime starts: a FIFO partition would block its open. */
+    private String notRegularPartition() {
+        try {
+            return PartitionFiles.firstNotRegular(data, Manifest.read(data));
+        } catch (IOException e) {
+            return null; // a bad manifest is reported by the runtime, as before
+        }
     }
 
     private List<String> runtimeCommand(int rank, int worldSize, RendezvousFile.Endpoint rv, JobLayout layout,
