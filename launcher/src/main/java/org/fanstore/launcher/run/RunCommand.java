@@ -182,6 +182,9 @@ public final class RunCommand implements Callable<Integer> {
     private int runJob(JobEnvironment job, int worldSize, int[] myRanks, JobLayout layout, JobSupervisor supervisor,
                        Path shim) throws IOException, InterruptedException {
         long started = System.nanoTime();
+        if (outputDir != null && job.nodeId() == 0) {
+            InterruptedDrains.clean(outputDir, job.scheduler().spansNodes(), err);
+        }
         Duration loadTimeout = Duration.ofSeconds(loadTimeoutSeconds);
         Duration joinTimeout = Duration.ofSeconds(joinTimeoutSeconds);
         RendezvousServer server = null;
@@ -211,6 +214,7 @@ public final class RunCommand implements Callable<Integer> {
             }
             for (int rank : myRanks) {
                 Files.createDirectories(layout.shmDir(rank));
+                Files.createDirectories(layout.localDir(rank)); // the runtime's java.io.tmpdir (runtimeCommand)
                 secret.writePrivate(RankDirectory.JOB_SECRET.in(layout.shmDir(rank)));
             }
             RendezvousFile.Endpoint rv = endpoint;
@@ -380,6 +384,10 @@ public final class RunCommand implements Callable<Integer> {
                                         JobEnvironment job) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        // lz4-java unpacks its native library into java.io.tmpdir and deletes it only at a normal JVM exit; a
+        // runtime that halts or is killed would leave it in /tmp. In the rank's local directory it goes with the
+        // directory, which every end of a job removes (teardown, or OrphanCleanup when the launcher is gone).
+        cmd.add("-Djava.io.tmpdir=" + layout.localDir(rank));
         cmd.addAll(JvmFlags.runtime(System.getenv()));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
