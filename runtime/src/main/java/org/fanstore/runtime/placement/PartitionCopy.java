@@ -57,7 +57,7 @@ final class PartitionCopy {
                             out.write(buf);
                         }
                     } catch (IOException e) {
-                        throw writeFailed(info, target, copied, e);
+                        throw writeFailed(info, target, copied + n - buf.remaining(), e);
                     }
                     copied += n;
                     progress.accept(n);
