@@ -67,7 +67,7 @@ public final class DatasetPacker {
         PartitionPlan.warnIfFewer(plan, options.partitions(), warnings);
         final byte[] name = options.name() != null ? options.name() : defaultName(input);
 
-        final PrepOutput prepOutput = PrepOutput.create(output, warnings);   // removes a killed prep's leftovers
+        final PrepOutput prepOutput = PrepOutput.create(output, options.force(), warnings); // cleans leftovers
         final Path temp = prepOutput.temp();
         try (prepOutput) {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),

@@ -30,14 +30,16 @@ final class PrepOutput implements AutoCloseable {
     private static final Pattern TEMP = Pattern.compile("\\.tmp-([0-9]{1,10})(\\.old)?");
 
     private final Path output;
+    private final boolean force;
     private final Path temp;
     private final Path aside;
     private final Thread hook;
     /** Guarded by {@code this}: once true the temporary directory is the dataset and must not be deleted. */
     private boolean committed;
 
-    private PrepOutput(final Path output, final Path temp, final Path aside) {
+    private PrepOutput(final Path output, final boolean force, final Path temp, final Path aside) {
         this.output = output;
+        this.force = force;
         this.temp = temp;
         this.aside = aside;
         this.hook = new Thread(this::abandon, "fanstore-prep-cleanup");
@@ -87,14 +89,15 @@ final class PrepOutput implements AutoCloseable {
      * Removes what earlier preps of {@code output} killed with SIGKILL left ({@code OUT.fs.tmp-PID} and
      * {@code OUT.fs.tmp-PID.old} of a PID no longer alive), then creates this prep's temporary directory.
      */
-    static PrepOutput create(final Path output, final Consumer<String> warnings) throws PrepException, IOException {
+    static PrepOutput create(final Path output, final boolean force, final Consumer<String> warnings)
+        throws PrepException, IOException {
         final String name = output.getFileName().toString();
         for (final Path stale : leftovers(output)) {
             DatasetPacker.deleteRecursively(stale);
             warnings.accept("removed " + stale + ", left by an interrupted prep of " + name);
         }
         final long pid = ProcessHandle.current().pid();
-        final PrepOutput out = new PrepOutput(output, output.resolveSibling(name + ".tmp-" + pid),
+        final PrepOutput out = new PrepOutput(output, force, output.resolveSibling(name + ".tmp-" + pid),
             output.resolveSibling(name + ".tmp-" + pid + ".old"));
         try {
             Files.createDirectory(out.temp);
@@ -109,9 +112,13 @@ final class PrepOutput implements AutoCloseable {
     private static List<Path> leftovers(final Path output) throws IOException {
         final String prefix = output.getFileName().toString();
         final List<Path> found = new ArrayList<>();
-        try (var siblings = Files.newDirectoryStream(output.getParent(), prefix + ".tmp-*")) {
+        try (var siblings = Files.newDirectoryStream(output.getParent())) {
             for (final Path p : siblings) {
-                final Matcher m = TEMP.matcher(p.getFileName().toString().substring(prefix.length()));
+                final String name = p.getFileName().toString();
+                if (!name.startsWith(prefix)) {
+                    continue;
+                }
+                final Matcher m = TEMP.matcher(name.substring(prefix.length()));
                 if (m.matches() && Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) &&
                     gone(Long.parseLong(m.group(1)))) {
                     found.add(p);
@@ -130,13 +137,28 @@ final class PrepOutput implements AutoCloseable {
         return temp;
     }
 
-    /** Makes the finished temporary directory the dataset, replacing a dataset already there (checked before). */
-    synchronized void commit() throws IOException {
+    /**
+     * Makes the finished temporary directory the dataset. Whatever is at {@code --output} now is checked again
+     * (something may have appeared there while prep ran): only with {@code --force}, only a dataset, is replaced.
+     */
+    synchronized void commit() throws PrepException, IOException {
         final boolean replacing = Files.exists(output, LinkOption.NOFOLLOW_LINKS);
+        if (replacing && !force) {
+            throw new PrepException("--output " + output + " appeared while prep ran: nothing was replaced; " +
+                "pass --force to replace a dataset or choose another --output");
+        }
         if (replacing) {
+            checkReplaceable(output);
             Files.move(output, aside, StandardCopyOption.ATOMIC_MOVE);
         }
-        Files.move(temp, output, StandardCopyOption.ATOMIC_MOVE);
+        try {
+            Files.move(temp, output, StandardCopyOption.ATOMIC_MOVE);
+        } catch (final IOException e) {
+            if (replacing) {
+                Files.move(aside, output, StandardCopyOption.ATOMIC_MOVE);   // the old dataset back in place
+            }
+            throw e;
+        }
         committed = true;
         if (replacing) {
             DatasetPacker.deleteRecursively(aside);
