@@ -14,6 +14,7 @@ import java.io.PrintWriter;
 import org.fanstore.prep.PrepException;
 import org.fanstore.prep.format.BadManifestException;
 import org.fanstore.prep.format.CorruptPartitionException;
+import org.fanstore.runtime.PlainMessages;
 
 import picocli.CommandLine;
 
@@ -54,22 +55,27 @@ public final class Main {
         return code;
     }
 
+    /** One line to the user, without Java class names a cause's message may carry. */
+    private static void say(final PrintStream err, final String line) {
+        err.println(PlainMessages.plain(line));
+    }
+
     private static int report(final Exception ex, final CommandLine commandLine, final PrintStream err) {
         final String who = name(commandLine);
         if (ex instanceof PrepException || ex instanceof UserError || ex instanceof BadManifestException) {
-            err.println(who + ": " + ex.getMessage());
+            say(err, who + ": " + ex.getMessage());
             return EXIT_USER_ERROR;
         }
         if (ex instanceof CorruptPartitionException) {
-            err.println(who + ": corrupt partition: " + ex.getMessage());
+            say(err, who + ": corrupt partition: " + ex.getMessage());
             return EXIT_FAULT;
         }
         if (ex instanceof IOException) {
-            err.println(who + ": " + describe((IOException)ex));
+            say(err, who + ": " + describe((IOException)ex));
             debug(ex, err);
             return EXIT_FAULT;
         }
-        err.println(who + ": internal error: " + (ex.getMessage() == null ? "no details" : ex.getMessage()) +
+        say(err, who + ": internal error: " + (ex.getMessage() == null ? "no details" : ex.getMessage()) +
             " (please report it; FANSTORE_DEBUG=1 shows details)");
         debug(ex, err);
         return EXIT_FAULT;

@@ -49,6 +49,7 @@ public final class DatasetPacker {
         if (options.threads() < 1) {
             throw new PrepException("--threads must be at least 1, got " + options.threads());
         }
+        DatasetName.check(options.name());
         final Path input = checkInput();
         final Path output = checkOutput(input);
         final List<byte[]> broadcastDirs = broadcastDirs();
@@ -65,17 +66,12 @@ public final class DatasetPacker {
             }
         }
         final PartitionPlan plan = PartitionPlan.balance(entries.values(), options.partitions(), broadcastDirs);
+        PartitionPlan.warnIfFewer(plan, options.partitions(), warnings);
         final byte[] name = options.name() != null ? options.name() : defaultName(input);
 
-        final Path temp = output.resolveSibling(output.getFileName() + ".tmp-" + ProcessHandle.current().pid());
-        deleteRecursively(temp);
-        try {
-            Files.createDirectory(temp);
-        } catch (final FileSystemException e) {
-            throw new PrepException("cannot create " + temp + " (" + reason(e) + "): choose an --output in a " +
-                "writable directory");
-        }
-        try {
+        final PrepOutput prepOutput = PrepOutput.create(output, options.force(), warnings); // cleans leftovers
+        final Path temp = prepOutput.temp();
+        try (prepOutput) {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
                 progress);
             final List<PartitionInfo> partitions = pipeline.writeAll(plan);
@@ -84,10 +80,7 @@ public final class DatasetPacker {
                 partitions));
             manifest.write(temp);
             syncDirectory(temp);
-            if (options.force()) {
-                deleteRecursively(output);
-            }
-            Files.move(temp, output, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            prepOutput.commit();
             syncDirectory(output.getParent());
             return new PrepResult(output, manifest, (System.nanoTime() - start) / 1e9);
         } catch (final PrepException | IOException | RuntimeException | Error e) {
@@ -131,6 +124,9 @@ public final class DatasetPacker {
             throw new PrepException("--output " + output + " already exists: pass --force to replace it or " +
                 "choose another --output");
         }
+        if (options.force()) {
+            PrepOutput.checkReplaceable(output);
+        }
         return output;
     }
 
@@ -161,7 +157,7 @@ public final class DatasetPacker {
             NativePaths.bytesOf(input.getFileName());
     }
 
-    private static String reason(final FileSystemException e) {
+    static String reason(final FileSystemException e) {
         if (e instanceof AccessDeniedException) {
             return "permission denied";
         }

@@ -5,15 +5,17 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
+import java.util.function.Consumer;
 
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PathBytes;
 
 /**
- * Which entry goes to which partition. Files and symlinks are balanced by bytes with a deterministic greedy
- * rule: largest first (ties by path bytes) to the least-loaded partition (ties to the lowest index). Every
- * directory goes to regular partition 0; files under a --broadcast directory go to the broadcast partition.
- * Each partition's list is in table order (unsigned path bytes).
+ * Which entry goes to which partition. There are at most as many regular partitions as files and symlinks to
+ * balance (at least one, which holds the directories). Files and symlinks are balanced by bytes with a
+ * deterministic greedy rule: largest first (ties by path bytes) to the least-loaded partition (ties to the
+ * lowest index). Every directory goes to regular partition 0; files under a --broadcast directory go to the
+ * broadcast partition. Each partition's list is in table order (unsigned path bytes).
  */
 record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> broadcast) {
     /** A file or symlink to balance: its size and its position in table order (which breaks ties). */
@@ -24,7 +26,7 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
         Long.compare(b.size, a.size) : Integer.compare(a.position, b.position);
 
     /** {@code sortedEntries} must be in table order (unsigned path bytes); each partition list keeps it. */
-    static PartitionPlan balance(final Collection<SourceEntry> sortedEntries, final int partitions,
+    static PartitionPlan balance(final Collection<SourceEntry> sortedEntries, final int requested,
         final List<byte[]> broadcastDirs) {
         // Arrays indexed by table position rather than maps keyed by entry: this runs on the main thread
         // before any byte is written, once per file.
@@ -38,6 +40,8 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
             }
         }
         Arrays.sort(toBalance, 0, count, LARGEST_FIRST);
+        // An empty partition is a file every run copies for nothing: never more partitions than entries to hold.
+        final int partitions = Math.min(requested, Math.max(1, count));
         final int[] partitionOf = new int[all.length];
         Arrays.fill(partitionOf, -1);
         final PartitionLoads loads = new PartitionLoads(partitions);
@@ -60,6 +64,15 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
         }
         final List<List<SourceEntry>> broadcast = toBroadcast.isEmpty() ? List.of() : List.of(toBroadcast);
         return new PartitionPlan(regular, broadcast);
+    }
+
+    /** Says so when {@code plan} has fewer regular partitions than {@code --partitions} asked for. */
+    static void warnIfFewer(final PartitionPlan plan, final int requested, final Consumer<String> warnings) {
+        final int made = plan.regular().size();
+        if (made < requested) {
+            warnings.accept("--partitions " + requested + " is more than the " + made + " file(s) and symlink(s) " +
+                "to spread: writing " + made + " partition(s)");
+        }
     }
 
     /** Bytes of the table for these entries. */

@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
 /**
  * The runtime's stderr as the user reads it: MPJ Express prints stack traces of its own (a refused connection,
  * a peer gone) that name Java classes and say nothing a user can act on. Frame lines are dropped and an
- * exception line keeps only its message, prefixed with the rank; FANSTORE_DEBUG=1 passes everything through.
+ * exception line keeps only its message, prefixed with the rank; class names inside any line are taken out
+ * ({@link PlainMessages}); FANSTORE_DEBUG=1 passes everything through.
  */
 final class TraceFilter extends OutputStream {
     private static final Pattern FRAME = Pattern.compile("^\\s+(at |\\.\\.\\. \\d+ more)");
@@ -50,16 +51,11 @@ final class TraceFilter extends OutputStream {
         Matcher m = THROWN.matcher(text);
         if (m.matches()) {
             String message = m.group(2);
-            out.println(prefix + (message == null || message.isBlank() ? words(m.group(1)) : message));
+            out.println(prefix + (message == null || message.isBlank() ? PlainMessages.words(m.group(1))
+                    : PlainMessages.plain(message)));
             return;
         }
-        out.println(text);
-    }
-
-    /** "ConnectException" -> "connect failure": the class name's words, for an exception without a message. */
-    private static String words(String simpleName) {
-        String base = simpleName.replaceAll("(Exception|Error)$", "");
-        return base.replaceAll("([a-z])([A-Z])", "$1 $2").toLowerCase(java.util.Locale.ROOT) + " failure";
+        out.println(PlainMessages.plain(text));
     }
 
     @Override

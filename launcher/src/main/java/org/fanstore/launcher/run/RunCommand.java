@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
+import org.fanstore.prep.format.Manifest;
+import org.fanstore.prep.format.PartitionFiles;
 import org.fanstore.runtime.RuntimeConfig;
 import org.fanstore.runtime.lifecycle.ProcessSignals;
 import org.fanstore.runtime.lifecycle.RankLock;
@@ -132,6 +134,11 @@ public final class RunCommand implements Callable<Integer> {
             err.println("fanstore run: " + problem);
             return 2;
         }
+        String notRegular = notRegularPartition();
+        if (notRegular != null) {
+            err.println("fanstore run: --data " + data + ": " + notRegular);
+            return 1;
+        }
         CommandLookup.Problem missing = CommandLookup.check(command.get(0), System.getenv("PATH"));
         if (missing != null) {
             err.println("fanstore run: " + missing.message());
@@ -180,6 +187,9 @@ public final class RunCommand implements Callable<Integer> {
     private int runJob(JobEnvironment job, int worldSize, int[] myRanks, JobLayout layout, JobSupervisor supervisor,
                        Path shim) throws IOException, InterruptedException {
         long started = System.nanoTime();
+        if (outputDir != null && job.nodeId() == 0) {
+            InterruptedDrains.clean(outputDir, job.scheduler().spansNodes(), err);
+        }
         Duration loadTimeout = Duration.ofSeconds(loadTimeoutSeconds);
         Duration joinTimeout = Duration.ofSeconds(joinTimeoutSeconds);
         RendezvousServer server = null;
@@ -209,6 +219,7 @@ public final class RunCommand implements Callable<Integer> {
             }
             for (int rank : myRanks) {
                 Files.createDirectories(layout.shmDir(rank));
+                Files.createDirectories(layout.localDir(rank)); // the runtime's java.io.tmpdir (runtimeCommand)
                 secret.writePrivate(RankDirectory.JOB_SECRET.in(layout.shmDir(rank)));
             }
             RendezvousFile.Endpoint rv = endpoint;
@@ -370,10 +381,23 @@ public final class RunCommand implements Callable<Integer> {
         return null;
     }
 
+    /** Refused here, by stat alone, before any runtime starts: a FIFO partition would block its open. */
+    private String notRegularPartition() {
+        try {
+            return PartitionFiles.firstNotRegular(data, Manifest.read(data));
+        } catch (IOException e) {
+            return null; // a bad manifest is reported by the runtime, as before
+        }
+    }
+
     private List<String> runtimeCommand(int rank, int worldSize, RendezvousFile.Endpoint rv, JobLayout layout,
                                         JobEnvironment job) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        // lz4-java unpacks its native library into java.io.tmpdir and deletes it only at a normal JVM exit; a
+        // runtime that halts or is killed would leave it in /tmp. In the rank's local directory it goes with the
+        // directory, which every end of a job removes (teardown, or OrphanCleanup when the launcher is gone).
+        cmd.add("-Djava.io.tmpdir=" + layout.localDir(rank));
         cmd.addAll(JvmFlags.runtime(System.getenv()));
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));

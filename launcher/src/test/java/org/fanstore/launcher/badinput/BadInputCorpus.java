@@ -192,6 +192,10 @@ public final class BadInputCorpus {
                 "broadcast_partitions 1").manifest(s.manifest() + "\npartition 0 bcast-00000.fsp 4184 00000000 9 "
                 + "broadcast"));
         add("manifest-name-bad-escape", 2, "manifest.txt", s -> s.manifestLine("name", "name gold%zzen"));
+        add("manifest-name-dotdot", 2, "name '..' is a relative directory reference",
+                s -> s.manifestLine("name", "name .."));
+        add("manifest-name-slash", 2, "name 'a/b' contains '/'", s -> s.manifestLine("name", "name a%2Fb"));
+        add("manifest-name-empty", 2, "name '' is empty", s -> s.manifestLine("name", "name "));
         add("manifest-tab-separated", 2, "manifest.txt", s -> s.manifest(s.manifest().replace("files 4",
                 "files\t4")));
         add("manifest-binary-garbage", 2, "expected 'fanstore-manifest 1'",

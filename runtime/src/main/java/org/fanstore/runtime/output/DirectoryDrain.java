@@ -26,6 +26,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 
 /**
@@ -48,6 +50,8 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private static final int BUFFER_BYTES = 1 << 20;
     /** In partial names: unique across the ranks of a node and across a crashed run's leftovers. */
     private static final long PID = ProcessHandle.current().pid();
+    /** A partial name: {@code .NAME.fanstore-partial-PID-N} (groups: NAME, PID). */
+    private static final Pattern PARTIAL = Pattern.compile("\\.(.+)\\.fanstore-partial-([0-9]{1,10})-[0-9]+");
     /** A commit settles within its own bound (seconds); past this the copy lands anyway rather than never. */
     private static final long SETTLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
@@ -180,8 +184,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             Path parent = target.getParent();
             Files.createDirectories(parent);
             synchronized (this) {
-                partial = parent.resolve("." + target.getFileName() + ".fanstore-partial-" + PID + "-"
-                        + partialSequence++);
+                partial = parent.resolve(partialName(target.getFileName().toString(), PID, partialSequence++));
             }
             long sourceCrc = copyWithCrc(staging, partial);
             long length = Files.size(partial);
@@ -362,6 +365,28 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                 // a leftover partial name is harmless: it is hidden and never the final name
             }
         }
+    }
+
+    static String partialName(String name, long pid, long sequence) {
+        return "." + name + ".fanstore-partial-" + pid + "-" + sequence;
+    }
+
+    /**
+     * The runtime pid that was copying into the partial name {@code fileName}, or -1 when it is not one: a copy
+     * cut off by SIGKILL (or a crash) leaves that name, which the next job on the directory reports and removes.
+     */
+    public static long partialOwner(String fileName) {
+        Matcher m = PARTIAL.matcher(fileName);
+        return m.matches() ? Long.parseLong(m.group(2)) : -1;
+    }
+
+    /** The final name a partial name was to become ({@code NAME}); only for names {@link #partialOwner} knows. */
+    public static String partialTarget(String fileName) {
+        Matcher m = PARTIAL.matcher(fileName);
+        if (!m.matches()) {
+            throw new IllegalArgumentException(fileName + " is not a partial name");
+        }
+        return m.group(1);
     }
 
     private static String hex(long crc) {

@@ -1,12 +1,8 @@
 package org.fanstore.runtime.placement;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongConsumer;
@@ -14,7 +10,6 @@ import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionReader;
-import org.fanstore.prep.format.WritePieces;
 import org.fanstore.runtime.layout.RankDirectory;
 
 /**
@@ -23,8 +18,6 @@ import org.fanstore.runtime.layout.RankDirectory;
  * CRC32C. Unpacking uncompressed files for direct opens is {@link Unpacker}'s job.
  */
 public final class PartitionLoader {
-    private static final int COPY_BUFFER = WritePieces.BYTES;
-
     private final Path dataset;
     private final Manifest manifest;
     private final Path partsDir;
@@ -64,28 +57,7 @@ public final class PartitionLoader {
         Path source = dataset.resolve(info.fileName());
         Path target = RankDirectory.PARTITION_COPY.in(partsDir, info.fileName());
         CRC32C crc = new CRC32C();
-        long copied = 0;
-        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ);
-             FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer buf = ByteBuffer.allocateDirect(COPY_BUFFER);
-            while (in.read(buf) >= 0) {
-                buf.flip();
-                int n = buf.remaining();
-                if (n == 0) {
-                    break;
-                }
-                crc.update(buf.duplicate());
-                while (buf.hasRemaining()) {
-                    out.write(buf);
-                }
-                buf.clear();
-                copied += n;
-                progress.accept(n);
-            }
-        } catch (NoSuchFileException e) {
-            throw new IOException("partition " + info.fileName() + " (listed in " + Manifest.FILE_NAME
-                    + ") is missing from " + dataset + ": restore it or run fanstore prep again", e);
-        }
+        long copied = PartitionCopy.copy(dataset, info, source, target, crc, progress);
         if (copied != info.bytes() || (int) crc.getValue() != info.crc32c()) {
             throw new IOException(String.format("partition %s in %s is damaged: %d bytes with CRC32C %08x, the"
                             + " manifest says %d bytes with %08x; run fanstore verify %s",

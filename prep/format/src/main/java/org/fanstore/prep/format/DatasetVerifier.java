@@ -63,6 +63,11 @@ public final class DatasetVerifier {
     private void checkPartition(final Path dir, final PartitionInfo info) throws IOException {
         final Path file = dir.resolve(info.fileName());
         final String name = info.fileName();
+        final String notRegular = PartitionFiles.notRegular(file);   // before any open: a FIFO would block it
+        if (notRegular != null) {
+            faults.add(new Fault(name, null, notRegular));
+            return;
+        }
         final long size;
         try {
             size = Files.size(file);
@@ -74,7 +79,7 @@ public final class DatasetVerifier {
             faults.add(new Fault(name, null, size + " bytes, the manifest says " + info.bytes() +
                 (size < info.bytes() ? " (truncated)" : "")));
         }
-        final int crc = wholeFileCrc(file);
+        final int crc = wholeFileCrc(file, size);
         if (crc != info.crc32c()) {
             faults.add(new Fault(name, null, String.format("whole-file CRC32C is %08x, the manifest says %08x",
                 crc, info.crc32c())));
@@ -194,11 +199,18 @@ public final class DatasetVerifier {
         return message.startsWith(prefix) ? message.substring(prefix.length()) : message;
     }
 
-    private static int wholeFileCrc(final Path file) throws IOException {
+    /** At most {@code size} bytes (the size stat gave): a file that grows while read is not followed. */
+    private static int wholeFileCrc(final Path file, final long size) throws IOException {
         final CRC32C crc = new CRC32C();
         final ByteBuffer buffer = ByteBuffer.allocateDirect(1 << 20);
+        long done = 0;
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (channel.read(buffer) >= 0) {
+            while (done < size) {
+                buffer.limit((int)Math.min(buffer.capacity(), size - done));
+                if (channel.read(buffer) < 0) {
+                    break;
+                }
+                done += buffer.position();
                 buffer.flip();
                 crc.update(buffer);
                 buffer.clear();

@@ -225,7 +225,7 @@ public final class Manifest {
                     throw bad("'" + key + "' appears twice");
                 }
                 switch (key) {
-                    case "name" -> name = unescape(field(f, 2)[1]);
+                    case "name" -> name = validName(unescape(field(f, 2)[1]));
                     case "compress" -> {
                         compress = Compression.fromManifestWord(field(f, 2)[1]);
                         if (compress == null) {
@@ -267,6 +267,16 @@ public final class Manifest {
             all.addAll(broadcast);
             return new Manifest(name, counts[0], counts[1], counts[2], counts[3], counts[4], compress, broadcastDirs,
                 Collections.unmodifiableList(all), table);
+        }
+
+        private byte[] validName(final byte[] name) throws BadManifestException {
+            final String problem = DatasetNameRule.problem(name);
+            if (problem != null) {
+                final String shown = name.length == 0 ? "" : PathBytes.display(name);
+                throw bad("name '" + shown + "' " + problem + ": a dataset's name is " + DatasetNameRule.RULE +
+                    "; run fanstore prep again with such a --name");
+            }
+            return name;
         }
 
         private void partition(final String[] f, final List<PartitionInfo> regular,

@@ -45,6 +45,7 @@ public final class PartitionReader implements AutoCloseable {
 
     /** Opens and validates {@code file}. */
     public static PartitionReader open(final Path file) throws IOException {
+        PartitionFiles.requireRegular(file);   // a FIFO blocks the open, /dev/zero never ends: refuse both first
         final FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         try {
             return validate(file, channel);

@@ -1,0 +1,184 @@
+package org.fanstore.launcher.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 35, leftovers of failed jobs, with real processes and real signals: lz4-java's native library lives in
+ * the rank's local directory and goes with it when the job fails; a drain cut off by SIGKILL is named at the next
+ * job's start on the same output directory, and its hidden partial copy removed.
+ */
+class LeftoversTest {
+    @TempDir
+    static Path work;
+    static Path data;
+
+    @BeforeAll
+    static void lz4Dataset() throws Exception {
+        Path src = Files.createDirectories(work.resolve("src/lz"));
+        for (int i = 0; i < 4; i++) {
+            Files.writeString(src.resolve("t" + i + ".txt"), ("compressible line " + i + "\n").repeat(5000));
+        }
+        data = work.resolve("lz.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                data.toString(), "--compress", "lz4"));
+    }
+
+    private static Process start(Path log, String jobId, String... args) throws IOException {
+        List<String> cmd = new java.util.ArrayList<>(List.of(FanstoreProcess.repo().resolve("fanstore").toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(work.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        pb.environment().put("FANSTORE_JOB_ID", jobId);
+        return pb.start();
+    }
+
+    /** The runtime JVM the launcher started (a descendant running RuntimeMain). */
+    private static ProcessHandle runtimeOf(Process launcher) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Optional<ProcessHandle> rt = launcher.descendants().filter(h -> cmdline(h).contains(
+                    "org.fanstore.runtime.RuntimeMain")).findFirst();
+            if (rt.isPresent()) {
+                return rt.get();
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no runtime started");
+    }
+
+    private static String cmdline(ProcessHandle h) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(h.pid()), "cmdline")),
+                    StandardCharsets.UTF_8);
+        } catch (IOException gone) {
+            return "";
+        }
+    }
+
+    /** Waits until {@code what} holds, or fails naming it. */
+    private static void await(String what, java.util.concurrent.Callable<Boolean> condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!condition.call()) {
+            assertTrue(System.nanoTime() < deadline, "timed out waiting for " + what);
+            Thread.sleep(10);
+        }
+    }
+
+    private static Optional<Path> lz4Library(ProcessHandle runtime) {
+        try (Stream<String> maps = Files.lines(Path.of("/proc", Long.toString(runtime.pid()), "maps"))) {
+            return maps.filter(l -> l.contains("liblz4-java")).map(l -> Path.of(l.substring(l.indexOf('/'))))
+                    .findFirst();
+        } catch (IOException | java.io.UncheckedIOException gone) {
+            return Optional.empty();
+        }
+    }
+
+    @Test
+    void lz4NativeLibraryLivesInTheRankDirectoryAndGoesWithAFailedJob() throws Exception {
+        Path local = Files.createDirectories(work.resolve("local-lz4"));
+        Process launcher = start(work.resolve("lz4.log"), "lz4" + System.nanoTime(), "run", "--ranks", "1",
+                "--data", data.toString(), "--local-dir", local.toString(), "--", "sh", "-c",
+                "cat /fanstore/lz/t0.txt >/dev/null; sleep 60");
+        try {
+            ProcessHandle runtime = runtimeOf(launcher);
+            await("the runtime to load liblz4-java", () -> lz4Library(runtime).isPresent());
+            Path library = lz4Library(runtime).orElseThrow();
+            assertTrue(library.startsWith(local), "the library must be in the rank's local directory: " + library);
+            runtime.destroyForcibly();   // SIGKILL: no exit hook of the runtime runs
+            assertTrue(launcher.waitFor(60, TimeUnit.SECONDS), "the job did not end");
+            assertEquals(3, launcher.exitValue(), Files.readString(work.resolve("lz4.log")));
+            assertFalse(Files.exists(library), library + " was left behind");
+            try (Stream<Path> s = Files.list(local)) {
+                assertEquals(List.of(), s.toList(), "the failed job left something in --local-dir");
+            }
+        } finally {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+        }
+    }
+
+    @Test
+    void aDrainCutOffBySigkillIsNamedAtTheNextJobsStartAndItsPartialRemoved() throws Exception {
+        Path out = Files.createDirectories(work.resolve("out"));
+        Path local = Files.createDirectories(work.resolve("local-drain"));
+        String job = "drain" + System.nanoTime();
+        Process launcher = start(work.resolve("drain.log"), job, "run", "--ranks", "1", "--data", data.toString(),
+                "--local-dir", local.toString(), "--output-dir", out.toString(), "--", "sh", "-c",
+                "mkdir -p /fanstore/ck && head -c 300000000 /dev/zero >/fanstore/ck/model.pt && sleep 60");
+        Path partial;
+        List<ProcessHandle> all = List.of();
+        try {
+            ProcessHandle runtime = runtimeOf(launcher);
+            Path[] found = new Path[1];
+            await("the drain's partial copy", () -> {
+                found[0] = partialIn(out.resolve("ck"));
+                return found[0] != null;
+            });
+            partial = found[0];
+            all = launcher.descendants().toList();   // the command too: it is in a session of its own
+            // Freeze the copy mid-way, then kill -9 the launcher and the runtime: the copy is cut off for good.
+            assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(runtime.pid())).start().waitFor());
+            launcher.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            runtime.destroyForcibly();
+            await("the runtime to die", () -> !runtime.isAlive());
+        } finally {
+            all.forEach(ProcessHandle::destroyForcibly);
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly);
+            launcher.destroyForcibly();
+            // Nobody was left to clean up after two SIGKILLs: the job's shared memory is the test's to remove.
+            try (Stream<Path> shm = Files.list(Path.of("/dev/shm"))) {
+                for (Path p : shm.filter(p -> p.getFileName().toString().endsWith("-" + job)).toList()) {
+                    new ProcessBuilder("rm", "-rf", p.toString()).start().waitFor();
+                }
+            }
+        }
+        assertTrue(Files.exists(partial), "the premise: a SIGKILLed drain leaves its partial copy");
+        assertFalse(Files.exists(out.resolve("ck/model.pt")), "the premise: the file did not land");
+
+        FanstoreProcess.Result next = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", "next" + System.nanoTime()),
+                120, "run", "--ranks", "1", "--data", data.toString(), "--local-dir", work.toString(),
+                "--output-dir", out.toString(), "--", "true");
+        assertEquals(0, next.status(), next.stderr());
+        assertTrue(next.stderr().contains("fanstore: " + out.resolve("ck/model.pt") + " was not saved by an earlier"
+                + " job") && next.stderr().contains("removed the partial copy " + partial), next.stderr());
+        assertFalse(Files.exists(partial), "the hidden partial copy is gone");
+        assertEquals(null, partialIn(out.resolve("ck")));
+    }
+
+    @Test
+    void aPartialOfALiveProcessIsLeftAlone() throws Exception {
+        Path out = Files.createDirectories(work.resolve("out-live"));
+        Path live = out.resolve(".f.bin.fanstore-partial-" + ProcessHandle.current().pid() + "-0");
+        Files.writeString(live, "a copy in progress");
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", "live" + System.nanoTime()),
+                120, "run", "--ranks", "1", "--data", data.toString(), "--local-dir", work.toString(),
+                "--output-dir", out.toString(), "--", "true");
+        assertEquals(0, r.status(), r.stderr());
+        assertFalse(r.stderr().contains("was not saved"), r.stderr());
+        assertTrue(Files.exists(live));
+    }
+
+    private static Path partialIn(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return null;
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.getFileName().toString().contains(".fanstore-partial-")).findFirst().orElse(null);
+        }
+    }
+}
