@@ -154,8 +154,8 @@ public final class BadInputCorpus {
 
     private void manifestCases() throws IOException {
         add("manifest-empty", 2, "empty file", s -> s.manifest(""));
-        add("manifest-wrong-first-line", 2, "expected 'fanstore-manifest 1'",
-                s -> s.manifest(s.manifest().replace("fanstore-manifest 1", "fanstore-manifest 2")));
+        add("manifest-wrong-first-line", 2, "expected 'fanstore-manifest 2'",
+                s -> s.manifest(s.manifest().replace("fanstore-manifest 2", "fanstore-manifest 3")));
         add("manifest-unknown-record", 2, "unknown record", s -> s.manifest(s.manifest() + "\nowner mallory"));
         add("manifest-duplicate-key", 2, "appears twice", s -> s.manifest(s.manifest() + "\nfiles 4"));
         add("manifest-files-huge", 1, "manifest says files 9223372036854775807",
@@ -198,7 +198,7 @@ public final class BadInputCorpus {
         add("manifest-name-empty", 2, "name '' is empty", s -> s.manifestLine("name", "name "));
         add("manifest-tab-separated", 2, "manifest.txt", s -> s.manifest(s.manifest().replace("files 4",
                 "files\t4")));
-        add("manifest-binary-garbage", 2, "expected 'fanstore-manifest 1'",
+        add("manifest-binary-garbage", 2, "expected 'fanstore-manifest 2'",
                 s -> s.manifest("\u00ff\u00fe\u0000\u0001garbage"));
         add("manifest-only-comments", 2, "empty file", s -> s.manifest("# nothing here\n#\n"));
     }

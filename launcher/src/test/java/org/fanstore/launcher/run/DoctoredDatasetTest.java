@@ -1,6 +1,6 @@
 package org.fanstore.launcher.run;
 
-import static org.fanstore.prep.format.PartitionDescriptor.BODY_CRC_OFFSET;
+import static org.fanstore.prep.format.PartitionDescriptor.STORED_LENGTH_OFFSET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 10 item 12: a partition whose bytes were changed together with the manifest's whole-file CRC (so the copy
- * check passes) is still never served: the per-file CRC32C of the partition table stops it on the owner, for its
- * own readers and for the other rank's, and `run` checks the manifest's counts against the partitions.
+ * check passes) is still never served: each body's CRC32C, which the metadata table prep built records, stops it on
+ * the owner, for its own readers and for the other rank's, and `run` checks the manifest's counts against the table.
  */
 class DoctoredDatasetTest {
     @TempDir
@@ -80,8 +80,11 @@ class DoctoredDatasetTest {
     void aDoctoredCompressedBodyIsEioToo() throws Exception {
         PartitionSurgery s = PartitionSurgery.golden();
         int pattern = s.entry("data/pattern.txt");
-        s.putInt(s.field(pattern, BODY_CRC_OFFSET), 0x12345678);
-        Path data = s.forge().writeTo(work.resolve("doctored-lz4.fs"));
+        // The last stored byte: inside an LZ4 block's literals, so the body still decodes, to the wrong bytes,
+        // which only the body's CRC32C in the metadata table can tell.
+        long last = s.body(pattern) + s.headerLong(s.field(pattern, STORED_LENGTH_OFFSET)) - 1;
+        s.part()[(int) last] ^= 0x20;
+        Path data = s.forgeManifest().writeTo(work.resolve("doctored-lz4.fs"));
         String job = "tdoclz" + System.nanoTime();
         FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run", "--ranks",
                 "2", "--data", data.toString(), "--local-dir", work.toString(), "--", "sh", "-c",
@@ -100,7 +103,7 @@ class DoctoredDatasetTest {
         FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run", "--ranks",
                 "1", "--data", data.toString(), "--local-dir", work.toString(), "--", "true");
         assertNotEquals(0, r.status(), r.stderr());
-        assertTrue(r.stderr().contains("says 4000000000 files") && r.stderr().contains("partitions hold 4,"),
+        assertTrue(r.stderr().contains("says 4000000000 files") && r.stderr().contains("table holds 4,"),
                 r.stderr());
         assertFalse(r.stderr().contains("Exception"), r.stderr());
         assertNothingLeft(job);
