@@ -3,7 +3,7 @@
 usage: stranger.py PORTS SECONDS FLOOD_LIMIT   (PORTS: comma-separated)
 On every port: 20 silent connections and 5 of each kind of garbage, held open until the end (huge lengths,
 random bytes, niodev's own greeting claiming rank 1 and rank 99, a join HELLO for rank 1 with a made-up proof);
-and 4 processes per port that open and close connections as fast as they can, each at most FLOOD_LIMIT times,
+and 4 processes per port that start and reset connections as fast as they can, each at most FLOOD_LIMIT times,
 for SECONDS. Prints one line: "stranger connected=N refused=N failed=N flooded=N".
 """
 import os
@@ -27,14 +27,17 @@ PAYLOADS = [
 
 
 def flood(port, end):
-    """Child process: connect and close until the time or the count runs out; exits with how many it made."""
+    """Child process: start connections and drop them (reset, so no TIME_WAIT uses up local ports) as fast as it
+    can, until the time or the count runs out; every one still lands in the port's accept queue. Exits with how
+    many it started, in hundreds."""
     made = 0
+    linger = struct.pack("ii", 1, 0)
     while time.time() < end and made < flood_limit:
-        try:
-            s = socket.create_connection(("127.0.0.1", port), timeout=0.5)
-            s.close()
-        except OSError:
-            pass
+        s = socket.socket()
+        s.setblocking(False)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+        s.connect_ex(("127.0.0.1", port))
+        s.close()
         made += 1
     os._exit(min(made // 100, 255))
 

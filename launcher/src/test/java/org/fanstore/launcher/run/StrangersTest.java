@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StrangersTest {
     private static final Pattern RENDEZVOUS = Pattern.compile("--rendezvous=([0-9.]+):([0-9]+)");
     /** Connections one flooding process of the stranger makes at most (4 per port). */
-    private static final int FLOOD_LIMIT = 20_000;
+    private static final int FLOOD_LIMIT = 200_000;
 
     @TempDir
     static Path work;
@@ -79,7 +79,8 @@ class StrangersTest {
             for (Listener l : listeners) { // item 7: nothing on every interface, so no other host reaches the job
                 assertTrue(l.address().isLoopbackAddress(), "a job process listens on " + l + " in --ranks mode");
             }
-            Process running = attack(listeners.stream().map(Listener::port).distinct().toList(), 4);
+            // 6 s: each rank's watchdog probes its peer 6 times under the flood
+            Process running = attack(listeners.stream().map(Listener::port).distinct().toList(), 6);
             String runReport = finish(running);
             assertTrue(connected(runReport) > 0, "the stranger never reached the running job: " + runReport);
             assertTrue(j.launcher.isAlive(), () -> "the job ended under attack:\n" + j.stderr());
