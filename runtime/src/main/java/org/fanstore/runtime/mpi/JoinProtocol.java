@@ -9,6 +9,9 @@ import java.nio.ByteBuffer;
  *   <li>rank to server, HELLO: {@link #MAGIC}, int rank.</li>
  *   <li>server to rank: {@link #NONCE_BYTES} random bytes.</li>
  *   <li>rank to server, PROOF: HMAC-SHA256(job secret, {@link #PROOF_LABEL}, nonce, rank).</li>
+ *   <li>server to rank, once the proof checked: the byte {@link #ACCEPTED}; from here on the rank counts, and a
+ *       closed connection is a failure of the job. Before it, the server may drop the connection (it holds at
+ *       most {@code MAX_UNPROVEN} unproven ones, oldest dropped first): the rank then simply connects again.</li>
  *   <li>server to rank, once every rank proved itself: the byte {@link #GO}.</li>
  *   <li>rank to server, PORTS: int write port, int read port (niodev's, known once {@code MPI.Init} bound them).</li>
  *   <li>server to rank, once every rank sent its ports: int length, then the niodev peer table in UTF-8.</li>
@@ -22,6 +25,7 @@ final class JoinProtocol {
     static final int NONCE_BYTES = 32;
     static final int PROOF_BYTES = 32;
     static final int PORTS_BYTES = 8;
+    static final byte ACCEPTED = 'K';
     static final byte GO = 'G';
     static final byte[] PROOF_LABEL = "fanstore-join-1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 

@@ -31,6 +31,8 @@ import mpi.MPI;
 final class RankJoin {
     /** How long one step with our own processes may take before we look again at the deadline and at MPJ. */
     private static final int STEP_MILLIS = 100;
+    /** Pause before connecting again after the rendezvous shed an unproven connection. */
+    private static final long RETRY_MILLIS = 50;
 
     private RankJoin() {
     }
@@ -38,17 +40,9 @@ final class RankJoin {
     /** Joins; on return {@code MPI.COMM_WORLD} is this job's world and no niodev port listens. */
     static void join(int rank, int size, String host, int port, JobSecret secret, int protocolSwitchLimit,
                      long deadline) throws IOException, InterruptedException {
-        try (Socket server = new Socket()) {
-            server.connect(new InetSocketAddress(host, port), millisLeft(deadline, rank));
-            server.setTcpNoDelay(true);
+        try (Socket server = proveMembership(rank, host, port, secret, deadline)) {
             var out = new DataOutputStream(server.getOutputStream());
             var in = new DataInputStream(server.getInputStream());
-            out.write(JoinProtocol.hello(rank));
-            out.flush();
-            byte[] nonce = new byte[JoinProtocol.NONCE_BYTES];
-            readFully(server, in, nonce, deadline, rank, "its challenge");
-            out.write(JoinProtocol.proof(secret, nonce, rank));
-            out.flush();
             byte[] go = new byte[1];
             readFully(server, in, go, deadline, rank, "GO (every rank joined)");
             if (go[0] != JoinProtocol.GO) {
@@ -80,6 +74,50 @@ final class RankJoin {
             }
         }
         closeNiodevListeners();
+    }
+
+    /**
+     * A connection on which the rendezvous accepted this rank (HELLO, proof, ACCEPTED). A connection dropped before
+     * ACCEPTED (the server sheds the oldest unproven connections when strangers hold many) is simply made again.
+     */
+    private static Socket proveMembership(int rank, String host, int port, JobSecret secret, long deadline)
+            throws IOException, InterruptedException {
+        while (true) {
+            Socket server = new Socket();
+            try {
+                server.connect(new InetSocketAddress(host, port), millisLeft(deadline, rank));
+                server.setTcpNoDelay(true);
+                var out = new DataOutputStream(server.getOutputStream());
+                var in = new DataInputStream(server.getInputStream());
+                out.write(JoinProtocol.hello(rank));
+                out.flush();
+                byte[] nonce = new byte[JoinProtocol.NONCE_BYTES];
+                readFully(server, in, nonce, deadline, rank, "its challenge");
+                out.write(JoinProtocol.proof(secret, nonce, rank));
+                out.flush();
+                byte[] accepted = new byte[1];
+                readFully(server, in, accepted, deadline, rank, "its acceptance");
+                if (accepted[0] == JoinProtocol.ACCEPTED) {
+                    return server;
+                }
+                server.close();
+            } catch (DroppedException dropped) {
+                server.close();
+                Thread.sleep(RETRY_MILLIS);
+            } catch (IOException | RuntimeException e) {
+                server.close();
+                throw e;
+            }
+        }
+    }
+
+    /** The rendezvous closed the connection (before ACCEPTED: shed; after it: the job failed elsewhere). */
+    private static final class DroppedException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        DroppedException(String message) {
+            super(message);
+        }
     }
 
     private static CompletableFuture<Void> startInit(int rank, int size, int psl, String host, int port) {
@@ -208,9 +246,8 @@ final class RankJoin {
         } catch (SocketTimeoutException e) {
             throw new IOException("rank " + rank + ": the rendezvous did not send " + what + " in time");
         } catch (java.io.EOFException | java.net.SocketException e) {
-            throw new IOException("rank " + rank + ": the rendezvous closed the connection while this rank waited"
-                    + " for " + what + " (the job failed to start elsewhere, or this rank's job secret is not the"
-                    + " job's)");
+            throw new DroppedException("rank " + rank + ": the rendezvous closed the connection while this rank"
+                    + " waited for " + what + " (the job failed to start elsewhere)");
         }
     }
 

@@ -300,7 +300,8 @@ public final class RendezvousServer implements AutoCloseable {
         if (!peer.proven) { // PROOF
             byte[] answer = new byte[JoinProtocol.PROOF_BYTES];
             in.get(answer);
-            if (!MessageDigest.isEqual(answer, JoinProtocol.proof(secret, peer.nonce, peer.rank))) {
+            if (!MessageDigest.isEqual(answer, JoinProtocol.proof(secret, peer.nonce, peer.rank))
+                    || !writeFully(peer, ByteBuffer.wrap(new byte[] {JoinProtocol.ACCEPTED}))) {
                 return false;
             }
             proved(peer);
