@@ -175,8 +175,8 @@ final class RankJoin {
             throws IOException {
         if (init.isCompletedExceptionally()) {
             Throwable cause = init.handle((v, t) -> t.getCause() != null ? t.getCause() : t).join();
-            throw new IOException("rank " + rank + ": MPI.Init failed before it could " + what + ": "
-                    + cause.getMessage(), cause);
+            throw new IOException("rank " + rank + ": MPI.Init failed before it could " + what
+                    + (cause.getMessage() == null ? "" : ": " + cause.getMessage()), cause);
         }
         if (System.nanoTime() - deadline >= 0) {
             throw new IOException("rank " + rank + ": MPJ did not " + what + " in time");
@@ -191,7 +191,8 @@ final class RankJoin {
             throw new IOException("rank " + rank + ": MPI.Init did not complete; some of the " + size
                     + " ranks could not connect to each other (rendezvous at " + host + ":" + port + ")");
         } catch (ExecutionException e) {
-            throw new IOException("rank " + rank + ": MPI.Init failed: " + e.getCause().getMessage(), e.getCause());
+            String why = e.getCause().getMessage();
+            throw new IOException("rank " + rank + ": MPI.Init failed" + (why == null ? "" : ": " + why), e.getCause());
         }
     }
 
@@ -224,7 +225,7 @@ final class RankJoin {
             dev.setAccessible(true);
             return dev.get(null);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("MPJ Express 0.44 is expected (mpjdev.javampjdev.MPJDev.dev)", e);
+            throw new IllegalStateException("this runtime needs MPJ Express 0.44: its niodev device was not found", e);
         }
     }
 
@@ -234,7 +235,8 @@ final class RankJoin {
             f.setAccessible(true);
             return f.get(device);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("MPJ Express 0.44 is expected (NIODevice." + name + ")", e);
+            throw new IllegalStateException("this runtime needs MPJ Express 0.44: its niodev device has no " + name,
+                    e);
         }
     }
 
