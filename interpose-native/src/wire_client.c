@@ -1,6 +1,7 @@
 /* wire_client: the shim's side of the shim <-> runtime protocol (spec: runtime/.../shm/README.md).
  * Owns: mapping `ctl`, claiming a response slot, posting a ring record, waiting for the answer.
- * Invariants: every wait is bounded (futex slices of <= FS_WAIT_SLICE_NS, overall FS_REQUEST_DEADLINE_NS);
+ * Invariants: every wait is bounded (futex slices of <= FS_WAIT_SLICE_NS, overall FS_REQUEST_DEADLINE_NS); only a
+ * runtime that stopped serving (STOPPING), died or is stopped (SIGSTOP) fails a request early (server_alive);
  * a slot is ours from the claim CAS until we store FREE (after DONE) or ABANDONED (after giving up); the
  * request path neither allocates nor re-enters the shim (raw syscalls for open/fstat/close). No exit(). */
 #include "wire_client.h"
@@ -12,6 +13,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -176,13 +178,43 @@ static void count_wakeup(fs_wire *w, const fs_slot_header *slot)
     atomic_fetch_add_explicit(w->wakes, 1, memory_order_relaxed);
 }
 
-/* The runtime is alive if it says RUNNING and its heartbeat is recent. */
+/* Whether process `pid` exists and is neither stopped nor a zombie, from /proc/<pid>/stat read with raw
+ * syscalls (no re-entry into the shim). A process we cannot look at counts as gone: the old rule, stale = dead. */
+static int process_running(int32_t pid)
+{
+    if (pid <= 0)
+        return 0;
+    char path[32], stat[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    const long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    const long n = syscall(SYS_read, fd, stat, sizeof stat - 1);
+    syscall(SYS_close, fd);
+    if (n <= 0)
+        return 0;
+    stat[n] = '\0';
+    const char *end = strrchr(stat, ')');  /* the command name may hold spaces and parentheses */
+    if (end == NULL || end[1] != ' ')
+        return 0;
+    switch (end[2]) {
+    case 'T': case 't': case 'Z': case 'X': case 'x':
+        return 0;  /* stopped (SIGSTOP, a debugger) or dead */
+    default:
+        return 1;  /* running, sleeping, in disk wait: alive, perhaps only starved of CPU */
+    }
+}
+
+/* The runtime is alive if it says RUNNING and its heartbeat is recent, or, with a stale heartbeat, if its process
+ * is still there and not stopped: a dispatcher starved of CPU (more readers and runtimes than cores, a GC pause)
+ * is slow, not dead, and its readers wait for it within FS_REQUEST_DEADLINE_NS. Only a runtime that is gone or
+ * stopped makes a request fail (EIO) before its deadline. */
 static int server_alive(const fs_wire *w, int64_t now)
 {
     if (atomic_load_explicit(&w->header->server_state, memory_order_acquire) != FS_SERVER_RUNNING)
         return 0;
     const int64_t beat = atomic_load_explicit(&w->header->heartbeat_ns, memory_order_acquire);
-    return now - beat <= FS_HEARTBEAT_STALE_NS;
+    return now - beat <= FS_HEARTBEAT_STALE_NS || process_running(w->header->server_pid);
 }
 
 static inline fs_slot_header *slot_at(const fs_wire *w, uint32_t index)

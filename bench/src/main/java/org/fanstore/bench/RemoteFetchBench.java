@@ -204,9 +204,11 @@ public final class RemoteFetchBench {
         // -Dbench.host=ADDR: listen there (e.g. a veth address when the ranks run in two network namespaces).
         String host = System.getProperty("bench.host");
         InetAddress bind = host != null ? InetAddress.getByName(host) : InetAddress.getLoopbackAddress();
-        try (RendezvousServer server = RendezvousServer.start(bind, RANKS, TIMEOUT)) {
+        JobSecret secret = JobSecret.generate();
+        try (RendezvousServer server = RendezvousServer.start(bind, RANKS, secret, TIMEOUT)) {
+            RendezvousFile.publishSecret(dir, job, secret);
             RendezvousFile.publish(dir, job, server.host(), server.port());
-            MpiWorld world = MpiWorld.init(0, RANKS, server.host(), server.port(), TIMEOUT, psl);
+            MpiWorld world = MpiWorld.init(0, RANKS, server.host(), server.port(), secret, TIMEOUT, psl);
             server.awaitCompletion();
             RendezvousFile.remove(dir, job);
             return world;
@@ -215,7 +217,7 @@ public final class RemoteFetchBench {
 
     private static MpiWorld join(int rank, Path dir, String job, int psl) throws Exception {
         RendezvousFile.Endpoint e = RendezvousFile.await(dir, job, TIMEOUT);
-        return MpiWorld.init(rank, RANKS, e.host(), e.port(), TIMEOUT, psl);
+        return MpiWorld.init(rank, RANKS, e.host(), e.port(), RendezvousFile.readSecret(dir, job), TIMEOUT, psl);
     }
 
     /** Object id = its size; bytes come from one random array, like a read served from the page cache. */

@@ -141,7 +141,7 @@ final class NodeRuntime implements AutoCloseable {
             drain = new DirectoryDrain(config.outputDir(), config.rank(), config.size());
         }
         world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
-                INIT_TIMEOUT);
+                JobSecret.read(config.secretFile()), INIT_TIMEOUT);
         Manifest manifest = Manifest.read(config.data());
         Placement placement = new Placement(config.size(), config.replicas());
         PartitionLoader loader = new PartitionLoader(config.data(), manifest, config.localDir());

@@ -2,6 +2,7 @@ package org.fanstore.launcher.run;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -200,7 +201,9 @@ public final class RunCommand implements Callable<Integer> {
                 secret = JobSecret.generate();
                 // Runtimes join first thing, before loading: a node missing is known after the join timeout
                 // (NodeJoin watches it; the server waits a little longer so that NodeJoin speaks first).
-                server = RendezvousServer.start(RendezvousServer.defaultBindAddress(), worldSize,
+                // one machine: loopback, so no other host can reach it; under a scheduler the node's interface
+                server = RendezvousServer.start(job.scheduler().spansNodes() ? RendezvousServer.defaultBindAddress()
+                        : InetAddress.getLoopbackAddress(), worldSize, secret,
                         job.scheduler().spansNodes() ? joinTimeout.plusSeconds(30) : loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (job.scheduler().spansNodes()) {

@@ -97,6 +97,20 @@ public final class JobSecret {
         return MessageDigest.isEqual(bytes, Arrays.copyOfRange(message, offset, offset + BYTES));
     }
 
+    /** HMAC-SHA256 of the concatenated {@code parts} keyed with this secret (the join's proof: JoinProtocol). */
+    byte[] mac(byte[]... parts) {
+        try {
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new javax.crypto.spec.SecretKeySpec(bytes, "HmacSHA256"));
+            for (byte[] part : parts) {
+                mac.update(part);
+            }
+            return mac.doFinal();
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is part of every Java platform", e);
+        }
+    }
+
     void copyInto(byte[] message, int offset) {
         System.arraycopy(bytes, 0, message, offset, BYTES);
     }

@@ -52,20 +52,21 @@ public final class MpiWorld {
         this.liveness = liveness;
     }
 
-    /** {@link #init(int, int, String, int, Duration, int)} with {@link #DEFAULT_PROTOCOL_SWITCH_LIMIT}. */
-    public static MpiWorld init(int rank, int size, String host, int port, Duration timeout) throws IOException {
-        return init(rank, size, host, port, timeout, DEFAULT_PROTOCOL_SWITCH_LIMIT);
+    /** {@link #init(int, int, String, int, JobSecret, Duration, int)} with {@link #DEFAULT_PROTOCOL_SWITCH_LIMIT}. */
+    public static MpiWorld init(int rank, int size, String host, int port, JobSecret secret, Duration timeout)
+            throws IOException {
+        return init(rank, size, host, port, secret, timeout, DEFAULT_PROTOCOL_SWITCH_LIMIT);
     }
 
     /**
-     * Joins the world through the rendezvous server at {@code host:port} (see {@link RendezvousServer}).
-     * The server must already listen: niodev does not retry the connection.
+     * Joins the world through the rendezvous server at {@code host:port} (see {@link RendezvousServer}), proving
+     * it holds the job's {@code secret} ({@link RankJoin}).
      *
      * @throws IOException if the world is not complete within {@code timeout} (a rank is missing or
      *     cannot reach the server); MPJ's threads may linger, so the process should exit
      */
-    public static MpiWorld init(int rank, int size, String host, int port, Duration timeout, int protocolSwitchLimit)
-            throws IOException {
+    public static MpiWorld init(int rank, int size, String host, int port, JobSecret secret, Duration timeout,
+                                int protocolSwitchLimit) throws IOException {
         if (rank < 0 || rank >= size) {
             throw new IllegalArgumentException("rank " + rank + " is outside 0.." + (size - 1));
         }
@@ -75,29 +76,11 @@ public final class MpiWorld {
         MpjLogging.quiet();
         long deadline = BoundedWait.deadlineAfter(timeout);
         PeerLiveness liveness = new PeerLiveness(host, port);
-        String conf = RendezvousProtocol.inlineConf(size, protocolSwitchLimit, host, port);
-        String[] args = {Integer.toString(rank), conf, "niodev"};
-        CompletableFuture<Void> joined = new CompletableFuture<>();
-        Thread starter = new Thread(() -> {
-            try {
-                MPI.Init(args);
-                joined.complete(null);
-            } catch (Throwable t) {
-                joined.completeExceptionally(t);
-            }
-        }, "fanstore-mpi-init");
-        starter.setDaemon(true);
-        starter.start();
         try {
-            joined.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
+            RankJoin.join(rank, size, host, port, secret, protocolSwitchLimit, deadline);
+        } catch (IOException e) {
             liveness.close();
-            throw new IOException("rank " + rank + ": MPI.Init did not complete within " + timeout.toSeconds()
-                    + " s; some of the " + size + " ranks never reached the rendezvous at " + host + ":" + port
-                    + " (the rendezvous server's error names them)");
-        } catch (ExecutionException e) {
-            liveness.close();
-            throw new IOException("rank " + rank + ": MPI.Init failed: " + e.getCause(), e.getCause());
+            throw e;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("rank " + rank + ": interrupted in MPI.Init", e);

@@ -16,7 +16,10 @@ import java.util.stream.IntStream;
  * Tells which ranks are dead after MPJ failed, so errors can name them. niodev closes every channel of a
  * survivor when any one peer goes away, after which every send fails and every receive starves alike:
  * MPJ itself no longer knows who died. So each rank also listens on a plain TCP port that only accepts
- * and closes; a probe that is refused (or times out) means that rank's process (or node) is gone.
+ * and closes; a probe that is refused (the kernel's reset: nothing holds the port) means that rank's process is
+ * gone. A probe that times out proves nothing: a flood of connections fills the accept queue and the kernel
+ * then drops the probe's SYN, and an overloaded machine answers late (README.md). The port is bound to the
+ * address it is advertised by (loopback when the job is on one machine), not to every interface.
  *
  * <p>A rank advertises the local address it would use to reach the rendezvous host (found by connecting
  * a UDP socket, which sends nothing): the address its peers reach it by.
@@ -38,7 +41,8 @@ final class PeerLiveness implements AutoCloseable {
             local = InetAddress.getLoopbackAddress();
         }
         this.advertisedHost = local.getHostAddress();
-        this.listener = new ServerSocket(0, 50);
+        this.listener = new ServerSocket();
+        this.listener.bind(new InetSocketAddress(local, 0), 50);
         Thread acceptor = new Thread(this::acceptAndClose, "fanstore-liveness");
         acceptor.setDaemon(true);
         acceptor.start();
@@ -61,8 +65,8 @@ final class PeerLiveness implements AutoCloseable {
     }
 
     /**
-     * Probes {@code candidates} in parallel (at most about one second) and returns those that did not
-     * answer; empty if the endpoints are not known yet or every candidate is alive.
+     * Probes {@code candidates} in parallel (at most about one second) and returns those whose port refused the
+     * connection; empty if the endpoints are not known yet or no candidate is known dead.
      */
     int[] deadAmong(int[] candidates) {
         InetSocketAddress[] known = peers;
@@ -90,12 +94,15 @@ final class PeerLiveness implements AutoCloseable {
         }
     }
 
+    /** False only when the connection is refused; a timeout or an unreachable network is not proof of death. */
     private static boolean answers(InetSocketAddress target) {
         try (Socket s = new Socket()) {
             s.connect(target, PROBE_TIMEOUT_MILLIS);
             return true;
-        } catch (IOException refusedSilentOrUnreachable) {
-            return false; // ConnectException: process gone; SocketTimeoutException: node gone
+        } catch (java.net.ConnectException refused) {
+            return false; // ECONNREFUSED: no process holds the port
+        } catch (IOException slowOrUnknown) {
+            return true; // SocketTimeoutException: a flood or an overloaded machine, not a dead process
         }
     }
 

@@ -29,7 +29,9 @@ import java.nio.charset.StandardCharsets;
  * {@code new InetSocketAddress(randomPort)}, the wildcard, and {@code init} reads only the four conf keys of
  * {@link #inlineConf} and no system property; the peer table only decides where a rank connects to, not where
  * it listens. Short of patching MPJ, every rank accepts connections on all interfaces, even when the whole job
- * is on one machine, so the job's {@link JobSecret} on every fetch request is what keeps strangers out.
+ * is on one machine; {@link RankJoin} keeps that to the moment the ranks connect to each other and then closes
+ * both sockets (README.md). fanstore's own rendezvous never speaks this protocol on the network: each rank plays
+ * MPJRun's part for its own niodev on loopback ({@link RankJoin}).
  * MPJRun checks the greeting with {@code startsWith("Sending Info")}. The table is sent with
  * {@code writeUTF}, so it must stay under 65535 bytes of modified UTF-8: about 2000 ranks.
  */

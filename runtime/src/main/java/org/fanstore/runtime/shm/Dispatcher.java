@@ -39,7 +39,11 @@ final class Dispatcher implements Runnable, MessageHandler {
     private final int maxKeyLength;
     private volatile boolean running = true;
 
+    /** Handler failures logged at most; each is a bug, and the first ones say enough. */
+    static final int LOGGED_UNEXPECTED = 10;
+
     private long lastHeartbeat;
+    private int unexpected;
     private long lastSweep;
     private long stuckHead = -1;
     private long stuckSince;
@@ -163,7 +167,15 @@ final class Dispatcher implements Runnable, MessageHandler {
         try {
             handler.handle(request, responder);
         } catch (final RuntimeException e) {
-            responder.errorIfUnanswered(Errno.EIO);
+            if (++unexpected <= LOGGED_UNEXPECTED) { // a reader's EIO is never silent (issue 35)
+                System.err.println("fanstore: a request for " + request.keyString() + " failed inside the runtime ("
+                    + (e.getMessage() == null ? "no message; FANSTORE_DEBUG=1 shows where" : e.getMessage())
+                    + "); the reader got EIO" + (unexpected == LOGGED_UNEXPECTED ? "; not logging more of these" : ""));
+                if (System.getenv("FANSTORE_DEBUG") != null) {
+                    e.printStackTrace();
+                }
+            }
+            responder.errorIfUnanswered(Errno.EIO); // after the log line: whoever sees the EIO can find it
         }
     }
 }

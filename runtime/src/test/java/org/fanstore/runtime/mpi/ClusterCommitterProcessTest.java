@@ -32,7 +32,8 @@ class ClusterCommitterProcessTest {
     @Timeout(120)
     void twoRanksCommitFetchAndDrainConsistently() throws Exception {
         try (RendezvousServer server =
-                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(30));
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2,
+                                RankMain.JOIN_SECRET, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
@@ -69,7 +70,8 @@ class ClusterCommitterProcessTest {
     @Timeout(120)
     void aDeadOwnerOrPeerTurnsACommitIntoEioNamingItWithinTheBound() throws Exception {
         try (RendezvousServer server =
-                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(30));
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2,
+                                RankMain.JOIN_SECRET, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();

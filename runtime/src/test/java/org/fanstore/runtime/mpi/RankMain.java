@@ -46,6 +46,7 @@ public final class RankMain {
         int chunkBytes = Integer.parseInt(args[4]);
         int threads = Integer.parseInt(args[5]);
         MpiWorld world = join(rank, size, args[3]);
+        assertNiodevPortsClosed();
         boolean rogue = scenario.equals("rogue");
         RemoteFetcher fetcher = RemoteFetcher.start(world, new PatternObjects(rank),
                 secret(rogue && rank == 1 ? 1 : 0), 4, chunkBytes);
@@ -91,22 +92,39 @@ public final class RankMain {
         return 0;
     }
 
+    /** niodev listens on every interface during init; after it, nothing may accept on its two ports. */
+    private static void assertNiodevPortsClosed() throws java.io.IOException {
+        for (int port : RankJoin.niodevPorts()) {
+            try (java.net.Socket s = new java.net.Socket()) {
+                s.connect(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1_000);
+                throw new AssertionError("niodev's port " + port + " still accepts connections after init");
+            } catch (java.net.ConnectException refused) {
+                // closed, as it must be
+            }
+        }
+        System.out.println("NIODEV_PORTS_CLOSED");
+    }
+
+    /** The secret the test ranks join with, as a launcher gives one to a job (the rogue's fetch secret differs). */
+    static final JobSecret JOIN_SECRET = JobSecret.of(new byte[JobSecret.BYTES]);
+
     static MpiWorld join(int rank, int size, String endpoint) throws Exception {
         if (!endpoint.startsWith("file:")) {
             int colon = endpoint.lastIndexOf(':');
             return MpiWorld.init(rank, size, endpoint.substring(0, colon),
-                    Integer.parseInt(endpoint.substring(colon + 1)), TIMEOUT);
+                    Integer.parseInt(endpoint.substring(colon + 1)), JOIN_SECRET, TIMEOUT);
         }
         String[] parts = endpoint.split(":");
         Path dir = Path.of(parts[1]);
         String job = parts[2];
         if (rank != 0) {
             RendezvousFile.Endpoint e = RendezvousFile.await(dir, job, TIMEOUT);
-            return MpiWorld.init(rank, size, e.host(), e.port(), TIMEOUT);
+            return MpiWorld.init(rank, size, e.host(), e.port(), JOIN_SECRET, TIMEOUT);
         }
-        try (RendezvousServer server = RendezvousServer.start(InetAddress.getLoopbackAddress(), size, TIMEOUT)) {
+        try (RendezvousServer server =
+                RendezvousServer.start(InetAddress.getLoopbackAddress(), size, JOIN_SECRET, TIMEOUT)) {
             RendezvousFile.publish(dir, job, server.host(), server.port());
-            MpiWorld world = MpiWorld.init(0, size, server.host(), server.port(), TIMEOUT);
+            MpiWorld world = MpiWorld.init(0, size, server.host(), server.port(), JOIN_SECRET, TIMEOUT);
             server.awaitCompletion();
             RendezvousFile.remove(dir, job);
             return world;

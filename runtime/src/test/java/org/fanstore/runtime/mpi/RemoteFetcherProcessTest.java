@@ -43,7 +43,8 @@ class RemoteFetcherProcessTest {
     @Timeout(120)
     void fourRanksGatherAndFetchFromEachOtherWithEightThreadsEach() throws Exception {
         try (RendezvousServer server =
-                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 4, Duration.ofSeconds(30));
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 4,
+                                RankMain.JOIN_SECRET, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
@@ -61,7 +62,8 @@ class RemoteFetcherProcessTest {
     void killedRankIsNamedBySurvivorsFetchAndAllGatherWithinTenSeconds() throws Exception {
         int victim = 2;
         try (RendezvousServer server =
-                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 3, Duration.ofSeconds(30));
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 3,
+                                RankMain.JOIN_SECRET, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
@@ -107,7 +109,8 @@ class RemoteFetcherProcessTest {
     @Timeout(120)
     void aRankWithoutTheJobSecretIsRefusedAndGetsNoByteAndTheRefusalIsLogged() throws Exception {
         try (RendezvousServer server =
-                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(30));
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2,
+                                RankMain.JOIN_SECRET, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
@@ -133,7 +136,8 @@ class RemoteFetcherProcessTest {
     @Timeout(120)
     void packedMessagesLandWholeWhetherTheReceiveWasPostedBeforeOrAfterTheyArrived() throws Exception {
         try (RendezvousServer server =
-                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2, Duration.ofSeconds(30));
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), 2,
+                                RankMain.JOIN_SECRET, Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(dir)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();

@@ -36,7 +36,9 @@ final class EchoHandler implements RequestHandler, AutoCloseable {
     @Override
     public void handle(final Request request, final Responder responder) {
         final String key = request.keyString();
-        if (key.startsWith("hang")) {
+        if (key.startsWith("broken")) {
+            throw new IllegalStateException("echo handler broken on purpose for " + key);
+        } else if (key.startsWith("hang")) {
             held.add(responder);
         } else if (key.startsWith("slow")) {
             slowPending.incrementAndGet();

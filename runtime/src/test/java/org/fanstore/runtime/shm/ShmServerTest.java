@@ -66,6 +66,25 @@ class ShmServerTest extends ShmServerFixture {
     }
 
     @Test
+    void aHandlerFailingUnexpectedlyAnswersEioAndSaysSoOnStderr() throws Exception {
+        serve(0);
+        final java.io.PrintStream stderr = System.err;
+        final java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+        try {
+            final Finished done = ShmTestSupport.run(CLIENT_TIMEOUT_S, "expect", ctl.toString(), "broken-1",
+                Integer.toString(Errno.EIO));
+            assertEquals(0, done.exitCode(), done.output());
+            assertEquals(-Errno.EIO, done.field("rc"));
+        } finally {
+            System.setErr(stderr);
+        }
+        final String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(log.contains("a request for broken-1 failed inside the runtime (echo handler broken on purpose"
+            + " for broken-1); the reader got EIO"), log);
+    }
+
+    @Test
     void unknownOpIsAnsweredEnosysByTheServerItself() throws Exception {
         serve(0);
         try (RawControlView raw = new RawControlView(ctl)) {
