@@ -52,7 +52,8 @@ class TableBroadcastProcessTest {
     private static List<String> runRanks(Path data, Path out) throws Exception {
         Files.createDirectories(out);
         try (RendezvousServer server =
-                        RendezvousServer.start(InetAddress.getLoopbackAddress(), RANKS, Duration.ofSeconds(30));
+                        RendezvousServer.start(InetAddress.getLoopbackAddress(), RANKS, RankMain.JOIN_SECRET,
+                                Duration.ofSeconds(30));
                 RankProcesses ranks = new RankProcesses(out)) {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
