@@ -57,17 +57,22 @@ public final class TableLanding {
         boolean published = false;
         try {
             if (rank == 0 || readItself || world == null) {
+                boolean broadcast = rank == 0 && !readItself && world != null && world.size() > 1;
                 String problem = null;
+                Reading reading = null;
                 try {
-                    landed = readInto(dataset, manifest, info, target, localRoot.length);
+                    reading = new Reading(dataset, manifest, info, target, localRoot.length);
+                    landed = reading.landed;
+                    problem = broadcast ? TableBroadcast.send(world, info.bytes(), reading, timeout)
+                            : reading.readAll();
                 } catch (IOException e) {
                     problem = e.getMessage();
-                }
-                if (rank == 0 && !readItself && world != null) {
-                    if (problem != null) {
+                    if (broadcast && reading == null) {
                         TableBroadcast.fail(world, problem, timeout);
-                    } else {
-                        TableBroadcast.send(world, landed, info.bytes(), timeout);
+                    }
+                } finally {
+                    if (reading != null) {
+                        reading.close();
                     }
                 }
                 if (problem != null) {
@@ -98,7 +103,8 @@ public final class TableLanding {
                 LandedTable.abandon(target);
             }
         }
-        return MetadataTable.open(target);
+        // the bytes matched the manifest's CRC32C (rank 0 as it read them, every other rank as they landed)
+        return MetadataTable.openChecksummed(target);
     }
 
     /** The manifest's table record, or the one-line refusal of a dataset prepped before tables existed. */
@@ -111,49 +117,100 @@ public final class TableLanding {
         return info;
     }
 
-    /** Reads the dataset's table into a new landed mapping, checking it against the manifest. */
-    private static MappedByteBuffer readInto(Path dataset, Manifest manifest, TableInfo info, Path target,
-                                             int rootLength) throws IOException {
-        Path file = dataset.resolve(info.fileName());
-        String fix = "run 'fanstore upgrade " + dataset + "' to rebuild it from the partitions, or prep again";
-        if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
-            throw new IOException(file + " is missing: " + fix);
-        }
-        if (!Files.isRegularFile(file)) {
-            throw new IOException(file + " is not a regular file: " + fix);
-        }
-        MappedByteBuffer landed = null;
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-            long length = in.size();
-            if (length != info.bytes()) {
-                throw new IOException(String.format("%s is %d bytes, %s says %d (truncated or replaced): %s", file,
-                        length, Manifest.FILE_NAME, info.bytes(), fix));
+    /**
+     * The dataset's table read into a new landed mapping, in order, summed as it is read: whole ({@link #readAll})
+     * or chunk by chunk while the chain sends what was read ({@link TableBroadcast.Source}). The constructor checks
+     * what can be checked before any byte travels (present, a regular file, the manifest's length, then the header
+     * of the first piece: version word and dataset id); the CRC32C and the counts are judged once all was read.
+     */
+    private static final class Reading implements TableBroadcast.Source, AutoCloseable {
+        private final Path dataset;
+        private final Manifest manifest;
+        private final TableInfo info;
+        private final Path file;
+        private final String fix;
+        private final FileChannel in;
+        private final TableChecksum sum = new TableChecksum();
+        final MappedByteBuffer landed;
+        private long read;
+
+        Reading(Path dataset, Manifest manifest, TableInfo info, Path target, int rootLength) throws IOException {
+            this.dataset = dataset;
+            this.manifest = manifest;
+            this.info = info;
+            this.file = dataset.resolve(info.fileName());
+            this.fix = "run 'fanstore upgrade " + dataset + "' to rebuild it from the partitions, or prep again";
+            if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+                throw new IOException(file + " is missing: " + fix);
             }
-            landed = LandedTable.create(target, length, rootLength);
-            TableChecksum sum = new TableChecksum();
-            ByteBuffer into = landed.duplicate();
-            while (into.position() < length) {
-                int before = into.position();
-                into.limit((int)Math.min(length, before + (long)READ_PIECE));
-                if (in.read(into, before) < 0) {
-                    throw new IOException(file + " ended at byte " + before + " of " + length + ": " + fix);
+            if (!Files.isRegularFile(file)) {
+                throw new IOException(file + " is not a regular file: " + fix);
+            }
+            in = FileChannel.open(file, StandardOpenOption.READ);
+            MappedByteBuffer mapped = null;
+            try {
+                long length = in.size();
+                if (length != info.bytes()) {
+                    throw new IOException(String.format("%s is %d bytes, %s says %d (truncated or replaced): %s",
+                            file, length, Manifest.FILE_NAME, info.bytes(), fix));
+                }
+                if (length < MetadataTableDescriptor.HEADER_LENGTH) {
+                    throw new IOException(file + " is shorter than a table's header: " + fix);
+                }
+                mapped = LandedTable.create(target, length, rootLength);
+                landed = mapped;
+                readTo(Math.min(length, READ_PIECE));
+                checkHeader(file, landed, manifest, fix);
+            } catch (IOException | RuntimeException e) {
+                if (mapped != null) {
+                    IoUtil.unmap(mapped);
+                }
+                in.close();
+                throw e;
+            }
+        }
+
+        @Override
+        public ByteBuffer read(long offset, int length) throws IOException {
+            readTo(offset + length);
+            ByteBuffer piece = landed.duplicate();
+            piece.limit((int)(offset + length)).position((int)offset);
+            return piece;
+        }
+
+        /** Reads the rest; returns the verdict. */
+        String readAll() throws IOException {
+            readTo(info.bytes());
+            return verdict();
+        }
+
+        @Override
+        public String verdict() {
+            if (sum.value() != info.crc32c()) {
+                return String.format("%s has CRC32C %08x, %s says %08x (altered after prep): %s", file, sum.value(),
+                        Manifest.FILE_NAME, info.crc32c(), fix);
+            }
+            return totalsProblem(dataset, landed, manifest);
+        }
+
+        private void readTo(long end) throws IOException {
+            while (read < end) {
+                ByteBuffer into = landed.duplicate();
+                into.limit((int)Math.min(info.bytes(), Math.max(end, read + READ_PIECE))).position((int)read);
+                int n = in.read(into, read);
+                if (n < 0) {
+                    throw new IOException(file + " ended at byte " + read + " of " + info.bytes() + ": " + fix);
                 }
                 ByteBuffer piece = landed.duplicate();
-                piece.limit(into.position()).position(before);
+                piece.limit((int)(read + n)).position((int)read);
                 sum.update(piece);
+                read += n;
             }
-            checkHeader(file, landed, manifest, fix);
-            if (sum.value() != info.crc32c()) {
-                throw new IOException(String.format("%s has CRC32C %08x, %s says %08x (altered after prep): %s", file,
-                        sum.value(), Manifest.FILE_NAME, info.crc32c(), fix));
-            }
-            checkTotals(dataset, landed, manifest);
-            return landed;
-        } catch (IOException | RuntimeException e) {
-            if (landed != null) {
-                IoUtil.unmap(landed);
-            }
-            throw e;
+        }
+
+        @Override
+        public void close() throws IOException {
+            in.close();
         }
     }
 
@@ -179,7 +236,7 @@ public final class TableLanding {
      * otherwise repeat whatever the manifest claims. One pass over the entries' modes, on the rank that read the
      * table (every rank lands the same bytes).
      */
-    private static void checkTotals(Path dataset, ByteBuffer table, Manifest manifest) throws IOException {
+    private static String totalsProblem(Path dataset, ByteBuffer table, Manifest manifest) {
         ByteBuffer b = table.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         long entries = b.getLong(MetadataTableDescriptor.ENTRY_COUNT_OFFSET);
         long at = b.getLong(MetadataTableDescriptor.ENTRIES_OFFSET_OFFSET);
@@ -197,11 +254,11 @@ public final class TableLanding {
             }
         }
         if (files != manifest.files() || dirs != manifest.dirs() || symlinks != manifest.symlinks()) {
-            throw new IOException(String.format("%s in %s says %d files, %d directories and %d symlinks, the"
-                            + " table holds %d, %d and %d: the dataset was altered after prep; run fanstore"
-                            + " verify %s", Manifest.FILE_NAME, dataset, manifest.files(), manifest.dirs(),
-                    manifest.symlinks(), files, dirs, symlinks, dataset));
+            return String.format("%s in %s says %d files, %d directories and %d symlinks, the table holds %d, %d and"
+                            + " %d: the dataset was altered after prep; run fanstore verify %s", Manifest.FILE_NAME,
+                    dataset, manifest.files(), manifest.dirs(), manifest.symlinks(), files, dirs, symlinks, dataset);
         }
+        return null;
     }
 
     /** A receiving rank's mapped copy, created when the length is known, summed as chunks land. */

@@ -19,6 +19,9 @@ final class MpiTags {
     /** The metadata table's broadcast: its header message ({@link TableBroadcast}). */
     static final int TABLE_HEADER = FETCH_REQUEST + 2;
 
+    /** The metadata table's verdict, after its last chunk ({@link TableBroadcast}). */
+    static final int TABLE_TRAILER = FETCH_REQUEST + 3;
+
     /** The table's chunks: chunk k on TABLE_CHUNK_FIRST + k (a 2 GiB table is ~4,200 chunks), clear of the
      * collectives below 2^21 and the reply tags from 2^24. */
     static final int TABLE_CHUNK_FIRST = 1 << 22;

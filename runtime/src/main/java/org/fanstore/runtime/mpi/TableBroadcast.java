@@ -16,7 +16,9 @@ import mpi.Request;
  *
  * <p>Wire (all on COMM_WORLD, rank r to r + 1 only): one header message on {@link MpiTags#TABLE_HEADER}, bytes
  * {@code i64 length} (big-endian; -1 when rank 0 failed) then, when failed, the UTF-8 message every rank reports;
- * then chunk k ({@code [k * CHUNK_BYTES, ...)} of the table) as a PACKED message on {@code TABLE_CHUNK_FIRST + k}.
+ * then chunk k ({@code [k * CHUNK_BYTES, ...)} of the table) as a PACKED message on {@code TABLE_CHUNK_FIRST + k};
+ * then the verdict on {@link MpiTags#TABLE_TRAILER}: one byte, 0 for a good table, else 1 and the UTF-8 refusal
+ * (rank 0 reads the table while it sends it, so its CRC is judged only after the last chunk).
  * Chunks stay below the protocol switch limit, so every send is eager and a receiver may post at most
  * {@link #WINDOW} receives ahead. Every wait is bounded by the caller's timeout.
  */
@@ -40,31 +42,65 @@ public final class TableBroadcast {
     private TableBroadcast() {
     }
 
-    /** Rank 0: sends {@code table[0, length)} down the chain. */
-    public static void send(MpiWorld world, ByteBuffer table, long length, Duration timeout) throws IOException {
-        if (world.size() < 2) {
-            return;
-        }
+    /** Where rank 0 takes the table from: read in order while the chunks already read travel down the chain. */
+    public interface Source {
+        /** Bytes {@code [offset, offset + length)} of the table, read by the time it returns (in order, each once). */
+        ByteBuffer read(long offset, int length) throws IOException;
+
+        /** After the last chunk: null when the whole table is good, else the one-line refusal every rank reports. */
+        String verdict();
+    }
+
+    /**
+     * Rank 0: sends the {@code length} bytes {@code source} reads down the chain, reading chunk k + 1 while chunk k
+     * travels, then the verdict (the CRC can only be judged at the end). A read that fails part-way sends zeros for
+     * the rest, so no rank waits for a chunk that never comes, and that failure as the verdict.
+     *
+     * @return the verdict: null when the table was good
+     */
+    public static String send(MpiWorld world, long length, Source source, Duration timeout) throws IOException {
         long deadline = BoundedWait.deadlineAfter(timeout);
         sendHeader(world, length, null, deadline);
         ByteBuffer[] buffers = new ByteBuffer[WINDOW];
         Request[] sends = new Request[WINDOW];
+        String failed = null;
         try {
             for (long k = 0, chunks = chunks(length); k < chunks; k++) {
                 int b = (int)(k % WINDOW);
                 if (buffers[b] == null) {
                     buffers[b] = PackedMessages.forSending(CHUNK_BYTES);
                 }
-                await(world, sends[b], deadline, "sending chunk " + (k - WINDOW) + " of the metadata table");
                 int n = (int)Math.min(CHUNK_BYTES, length - k * CHUNK_BYTES);
-                ByteBuffer from = table.duplicate();
-                from.limit((int)(k * CHUNK_BYTES) + n).position((int)(k * CHUNK_BYTES));
-                PackedMessages.slice(buffers[b], PackedMessages.sendOffset(), n).put(from);
+                ByteBuffer from = null;
+                if (failed == null) {
+                    try {
+                        from = source.read(k * CHUNK_BYTES, n);
+                    } catch (IOException e) {
+                        failed = e.getMessage();
+                    }
+                }
+                await(world, sends[b], deadline, "sending chunk " + (k - WINDOW) + " of the metadata table");
+                ByteBuffer into = PackedMessages.slice(buffers[b], PackedMessages.sendOffset(), n);
+                if (from != null) {
+                    into.put(from);
+                } else {
+                    while (into.hasRemaining()) {
+                        into.put((byte)0);
+                    }
+                }
                 sends[b] = PackedMessages.isend(world.comm(), buffers[b], n, 1, tag(k));
             }
             for (Request r : sends) {
                 await(world, r, deadline, "sending the metadata table");
             }
+            String verdict = failed != null ? failed : source.verdict();
+            byte[] text = verdict == null ? new byte[0] : verdict.getBytes(StandardCharsets.UTF_8);
+            byte[] trailer = new byte[1 + Math.min(text.length, MAX_MESSAGE)];
+            trailer[0] = (byte)(verdict == null ? 0 : 1);
+            System.arraycopy(text, 0, trailer, 1, trailer.length - 1);
+            await(world, world.comm().Isend(trailer, 0, trailer.length, MPI.BYTE, 1, MpiTags.TABLE_TRAILER),
+                    deadline, "sending the metadata table's verdict");
+            return verdict;
         } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
             throw world.failure(new int[] {1}, "the metadata table broadcast failed in MPJ", mpjFailure);
         }
@@ -108,6 +144,20 @@ public final class TableBroadcast {
             receiver.begin(length);
             relay(world, receiver, length, from, next, deadline);
             await(world, headerSend, deadline, "passing on the metadata table's header");
+            byte[] trailer = new byte[1 + MAX_MESSAGE];
+            Request verdict = world.comm().Irecv(trailer, 0, trailer.length, MPI.BYTE, from, MpiTags.TABLE_TRAILER);
+            mpi.Status got = BoundedWait.until(verdict, deadline);
+            if (got == null) {
+                throw world.failure(new int[] {from}, "waiting for the metadata table's verdict timed out", null);
+            }
+            int n = got.Get_count(MPI.BYTE);
+            if (next >= 0) {
+                await(world, world.comm().Isend(trailer, 0, n, MPI.BYTE, next, MpiTags.TABLE_TRAILER), deadline,
+                        "passing on the metadata table's verdict");
+            }
+            if (trailer[0] != 0) {
+                throw new IOException(new String(trailer, 1, n - 1, StandardCharsets.UTF_8));
+            }
         } catch (RuntimeException mpjFailure) {
             throw world.failure(next >= 0 ? new int[] {from, next} : new int[] {from},
                     "the metadata table broadcast failed in MPJ", mpjFailure);

@@ -5,6 +5,10 @@ import static org.fanstore.prep.format.table.MetadataTableDescriptor.FLAG_UNPACK
 import static org.fanstore.prep.format.table.MetadataTableDescriptor.NO_PARTITION;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,9 +49,17 @@ public final class DatasetTable {
         final Path target = datasetDir.resolve(TableInfo.FILE_NAME);
         MetadataTableWriter.write(target, entries, manifest.datasetId(), manifest.regularPartitions().size(),
             manifest.broadcastPartitions().size(), MetadataTableDescriptor.DATASET_ST_DEV);
-        try (MetadataTable table = MetadataTable.openDataset(target)) {
-            return manifest.withTable(new TableInfo(TableInfo.FILE_NAME, table.tableLength(), table.recordedCrc()));
+        // The writer's own output: its header is read back, not every entry validated again (verify does that).
+        final ByteBuffer header = ByteBuffer.allocate(MetadataTableDescriptor.HEADER_LENGTH)
+            .order(ByteOrder.LITTLE_ENDIAN);
+        try (FileChannel in = FileChannel.open(target, StandardOpenOption.READ)) {
+            for (int n = 0; header.hasRemaining() && n >= 0; ) {
+                n = in.read(header, header.position());
+            }
         }
+        return manifest.withTable(new TableInfo(TableInfo.FILE_NAME,
+            header.getLong(MetadataTableDescriptor.TABLE_LENGTH_OFFSET),
+            header.getInt(MetadataTableDescriptor.CRC_OFFSET)));
     }
 
     /** The table entry for partition entry {@code e} under {@code key}. */

@@ -56,7 +56,16 @@ public final class MetadataTable implements AutoCloseable {
      * an IOException naming the file and the first fault.
      */
     public static MetadataTable open(final Path path) throws IOException {
-        return open(path, true);
+        return open(path, true, true);
+    }
+
+    /**
+     * Maps a node's landed table whose bytes were just checked against the CRC32C its manifest records: header and
+     * sections are validated, not each entry (prep validated every entry before it recorded the CRC; see
+     * MetadataTableLayout). Only for {@code TableLanding}, right after the check.
+     */
+    public static MetadataTable openChecksummed(final Path path) throws IOException {
+        return open(path, true, false);
     }
 
     /**
@@ -64,10 +73,11 @@ public final class MetadataTable implements AutoCloseable {
      * not checked here: {@link TableChecksum#of} does that, once, where the bytes are read.
      */
     public static MetadataTable openDataset(final Path path) throws IOException {
-        return open(path, false);
+        return open(path, false, true);
     }
 
-    private static MetadataTable open(final Path path, final boolean landed) throws IOException {
+    private static MetadataTable open(final Path path, final boolean landed, final boolean entries)
+        throws IOException {
         final MappedByteBuffer mapped;
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             final long length = channel.size();
@@ -78,7 +88,7 @@ public final class MetadataTable implements AutoCloseable {
         }
         final UnsafeBuffer buffer = new UnsafeBuffer(mapped);
         try {
-            return new MetadataTable(mapped, buffer, MetadataTableLayout.validate(buffer, landed));
+            return new MetadataTable(mapped, buffer, MetadataTableLayout.validate(buffer, landed, entries));
         } catch (final IllegalStateException ex) {
             IoUtil.unmap(mapped);
             throw new IOException(path + ": malformed metadata table: " + ex.getMessage(), ex);

@@ -42,7 +42,7 @@ final class SortedNamespace {
     }
 
     static SortedNamespace of(final List<NamespaceEntry> given, final int partitions, final int broadcastPartitions) {
-        final NamespaceEntry[] sorted = given.toArray(new NamespaceEntry[0]);
+        NamespaceEntry[] sorted = given.toArray(new NamespaceEntry[0]);
         for (final NamespaceEntry e : sorted) {
             checkEntry(e, partitions, broadcastPartitions);
         }
@@ -52,10 +52,21 @@ final class SortedNamespace {
                 throw new IllegalArgumentException("duplicate key in namespace: " + KeyText.of(sorted[i].key()));
             }
         }
+        boolean[] added = new boolean[sorted.length];
+        if (sorted.length == 0 || sorted[0].key().length != 0) {
+            // The root sorts first; a dataset's entries never name it (the mount holds the datasets), and adding it
+            // here spares building the hash index twice when it is the only missing directory.
+            final NamespaceEntry[] withRoot = new NamespaceEntry[sorted.length + 1];
+            withRoot[0] = NamespaceEntry.directory(ROOT_KEY, 0);
+            System.arraycopy(sorted, 0, withRoot, 1, sorted.length);
+            sorted = withRoot;
+            added = new boolean[sorted.length];
+            added[0] = true;
+        }
         KeyHashIndex index = KeyHashIndex.build(keysOf(sorted));
         final List<NamespaceEntry> missing = missingDirectories(sorted, index);
         if (missing.isEmpty()) {
-            return new SortedNamespace(sorted, new boolean[sorted.length], index);
+            return new SortedNamespace(sorted, added, index);
         }
         missing.sort(KEY_ORDER);
         final NamespaceEntry[] merged = new NamespaceEntry[sorted.length + missing.size()];
@@ -63,8 +74,8 @@ final class SortedNamespace {
         for (int i = 0, a = 0, b = 0; i < merged.length; i++) {
             final boolean takeMissing = a == sorted.length ||
                 (b < missing.size() && KEY_ORDER.compare(missing.get(b), sorted[a]) < 0);
+            synthesized[i] = takeMissing || added[a];
             merged[i] = takeMissing ? missing.get(b++) : sorted[a++];
-            synthesized[i] = takeMissing;
         }
         index = KeyHashIndex.build(keysOf(merged));
         return new SortedNamespace(merged, synthesized, index);
@@ -104,13 +115,14 @@ final class SortedNamespace {
             missing.add(NamespaceEntry.directory(ROOT_KEY, 0));
             added.add(ByteBuffer.wrap(ROOT_KEY));
         }
+        final ParentCache parents = new ParentCache(index);
         for (final NamespaceEntry e : sorted) {
             final byte[] key = e.key();
             if (key.length == 0) {
                 continue;
             }
             for (int length = parentLength(key); ; length = parentLength(key, length)) {
-                final int found = index.find(key, length);
+                final int found = parents.find(key, length);
                 if (found >= 0) {
                     if (!FileModes.isDirectory(sorted[found].mode())) {
                         throw new IllegalArgumentException(
@@ -134,9 +146,10 @@ final class SortedNamespace {
 
     private void link() {
         final int n = entries.length;
+        final ParentCache parents = new ParentCache(index);
         for (int i = 1; i < n; i++) {
             final byte[] key = entries[i].key();
-            final int p = index.find(key, parentLength(key));
+            final int p = parents.find(key, parentLength(key));
             parent[i] = p;
             childCount[p]++;
         }
@@ -151,6 +164,32 @@ final class SortedNamespace {
         final int[] fill = firstChild.clone();
         for (int i = 1; i < n; i++) {
             children[fill[parent[i]]++] = i;
+        }
+    }
+
+    /**
+     * Parent lookups in key order: a directory's files come one after another, so most keys have the same parent as
+     * the key before them, found by comparing the prefix instead of hashing and probing again.
+     */
+    private static final class ParentCache {
+        private final KeyHashIndex index;
+        private byte[] lastKey;
+        private int lastLength = -1;
+        private int lastFound;
+
+        ParentCache(final KeyHashIndex index) {
+            this.index = index;
+        }
+
+        int find(final byte[] key, final int length) {
+            if (length == lastLength && Arrays.equals(key, 0, length, lastKey, 0, length)) {
+                return lastFound;
+            }
+            final int found = index.find(key, length);
+            lastKey = key;
+            lastLength = length;
+            lastFound = found;
+            return found;
         }
     }
 
