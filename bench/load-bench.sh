@@ -8,7 +8,8 @@
 # broadcast by rank 0 (the default) and read by every rank (--table-load read).
 # Baselines in the same run: native `find -printf %s` over the tree (a stat of every file: the metadata a job
 # without fanstore pays before its first epoch); and with OLD=<dir of an older fanstore checkout, built>, that
-# build's prep and start on the same tree, alternating with this one (ROUNDS rounds, default 2).
+# build's prep and start on the same tree, alternating with this one (ROUNDS rounds, default 2). SKIP_PREP=1 reuses
+# the datasets a previous run prepped (the starts only).
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 work="${1:-/tmp/fanstore-load-bench}"
@@ -49,6 +50,7 @@ echo "native: find -printf %s (stat of every file, warm cache): $(secs "$t0" "$t
 builds=("$repo")
 [ -n "$old" ] && builds+=("$old")
 for r in $(seq "$rounds"); do
+  [ -n "${SKIP_PREP:-}" ] && break
   for b in "${builds[@]}"; do
     tag=$([ "$b" = "$repo" ] && echo new || echo old)
     ds="$work/in1k-$tag.fs"
@@ -58,7 +60,10 @@ for r in $(seq "$rounds"); do
   done
 done
 ds="$work/in1k-new.fs"
-t0=$(now); "$repo/fanstore" upgrade "$ds" >/dev/null; t1=$(now)
+cp -r "$ds" "$work/upgrade.fs"
+t0=$(now); "$repo/fanstore" upgrade "$work/upgrade.fs" >/dev/null; t1=$(now)
+cmp -s "$ds/namespace.tbl" "$work/upgrade.fs/namespace.tbl" || echo "upgrade wrote another table than prep!"
+rm -rf "$work/upgrade.fs"
 table_bytes=$(stat -c %s "$ds/namespace.tbl")
 echo "table alone (fanstore upgrade: read the partitions' tables, build, write): $(secs "$t0" "$t1") s;" \
   "namespace.tbl $table_bytes bytes, $(echo "scale=1; $table_bytes / $files" | bc) bytes/file"

@@ -75,7 +75,8 @@ public final class DatasetPacker {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
                 progress);
             final List<PartitionInfo> partitions = pipeline.writeAll(plan);
-            final Manifest manifest = DatasetTable.write(temp, new Manifest(name, pipeline.files(), pipeline.dirs(),
+            final Manifest manifest = DatasetTable.write(temp, pipeline.tables(), new Manifest(name, pipeline.files(),
+                pipeline.dirs(),
                 pipeline.symlinks(), pipeline.rawBytes(), pipeline.storedBytes(), options.compress(), broadcastDirs,
                 partitions));
             manifest.write(temp);

@@ -14,6 +14,7 @@ import java.util.zip.CRC32C;
 
 import org.fanstore.prep.format.Compression;
 import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionWriter;
 
@@ -36,6 +37,8 @@ final class PartitionPipeline {
     private final Path dir;
     private final int threads;
     private final BodyEncoder encoder;
+    /** The tables of the partitions written so far, kept for the metadata table (no second read of them). */
+    private final List<List<PartitionEntry>> tables = new ArrayList<>();
     private final PrepProgress progress;
 
     private final List<Future<?>> syncs = new ArrayList<>();
@@ -56,6 +59,11 @@ final class PartitionPipeline {
         this.threads = threads;
         this.encoder = new BodyEncoder(compression);
         this.progress = progress;
+    }
+
+    /** Each written partition's table, in the order of the infos writeAll returns (regular, then broadcast). */
+    List<List<PartitionEntry>> tables() {
+        return tables;
     }
 
     List<PartitionInfo> writeAll(final PartitionPlan plan) throws IOException, PrepException {
@@ -128,6 +136,7 @@ final class PartitionPipeline {
             PartitionWriter.sync(file);
             return null;
         }));
+        tables.add(written.table());
         return new PartitionInfo(index, fileName, written.fileBytes(), written.crc32c(), written.entries(),
             broadcast);
     }

@@ -94,6 +94,12 @@ class DatasetPackerTest {
         for (final String name : names) {
             assertArrayEquals(Files.readAllBytes(one.resolve(name)), Files.readAllBytes(four.resolve(name)), name);
         }
+        // prep builds the table from the partitions' tables as it wrote them; upgrade reads them back from the files
+        final Path table = one.resolve(org.fanstore.prep.format.TableInfo.FILE_NAME);
+        final byte[] fromPrep = Files.readAllBytes(table);
+        Files.delete(table);
+        org.fanstore.prep.format.table.DatasetTable.write(one, org.fanstore.prep.format.Manifest.read(one));
+        assertArrayEquals(fromPrep, Files.readAllBytes(table), "the table from the files is the table prep wrote");
     }
 
     @Test

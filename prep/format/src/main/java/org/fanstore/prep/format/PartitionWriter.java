@@ -25,7 +25,8 @@ import java.util.zip.CRC32C;
  */
 public final class PartitionWriter implements AutoCloseable {
     /** What the manifest needs to know about a finished partition. */
-    public record Written(long fileBytes, int crc32c, long entries) {
+    /** A finished partition: its size, whole-file CRC32C, entry count and table (entries as a reader parses them). */
+    public record Written(long fileBytes, int crc32c, long entries, List<PartitionEntry> table) {
     }
 
     private static final int BUFFER_BYTES = 1 << 20;
@@ -182,7 +183,12 @@ public final class PartitionWriter implements AutoCloseable {
         int whole = Crc32c.combine((int)crc.getValue(), tableCrc, declaredTableLength);
         whole = Crc32c.combine(whole, (int)paddingCrc.getValue(), padding);
         whole = Crc32c.combine(whole, dataCrc, dataCrcLength);
-        return new Written(end, whole, entries.size());
+        // as a reader parses them: body offsets from the start of the file, not of the data area
+        final List<PartitionEntry> table = new ArrayList<>(entries.size());
+        for (final PartitionEntry e : entries) {
+            table.add(e.withBody(e.codec(), e.rawLength(), e.storedLength(), dataOffset + e.bodyOffset(), e.crc32c()));
+        }
+        return new Written(end, whole, entries.size(), table);
     }
 
     /** Forces a written partition file to stable storage (fsync applies to the file, whichever descriptor). */

@@ -35,11 +35,29 @@ public final class DatasetTable {
      * @return the manifest with its table record (not written: the caller writes it)
      */
     public static Manifest write(final Path datasetDir, final Manifest manifest) throws IOException {
+        return write(datasetDir, null, manifest);
+    }
+
+    /**
+     * As {@link #write(Path, Manifest)}, from the partitions' tables as their writer returned them ({@code tables},
+     * in the manifest's partition order; null to read them from the files): prep's way, with no second read of
+     * its own output but for the partitions that hold symlinks (their targets are bodies).
+     */
+    public static Manifest write(final Path datasetDir, final List<List<PartitionEntry>> tables,
+        final Manifest manifest) throws IOException {
         final byte[] name = manifest.nameBytes();
         final List<NamespaceEntry> entries = new ArrayList<>((int)Math.min(Integer.MAX_VALUE - 8,
-            manifest.files() + manifest.dirs() + manifest.symlinks()));
-        for (final PartitionInfo info : manifest.partitions()) {
+            manifest.files() + manifest.dirs() + manifest.symlinks() + 1));
+        for (int k = 0; k < manifest.partitions().size(); k++) {
+            final PartitionInfo info = manifest.partitions().get(k);
             final int partition = info.broadcast() ? -1 - info.index() : info.index();
+            final List<PartitionEntry> given = tables == null ? null : tables.get(k);
+            if (given != null && given.stream().noneMatch(PartitionEntry::isSymlink)) {
+                for (final PartitionEntry e : given) {
+                    entries.add(entryOf(keyOf(name, e.path()), e, partition, null));
+                }
+                continue;
+            }
             try (PartitionReader reader = PartitionReader.open(datasetDir.resolve(info.fileName()))) {
                 for (final PartitionEntry e : reader.entries()) {
                     entries.add(entryOf(keyOf(name, e.path()), e, partition, e.isSymlink() ? reader.readRaw(e) : null));
