@@ -33,6 +33,7 @@ public final class Main {
     }
 
     public static void main(final String[] args) {
+        LauncherTmp.install();
         System.exit(execute(args, System.out, System.err));
     }
 

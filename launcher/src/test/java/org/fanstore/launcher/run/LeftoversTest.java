@@ -112,6 +112,43 @@ class LeftoversTest {
         }
     }
 
+    /**
+     * A `fanstore cat` of an LZ4 file blocked on a full stdout pipe (lz4-java's library loaded), killed with
+     * SIGKILL: the library is in the launcher's own directory, not loose in /tmp, and the next fanstore command
+     * removes that directory.
+     */
+    @Test
+    void aKilledLaunchersLz4LibraryIsInItsOwnDirectoryAndTheNextCommandRemovesIt() throws Exception {
+        Path tmp = Files.createDirectories(work.resolve("launcher-tmp"));
+        ProcessBuilder pb = new ProcessBuilder(FanstoreProcess.repo().resolve("fanstore").toString(), "cat",
+                data.toString(), "t0.txt").redirectError(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().put("TMPDIR", tmp.toString());
+        Process cat = pb.start();   // stdout is a pipe nobody reads: the cat blocks once it is full
+        Path maps = Path.of("/proc/" + cat.pid() + "/maps");
+        String loaded = "";
+        for (int i = 0; i < 300 && !loaded.contains("liblz4-java"); i++) {
+            Thread.sleep(50);
+            loaded = Files.exists(maps) ? Files.readString(maps) : "";
+        }
+        assertTrue(loaded.contains("liblz4-java"), "the cat never loaded lz4-java");
+        String uid = Files.getAttribute(Path.of("/proc/self"), "unix:uid").toString();
+        Path own = tmp.resolve("fanstore-" + uid).resolve("launcher-" + cat.pid());
+        assertTrue(loaded.contains(own.toString()), "lz4-java loaded from elsewhere: " + loaded);
+        cat.destroyForcibly();
+        assertTrue(cat.waitFor(30, TimeUnit.SECONDS));
+        try (Stream<Path> left = Files.list(own)) {
+            assertTrue(left.anyMatch(f -> f.getFileName().toString().startsWith("liblz4-java")),
+                    "SIGKILL left the library in the launcher's directory");
+        }
+        FanstoreProcess.Result ls = FanstoreProcess.run(work, Map.of("TMPDIR", tmp.toString()), 60, "ls",
+                data.toString());
+        assertEquals(0, ls.status(), ls.stderr());
+        assertFalse(Files.exists(own), "the next command swept the killed launcher's directory");
+        try (Stream<Path> left = Files.list(tmp.resolve("fanstore-" + uid))) {
+            assertEquals(List.of(), left.toList(), "the ls removed its own directory at exit");
+        }
+    }
+
     @Test
     void aDrainCutOffBySigkillIsNamedAtTheNextJobsStartAndItsPartialRemoved() throws Exception {
         Path out = Files.createDirectories(work.resolve("out"));

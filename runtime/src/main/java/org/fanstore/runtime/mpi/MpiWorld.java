@@ -205,11 +205,9 @@ public final class MpiWorld {
                 } catch (InterruptedException e) {
                     return;
                 }
-                int[] dead = liveness.deadAmong(others);
-                if (dead.length > 0) {
-                    notifyFailure(new RankFailedException(dead, "rank " + rank + ": "
-                            + RankFailedException.describe(dead) + " died (its process no longer accepts"
-                            + " connections)"));
+                PeerLiveness.Lost lost = liveness.lostAmong(others);
+                if (lost.ranks().length > 0) {
+                    notifyFailure(new RankFailedException(lost.ranks(), "rank " + rank + ": " + lost.describe()));
                     return;
                 }
             }
@@ -236,14 +234,14 @@ public final class MpiWorld {
      * any other dead rank.
      */
     RankFailedException failure(int[] suspects, String what, Throwable cause) {
-        int[] dead = liveness.deadAmong(suspects);
-        if (dead.length == 0) {
+        PeerLiveness.Lost lost = liveness.lostAmong(suspects);
+        if (lost.ranks().length == 0) {
             int[] others = IntStream.of(PeerLiveness.othersThan(rank, size))
                     .filter(r -> IntStream.of(suspects).noneMatch(s -> s == r)).toArray();
-            dead = liveness.deadAmong(others);
+            lost = liveness.lostAmong(others);
         }
-        int[] named = dead.length > 0 ? dead : suspects.clone();
-        String verdict = dead.length > 0 ? RankFailedException.describe(named) + " died"
+        int[] named = lost.ranks().length > 0 ? lost.ranks() : suspects.clone();
+        String verdict = lost.ranks().length > 0 ? lost.describe()
                 : RankFailedException.describe(named) + " did not answer";
         return notifyFailure(new RankFailedException(named, "rank " + rank + ": " + what + ": " + verdict
                 + (cause == null ? "" : " (" + cause + ")")

@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,7 +18,8 @@ import java.util.stream.IntStream;
  * survivor when any one peer goes away, after which every send fails and every receive starves alike:
  * MPJ itself no longer knows who died. So each rank also listens on a plain TCP port that only accepts
  * and closes; a probe that is refused (the kernel's reset: nothing holds the port) means that rank's process is
- * gone. A probe that times out proves nothing: a flood of connections fills the accept queue and the kernel
+ * gone; a probe with no route to the rank (the network to it went away: a cut link, its node down) means it
+ * is lost too. A probe that times out proves nothing: a flood of connections fills the accept queue and the kernel
  * then drops the probe's SYN, and an overloaded machine answers late (README.md). The port is bound to the
  * address it is advertised by (loopback when the job is on one machine), not to every interface.
  *
@@ -64,20 +66,56 @@ final class PeerLiveness implements AutoCloseable {
         this.peers = parsed;
     }
 
+    /** What one probe proves. */
+    enum Verdict {
+        /** The port accepted: the process lives. */
+        ANSWERS,
+        /** Refused (the kernel's reset): no process holds the port, the rank's process is gone. */
+        REFUSED,
+        /** No route to it (ENETUNREACH, EHOSTUNREACH): the network to that rank is gone, a cut link or its node. */
+        UNREACHABLE,
+        /** No answer in time: a flood or an overloaded machine; proves nothing. */
+        SILENT;
+
+        boolean lost() {
+            return this == REFUSED || this == UNREACHABLE;
+        }
+    }
+
+    /** The ranks a round of probes found lost, each with its verdict. */
+    record Lost(int[] ranks, Verdict[] verdicts) {
+        /** "rank 1 died (...)" and/or "rank 2 cannot be reached (...)", for a message naming them. */
+        String describe() {
+            List<String> parts = new ArrayList<>();
+            for (Verdict v : List.of(Verdict.REFUSED, Verdict.UNREACHABLE)) {
+                int[] these = IntStream.range(0, ranks.length).filter(i -> verdicts[i] == v).map(i -> ranks[i])
+                        .toArray();
+                if (these.length > 0) {
+                    parts.add(RankFailedException.describe(these) + (v == Verdict.REFUSED
+                            ? " died (its process no longer accepts connections)"
+                            : " cannot be reached (no network path to it: a cut link, or its node is down)"));
+                }
+            }
+            return String.join("; ", parts);
+        }
+    }
+
     /**
-     * Probes {@code candidates} in parallel (at most about one second) and returns those whose port refused the
-     * connection; empty if the endpoints are not known yet or no candidate is known dead.
+     * Probes {@code candidates} in parallel (at most about one second) and returns those a probe proved lost
+     * (refused or unreachable); none if the endpoints are not known yet.
      */
-    int[] deadAmong(int[] candidates) {
+    Lost lostAmong(int[] candidates) {
         InetSocketAddress[] known = peers;
         if (known == null || candidates.length == 0) {
-            return new int[0];
+            return new Lost(new int[0], new Verdict[0]);
         }
-        List<CompletableFuture<Boolean>> alive = Arrays.stream(candidates)
-                .mapToObj(r -> CompletableFuture.supplyAsync(() -> answers(known[r]), PeerLiveness::runOnDaemon))
+        List<CompletableFuture<Verdict>> probes = Arrays.stream(candidates)
+                .mapToObj(r -> CompletableFuture.supplyAsync(() -> probe(known[r], PROBE_TIMEOUT_MILLIS),
+                        PeerLiveness::runOnDaemon))
                 .toList();
-        return IntStream.range(0, candidates.length).filter(i -> !alive.get(i).join()).map(i -> candidates[i])
-                .sorted().toArray();
+        int[] lost = IntStream.range(0, candidates.length).filter(i -> probes.get(i).join().lost()).toArray();
+        return new Lost(IntStream.of(lost).map(i -> candidates[i]).toArray(),
+                IntStream.of(lost).mapToObj(i -> probes.get(i).join()).toArray(Verdict[]::new));
     }
 
     /** Every rank but {@code self}. */
@@ -94,15 +132,26 @@ final class PeerLiveness implements AutoCloseable {
         }
     }
 
-    /** False only when the connection is refused; a timeout or an unreachable network is not proof of death. */
-    private static boolean answers(InetSocketAddress target) {
+    /**
+     * One probe. The JDK throws ConnectException for a refusal (with a connect timeout, a silent peer is a
+     * SocketTimeoutException instead), NoRouteToHostException for EHOSTUNREACH, and a plain SocketException whose
+     * text is strerror's "Network is unreachable" for ENETUNREACH, which has no class of its own.
+     */
+    static Verdict probe(InetSocketAddress target, int timeoutMillis) {
         try (Socket s = new Socket()) {
-            s.connect(target, PROBE_TIMEOUT_MILLIS);
-            return true;
+            s.connect(target, timeoutMillis);
+            return Verdict.ANSWERS;
         } catch (java.net.ConnectException refused) {
-            return false; // ECONNREFUSED: no process holds the port
-        } catch (IOException slowOrUnknown) {
-            return true; // SocketTimeoutException: a flood or an overloaded machine, not a dead process
+            return Verdict.REFUSED;
+        } catch (java.net.NoRouteToHostException noRoute) {
+            return Verdict.UNREACHABLE;
+        } catch (java.net.SocketTimeoutException silent) {
+            return Verdict.SILENT;
+        } catch (java.net.SocketException e) {
+            String text = e.getMessage();
+            return text != null && text.contains("unreachable") ? Verdict.UNREACHABLE : Verdict.SILENT;
+        } catch (IOException other) {
+            return Verdict.SILENT;
         }
     }
 
