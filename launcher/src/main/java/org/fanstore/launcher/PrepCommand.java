@@ -56,7 +56,7 @@ public final class PrepCommand implements Callable<Integer> {
         "stopping.")
     private boolean skipUnreadable;
 
-    @Option(names = "--force", description = "Replace OUT.fs if it exists.")
+    @Option(names = "--force", description = "Replace OUT.fs if it is a fanstore dataset (nothing else).")
     private boolean force;
 
     @Override
