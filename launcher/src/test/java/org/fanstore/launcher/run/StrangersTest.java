@@ -65,9 +65,18 @@ class StrangersTest {
         try {
             // starting: the rendezvous port is on every runtime's command line, readable by anyone in /proc
             int rendezvous = awaitRendezvousPort(j);
-            Process atStart = attack(List.of(rendezvous), 4);
+            // The runtimes are held (SIGSTOP, within ms of appearing: a JVM takes hundreds of ms to join) so the
+            // rendezvous is still open while the stranger attacks it, however fast this machine starts a job; the
+            // launcher's rendezvous waits for them (its join deadline is 60 s).
+            List<ProcessHandle> held = jobProcesses(j).stream().filter(p -> p.pid() != j.launcher.pid()).toList();
+            signal("STOP", held);
+            String startReport;
+            try {
+                startReport = finish(attack(List.of(rendezvous), 4));
+            } finally {
+                signal("CONT", held);
+            }
             j.awaitReady(2);
-            String startReport = finish(atStart);
             assertTrue(connected(startReport) > 0, "the stranger never reached the rendezvous: " + startReport);
 
             // running: every port the job's processes listen on
@@ -143,6 +152,12 @@ class StrangersTest {
         return new ProcessBuilder("runuser", "-u", stranger, "--", "python3", "-", String.join(",", ps),
                 Integer.toString(seconds), Integer.toString(FLOOD_LIMIT))
                 .redirectInput(script.toFile()).redirectErrorStream(true).start();
+    }
+
+    private static void signal(String name, List<ProcessHandle> processes) throws Exception {
+        for (ProcessHandle p : processes) {
+            new ProcessBuilder("kill", "-" + name, Long.toString(p.pid())).inheritIO().start().waitFor();
+        }
     }
 
     private static String finish(Process attack) throws Exception {
