@@ -19,7 +19,7 @@ import org.fanstore.prep.format.Lz4DirectDecoder;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionReader;
-import org.fanstore.runtime.placement.PositionalSink;
+import org.fanstore.runtime.fill.PositionalSink;
 
 /**
  * The LZ4 decoder alone on the bodies of a prepared dataset: every LZ4 body whose raw size is SIZE, read from the

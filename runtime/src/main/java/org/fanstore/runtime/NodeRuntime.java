@@ -6,19 +6,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
-import me.tongfei.progressbar.ProgressBar;
-import me.tongfei.progressbar.ProgressBarBuilder;
-import me.tongfei.progressbar.ProgressBarStyle;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
-import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.cache.ReferenceBits;
 import org.fanstore.runtime.layout.RankDirectory;
@@ -46,15 +43,16 @@ import org.fanstore.runtime.placement.DecodedArenas;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
-import org.fanstore.runtime.placement.LocalSpace;
-import org.fanstore.runtime.placement.PartitionLoader;
-import org.fanstore.runtime.placement.PartitionPuller;
 import org.fanstore.runtime.placement.Placement;
-import org.fanstore.runtime.placement.ReaderCpu;
-import org.fanstore.runtime.placement.ReaderDemand;
-import org.fanstore.runtime.placement.ReaderNotes;
 import org.fanstore.runtime.placement.SlicePublisher;
 import org.fanstore.runtime.placement.Unpacker;
+import org.fanstore.runtime.fill.Fill;
+import org.fanstore.runtime.fill.FillScheduler;
+import org.fanstore.runtime.fill.Governor;
+import org.fanstore.runtime.fill.KeepPlan;
+import org.fanstore.runtime.fill.source.PeerSource;
+import org.fanstore.runtime.fill.source.RangeSource;
+import org.fanstore.runtime.fill.source.SharedFsSource;
 import org.fanstore.runtime.shm.ShmServer;
 import org.fanstore.runtime.shm.SliceMap;
 import org.fanstore.runtime.stats.OpenKind;
@@ -90,9 +88,11 @@ final class NodeRuntime implements AutoCloseable {
 
     private final RuntimeConfig config;
     private final List<AutoCloseable> toClose = new ArrayList<>();
+    /** How long a peer may stay silent on a fill transfer before the next source serves that range. */
+    private static final Duration PEER_STALL = Duration.ofSeconds(3);
+
     private MpiWorld world;
-    private PartitionPuller puller;
-    private ReaderNotes notes;
+    private Fill fill;
     private String readyFields = "";
     /** Null without --output-dir. */
     private DirectoryDrain drain;
@@ -144,36 +144,37 @@ final class NodeRuntime implements AutoCloseable {
                 JobSecret.read(config.secretFile()), INIT_TIMEOUT);
         Manifest manifest = Manifest.read(config.data());
         Placement placement = new Placement(config.size(), config.replicas());
-        PartitionLoader loader = new PartitionLoader(config.data(), manifest, config.localDir());
+        Path partsDir = Files.createDirectories(RankDirectory.PARTS_DIR.in(config.localDir()));
+        Path filesDir = Files.createDirectories(RankDirectory.FILES_DIR.in(config.localDir()));
         LocalPartitions local = new LocalPartitions();
         toClose.add(local);
 
         long tableStarted = System.nanoTime();
         MetadataTable table = TableLanding.land(world, config.data(), manifest,
                 RankDirectory.META_TABLE.in(config.shmDir()), config.rank(), config.size(), config.replicas(),
-                loader.filesDir().toString().getBytes(StandardCharsets.UTF_8), config.tableLoad() == TableLoad.READ,
+                filesDir.toString().getBytes(StandardCharsets.UTF_8), config.tableLoad() == TableLoad.READ,
                 COLLECTIVE_TIMEOUT);
         toClose.add(table);
         long landedTable = System.nanoTime();
         BodyIndex bodies = new BodyIndex(table);
-
-        List<PartitionInfo> held = PartitionLoader.heldBy(manifest, placement, config.rank());
-        // Only eager unpacking copies every local file out of its partition before ready; background and lazy serve
-        // slices of the partition copies (docs/slices.md) and unpack a file only for mmap, fdopen or exec.
-        LocalSpace.check(config.rank(), loader.partsDir(), held, config.unpack() == RuntimeConfig.Unpack.EAGER
-                && manifest.compress() == org.fanstore.prep.format.Compression.NONE);
-        try (Progress progress = Progress.of(config.progress(), held.stream().mapToLong(PartitionInfo::bytes).sum())) {
-            for (PartitionInfo info : held) {
-                int id = info.broadcast() ? -1 - info.index() : info.index();
-                try (PartitionReader reader = loader.copy(info, progress)) {
-                    local.add(id, reader.file());
-                }
-            }
-        }
-        long copied = System.nanoTime();
         local.attach(bodies);
         BodyCheck check = new BodyCheck(table, bodies, local, config.rank(), config.data().toString());
         local.attach(check);
+
+        // What this node keeps, and the shared FS's descriptors of the partitions it is responsible for: a missing
+        // or altered partition is refused here, before the command starts (runtime/fill/README.md)
+        long capacity = LocalCapacity.parse(config.localCapacity()).budget(Files.getFileStore(partsDir));
+        KeepPlan plan = KeepPlan.of(manifest.regularPartitions(), manifest.broadcastPartitions(), placement,
+                config.rank(), capacity, config.prefetch());
+        Map<Integer, PartitionInfo> infos = new HashMap<>();
+        manifest.partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
+        SharedFsSource shared = new SharedFsSource(config.data(), infos::get);
+        toClose.add(0, shared);
+        for (PartitionInfo p : manifest.partitions()) {
+            if (p.broadcast() || placement.holds(config.rank(), p.index())) {
+                shared.check(KeepPlan.id(p));
+            }
+        }
 
         stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
@@ -181,6 +182,16 @@ final class NodeRuntime implements AutoCloseable {
                 JobSecret.read(config.secretFile()));
         toClose.add(0, fetcher);
         fetcher.timeServing(stats.serveTimes());
+        Map<Integer, RangeSource> sources = new HashMap<>();
+        sources.put(FillScheduler.SHARED_FS, shared);
+        for (int r = 0; r < config.size(); r++) {
+            if (r != config.rank()) {
+                sources.put(r, new PeerSource(fetcher, r, PEER_STALL));
+            }
+        }
+        fill = new Fill(plan, new Governor(Governor.Config.DEFAULT, System::nanoTime), sources, local, partsDir,
+                bodies, check, capacity, config.rank(), config.verbose());
+        local.attach(fill);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 table.entryCount(), MaterializedCache.LOCAL_MIN_BYTES);
         Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
@@ -190,41 +201,33 @@ final class NodeRuntime implements AutoCloseable {
                 MaterializedCache.PIN_GRACE_NANOS, i -> new String(names.key(i), StandardCharsets.UTF_8),
                 line -> System.err.println("fanstore rank " + config.rank() + ": " + line));
         stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
+        stats.attach(fill, started);
         ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
             Thread t = new Thread(r, "fanstore-open");
             t.setDaemon(true);
             return t;
         });
         toClose.add(0, workers::shutdownNow);
-        Unpacker unpacker = new Unpacker(loader.filesDir(), table, bodies, local, check);
+        Unpacker unpacker = new Unpacker(filesDir, table, bodies, local, check);
         toClose.add(0, unpacker);
-        ReaderDemand demand = new ReaderDemand();
-        fetcher.onReaderRequest(demand::peerReaderRequest);
-        demand.attach(new ReaderCpu(stats::bytesToReaders));
-        fetcher.yieldBackgroundWhen(() -> demand.readersStarved(System.nanoTime()));
-        notes = new ReaderNotes(fetcher::noteReadersFetching, demand, config.rank(), world.size());
-        toClose.add(0, notes);
-        OpenService open = new OpenService(table, bodies, local, fetcher, cache, unpacker, placement,
-                config.rank(), workers, FETCH_TIMEOUT, demand, stats);
+        OpenService open = new OpenService(table, bodies, local, fill, cache, unpacker, config.rank(), workers,
+                FETCH_TIMEOUT, stats);
         SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),
                 table.entryCount());
         SlicePublisher slices = new SlicePublisher(table, bodies, local, check, sliceMap,
                 manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
         toClose.add(0, slices);
-        slices.yieldWhen(demand::readersStarved);
-        DecodedArenas decoded = null;
         if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
-            // LZ4 partitions this node holds are decoded once into copies read as slices (DecodedArenas)
-            decoded = DecodedArenas.create(table, bodies, local, check, config.rank());
+            // LZ4 partitions this node keeps are decoded once into copies read as slices (DecodedArenas), out of
+            // what the keep plan leaves of --local-capacity
+            DecodedArenas decoded = DecodedArenas.create(table, bodies, local, check, config.rank());
             toClose.add(decoded);
             slices.attach(decoded);
+            decoded.roomFrom(fill::reserve, fill::unreserve);
         }
         open.attach(slices);
-        if (config.unpack() == RuntimeConfig.Unpack.BACKGROUND) {
-            // Before the server and the barrier, so the pass has a head start on the first readers; every core:
-            // the load is over and the command has not started yet.
-            slices.startBackground(config.rank(), config.verbose(), Runtime.getRuntime().availableProcessors());
-        }
+        // each partition becomes slices as it completes, on the fill's publish thread (docs/slices.md)
+        fill.whenAdded(config.unpack() == RuntimeConfig.Unpack.BACKGROUND ? slices::publishPulled : p -> { });
         OutputService outputs = startOutputs(table, workers, fetcher, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {
@@ -239,36 +242,27 @@ final class NodeRuntime implements AutoCloseable {
                         open.handle(request, responder);
                     }
                 }, true));
-        if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
-            unpacker.unpackAll();
-        }
-        long unpacked = System.nanoTime();
+        // every rank serves before any fill asks a peer; the fill closes before the fetch service (reverse order)
         world.barrier(COLLECTIVE_TIMEOUT);
-        Files.createFile(RankDirectory.READY.in(config.shmDir()));
-
-        if (config.prefetch()) {
-            puller = new PartitionPuller(manifest, placement, config.rank(), local, fetcher, loader.partsDir(),
-                    LocalCapacity.parse(config.localCapacity()), demand, FETCH_TIMEOUT, config.shmDir(),
-                    config.verbose(), bodies, check);
-            toClose.add(0, puller);
-            // before the puller's close waits for its publish thread: a pulled partition being decoded into its
-            // decoded copy stops at the next entry instead of holding up the job's end
-            toClose.add(0, slices::stopPublishing);
-            puller.whenAdded(slices::publishPulled);
-            if (decoded != null) {
-                decoded.roomFrom(puller::reserve, puller::unreserve);  // pulled LZ4 partitions: decoded copies too
-            }
-            open.attach(puller);
-            stats.attachPuller(puller);
-            puller.start();
+        toClose.add(0, slices::stopPublishing);
+        toClose.add(0, fill);
+        fill.start();
+        long unpacked = System.nanoTime();
+        if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
+            // plain per-file descriptors for every local raw file: this mode waits for the rank's own share
+            awaitOwnShare(placement, unpacker);
         }
+        long waited = System.nanoTime();
+        Files.createFile(RankDirectory.READY.in(config.shmDir()));
 
         long now = System.nanoTime();
         readyFields = "files=" + manifest.files() + " dirs=" + manifest.dirs() + " bytes=" + manifest.rawBytes()
                 + " entries=" + table.entryCount() + " meta_bytes=" + table.tableLength()
+                + " local_bytes=" + plan.keptBytes() + " peer_bytes=" + plan.peerBytes()
+                + " sharedfs_bytes=" + plan.sharedFsBytes()
                 + " load_ms=" + ms(now - started) + " init_ms=" + ms(tableStarted - started)
-                + " table_ms=" + ms(landedTable - tableStarted) + " copy_ms=" + ms(copied - landedTable)
-                + " unpack_ms=" + ms(unpacked - copied) + " serve_ms=" + ms(now - unpacked);
+                + " table_ms=" + ms(landedTable - tableStarted) + " unpack_ms=" + ms(waited - unpacked)
+                + " serve_ms=" + ms(unpacked - landedTable);
         if (config.verbose()) {
             System.err.println("fanstore rank " + config.rank() + ": " + readyFields);
         }
@@ -277,6 +271,22 @@ final class NodeRuntime implements AutoCloseable {
         if (ticker != null) {
             toClose.add(0, ticker);
         }
+    }
+
+    /** --unpack eager: waits (bounded) for this rank's own partitions, then unpacks their raw files. */
+    private void awaitOwnShare(Placement placement, Unpacker unpacker) throws IOException {
+        try {
+            if (!fill.awaitComplete(p -> p < 0 || placement.holds(config.rank(), p),
+                    System.nanoTime() + COLLECTIVE_TIMEOUT.toNanos())) {
+                throw new IOException("rank " + config.rank() + ": this rank's partitions were not local after "
+                        + COLLECTIVE_TIMEOUT.toMinutes() + " minutes (--unpack eager waits for them); check the"
+                        + " shared file system, or use --unpack background");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for this rank's partitions", e);
+        }
+        unpacker.unpackAll();
     }
 
     /**
@@ -378,12 +388,9 @@ final class NodeRuntime implements AutoCloseable {
             MpiWorld w = world;
             CompletableFuture<Void> barrier = CompletableFuture.runAsync(() -> {
                 try {
-                    if (notes != null) {
-                        notes.close();   // before the barrier: no note may reach a dispatcher that stopped
-                    }
-                    if (puller != null) {
-                        // before the barrier: its chunks in flight need the peers still serving
-                        puller.close();
+                    if (fill != null) {
+                        // before the barrier: its transfers in flight need the peers still serving
+                        fill.close();
                     }
                     w.barrier(FINISH_TIMEOUT);
                     statsLines = StatsExchange.gather(w, stats);  // after the barrier: nobody reads any more
@@ -424,43 +431,6 @@ final class NodeRuntime implements AutoCloseable {
         if (world != null) {
             world.finalizeWorld(Duration.ofSeconds(5));
             world = null;
-        }
-    }
-
-    /** Load progress: a bar on a terminal (rank 0 only, chosen by the launcher), nothing otherwise. */
-    private static final class Progress implements LongConsumer, AutoCloseable {
-        private final ProgressBar bar;
-        private final long started = System.nanoTime();
-        private long done;
-
-        private Progress(ProgressBar bar) {
-            this.bar = bar;
-        }
-
-        static Progress of(boolean show, long totalBytes) {
-            if (!show) {
-                return new Progress(null);
-            }
-            return new Progress(new ProgressBarBuilder().setTaskName("loading").setInitialMax(totalBytes)
-                    .setUnit(" MiB", 1 << 20).setStyle(ProgressBarStyle.ASCII).build());
-        }
-
-        @Override
-        public void accept(long bytes) {
-            if (bar != null) {
-                bar.stepBy(bytes);
-                done += bytes;
-                // Our own speed: the library's prints "? MiB/s" for the first whole second.
-                double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
-                bar.setExtraMessage(String.format(" %.1f MiB/s", done / (double) (1 << 20) / seconds));
-            }
-        }
-
-        @Override
-        public void close() {
-            if (bar != null) {
-                bar.close();
-            }
         }
     }
 }

@@ -4,20 +4,15 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.PriorityBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 
 import mpi.MPI;
 import mpi.Request;
 import mpi.Status;
-import org.fanstore.runtime.shm.BackgroundFloor;
-import org.fanstore.runtime.shm.BackgroundPriority;
 
 /**
  * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
@@ -41,8 +36,6 @@ import org.fanstore.runtime.shm.BackgroundPriority;
  * front of every {@link FetchSource}, so whatever else comes to be served through this dispatcher is covered.
  */
 final class FetchDispatcher {
-    /** A background request waits at most this long for its turn: far under the puller's fetch timeout. */
-    private static final long MAX_PACE_WAIT_NANOS = 1_000_000_000L;
     /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
     private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
 
@@ -50,18 +43,12 @@ final class FetchDispatcher {
     private final FetchSource source;
     private final JobSecret secret;
     private final ExecutorService workers;
-    /** Serves background pull ranges at a lower CPU priority (BackgroundPriority), so readers' replies go first. */
-    private final ExecutorService background;
     private final Thread dispatcher;
     private final ThreadLocal<ByteBuffer> buffers = new ThreadLocal<>();
     private volatile Throwable failure;
     private final AtomicInteger refused = new AtomicInteger();
     private final AtomicLong arrivals = new AtomicLong();
     private volatile ServeTimes serveTimes;
-    private volatile Runnable onReaderRequest;
-    private volatile BooleanSupplier backgroundYields;
-    /** While background work yields, one background range is still served per floor interval (the pull's own). */
-    private final BackgroundFloor floor = new BackgroundFloor();
 
     FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
         this.world = world;
@@ -74,8 +61,6 @@ final class FetchDispatcher {
                     t.setDaemon(true);
                     return t;
                 });
-        this.background = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
-                new LinkedBlockingQueue<>(), BackgroundPriority.threads("fanstore-fetch-background"));
         this.dispatcher = new Thread(this::dispatch, "fanstore-fetch-dispatcher");
         this.dispatcher.setDaemon(true);
     }
@@ -104,15 +89,12 @@ final class FetchDispatcher {
             }
         }
         workers.shutdown();
-        background.shutdown();
         try {
             workers.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            background.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         workers.shutdownNow();
-        background.shutdownNow();
         return !dispatcher.isAlive();
     }
 
@@ -140,35 +122,6 @@ final class FetchDispatcher {
         serveTimes = times;
     }
 
-    /** Runs {@code hook} on the dispatcher thread at each peer reader's request or readers' note received (must
-     * not block). */
-    void onReaderRequest(Runnable hook) {
-        onReaderRequest = hook;
-    }
-
-    void yieldBackgroundWhen(BooleanSupplier yields) {
-        backgroundYields = yields;
-    }
-
-    /**
-     * Holds a background range back while this node's readers need the CPU: one starts per
-     * {@link BackgroundFloor#INTERVAL_NANOS}, and none waits longer than {@link #MAX_PACE_WAIT_NANOS}.
-     */
-    private void paceBackground() {
-        BooleanSupplier yields = backgroundYields;
-        if (yields == null) {
-            return;
-        }
-        long giveUp = System.nanoTime() + MAX_PACE_WAIT_NANOS;
-        while (yields.getAsBoolean()) {
-            long now = System.nanoTime();
-            if (floor.tryStart(now) || now - giveUp >= 0) {
-                return;
-            }
-            LockSupport.parkNanos(Math.max(1, Math.min(floor.untilNext(now), giveUp - now)));
-        }
-    }
-
     /** Why the dispatcher stopped on its own, or null. */
     Throwable failure() {
         return failure;
@@ -189,31 +142,13 @@ final class FetchDispatcher {
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
                     return;
                 }
-                Runnable hook = onReaderRequest;
-                if (request.kind() == FetchProtocol.KIND_READERS_NOTE) {
-                    if (hook != null) {
-                        hook.run();
-                    }
-                    continue;
-                }
-                boolean reader = request.kind() == FetchProtocol.KIND_FETCH_WHOLE
-                        || request.kind() == FetchProtocol.KIND_FETCH_FOR_READER;
+                boolean reader = request.kind() != FetchProtocol.KIND_FETCH;
                 long received = System.nanoTime();
-                if (reader && hook != null) {
-                    hook.run();
-                }
-                if (!reader) {
-                    background.execute(() -> {
-                        paceBackground();
-                        serve(request);
-                    });
-                    continue;
-                }
-                workers.execute(new Job(true, arrivals.getAndIncrement(), () -> {
+                workers.execute(new Job(reader, arrivals.getAndIncrement(), () -> {
                     long started = System.nanoTime();
                     long firstSent = serve(request);
                     ServeTimes times = serveTimes;
-                    if (times != null && firstSent != 0) {
+                    if (reader && times != null && firstSent != 0) {
                         times.readerServed(started - received, firstSent - started);
                     }
                 }));
@@ -224,11 +159,9 @@ final class FetchDispatcher {
     }
 
     /**
-     * A queued reader request: whole-object fetches, and ranges a reader rides, are readers waiting in open(),
-     * served in arrival order by their own workers. Background pull ranges (PartitionPuller: up to 3 in flight per
-     * pulling peer) never queue here: they go to the background workers, which run at a lower CPU priority, so on a
-     * busy node a reader's reply is not queued nor starved behind a pull's. The ordering still puts a reader
-     * before a stranger's refusal.
+     * A queued request. Holders serve readers' requests before pulls (README of runtime/fill, "Giving way to
+     * readers"): whole-object fetches and ranges a reader waits for go first, in arrival order; background fill
+     * ranges (each requester keeps at most a few in flight) and strangers' refusals follow, in arrival order.
      */
     private record Job(boolean reader, long arrival, Runnable work) implements Runnable, Comparable<Job> {
         @Override
@@ -259,7 +192,8 @@ final class FetchDispatcher {
                 refuse(r, RemoteFetchException.Reason.READ_FAILED, -1);
                 return 0;
             }
-            if (objectLength == FetchSource.NOT_HELD) {
+            if (objectLength == FetchSource.NOT_HELD || r.position() <= objectLength
+                    && r.length() <= objectLength - r.position() && !source.holds(r.id(), r.position(), r.length())) {
                 refuse(r, RemoteFetchException.Reason.NOT_HELD, -1);
                 return 0;
             }

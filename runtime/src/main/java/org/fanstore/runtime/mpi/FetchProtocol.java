@@ -27,7 +27,7 @@ import java.nio.ByteOrder;
  */
 final class FetchProtocol {
     /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE}, {@link #KIND_FETCH_FOR_READER},
-     * {@link #KIND_SHUTDOWN} or {@link #KIND_READERS_NOTE}). */
+     * or {@link #KIND_SHUTDOWN}; 5 was a readers' note, no longer sent). */
     static final int KIND_OFFSET = 0;
     /** Request: the rank to reply to. */
     static final int REQUESTER_OFFSET = 4;
@@ -58,9 +58,6 @@ final class FetchProtocol {
     static final int KIND_FETCH_FOR_READER = 4;
     /** Sent by a stopping rank to each peer: ends the peer's dispatcher (see FetchDispatcher#stop). */
     static final int KIND_SHUTDOWN = 2;
-    /** A note, answered with nothing (only kind and secret are meaningful): the sender's readers fetch across the
-     * link now. A receiver whose own readers are idle holds its background pull back (ReaderNotes). */
-    static final int KIND_READERS_NOTE = 5;
 
     /** Reply header: {@link #STATUS_OK} or a {@link RemoteFetchException.Reason} ordinal + 1. */
     static final int STATUS_OFFSET = 0;

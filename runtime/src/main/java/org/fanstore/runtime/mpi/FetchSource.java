@@ -20,4 +20,12 @@ public interface FetchSource {
      * was checked against {@link #length}). Must not return with {@code dst} partly filled: throw instead.
      */
     void read(long id, long position, ByteBuffer dst) throws IOException;
+
+    /**
+     * Whether bytes [position, position + length) of the object can be read now: a partition still being filled
+     * holds only the ranges that landed (answered NOT_HELD otherwise, so the requester asks its next source).
+     */
+    default boolean holds(long id, long position, long length) {
+        return true;
+    }
 }

@@ -234,6 +234,14 @@ public final class MpiWorld {
      * any other dead rank.
      */
     RankFailedException failure(int[] suspects, String what, Throwable cause) {
+        return failure(suspects, what, cause, true);
+    }
+
+    /**
+     * {@link #failure}; with {@code report} false the listener is not told: the caller has another source for what
+     * failed (a fill transfer), and a peer that really died is reported by the liveness watch instead.
+     */
+    RankFailedException failure(int[] suspects, String what, Throwable cause, boolean report) {
         PeerLiveness.Lost lost = liveness.lostAmong(suspects);
         if (lost.ranks().length == 0) {
             int[] others = IntStream.of(PeerLiveness.othersThan(rank, size))
@@ -243,9 +251,10 @@ public final class MpiWorld {
         int[] named = lost.ranks().length > 0 ? lost.ranks() : suspects.clone();
         String verdict = lost.ranks().length > 0 ? lost.describe()
                 : RankFailedException.describe(named) + " did not answer";
-        return notifyFailure(new RankFailedException(named, "rank " + rank + ": " + what + ": " + verdict
+        RankFailedException e = new RankFailedException(named, "rank " + rank + ": " + what + ": " + verdict
                 + (cause == null ? "" : " (" + cause + ")")
-                + "; the MPJ world is unusable now, stop this rank and check the failed rank's log", cause));
+                + "; the MPJ world is unusable now, stop this rank and check the failed rank's log", cause);
+        return report ? notifyFailure(e) : e;
     }
 
     private void awaitAll(Request[] recvs, Request[] sends, long deadline, String what) throws IOException {

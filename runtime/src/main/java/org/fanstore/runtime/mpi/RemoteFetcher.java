@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 
 import mpi.MPI;
 import mpi.Request;
@@ -74,34 +73,6 @@ public final class RemoteFetcher implements AutoCloseable {
         dispatcher.timeServing(times);
     }
 
-    /** Runs {@code hook} (quick, non-blocking) whenever a peer's reader asks this rank for a file, and at each
-     * note a peer sends while its readers fetch ({@link #noteReadersFetching}). */
-    public void onReaderRequest(Runnable hook) {
-        dispatcher.onReaderRequest(hook);
-    }
-
-    /**
-     * Tells {@code peers} that this node's readers fetch across the link now; no answer comes. Advisory: a peer
-     * that does not take the note within {@code timeout} (dead or stopped) is skipped, and its failure is
-     * found by the next fetch from it, not here.
-     */
-    public void noteReadersFetching(int[] peers, Duration timeout) {
-        try {
-            dispatcher.tell(FetchProtocol.KIND_READERS_NOTE, peers, System.nanoTime() + timeout.toNanos());
-        } catch (Exception advisory) {
-            // see above: a lost note costs a slower first epoch at most
-        }
-    }
-
-    /**
-     * As holder: while {@code yields} says so (this node's readers short of CPU), background pull ranges are
-     * served at most one per {@link org.fanstore.runtime.shm.BackgroundFloor#INTERVAL_NANOS}; readers' requests
-     * are not paced.
-     */
-    public void yieldBackgroundWhen(BooleanSupplier yields) {
-        dispatcher.yieldBackgroundWhen(yields);
-    }
-
     /**
      * Copies the whole object {@code id} held by {@code owner} into {@code sink}.
      *
@@ -112,7 +83,7 @@ public final class RemoteFetcher implements AutoCloseable {
      */
     public void fetch(int owner, long id, long expectedLength, WritableByteChannel sink, Duration timeout)
             throws IOException {
-        transfer(FetchProtocol.KIND_FETCH_WHOLE, owner, id, 0, expectedLength, sink, timeout);
+        transfer(FetchProtocol.KIND_FETCH_WHOLE, owner, id, 0, expectedLength, sink, timeout, true);
     }
 
     /**
@@ -124,17 +95,22 @@ public final class RemoteFetcher implements AutoCloseable {
      */
     public long fetchRange(int owner, long id, long position, long length, WritableByteChannel sink, Duration timeout)
             throws IOException {
-        return transfer(FetchProtocol.KIND_FETCH, owner, id, position, length, sink, timeout);
+        return transfer(FetchProtocol.KIND_FETCH, owner, id, position, length, sink, timeout, true);
     }
 
-    /** {@link #fetchRange} for a range a reader waits for: the owner serves it ahead of background ranges. */
-    public long fetchRangeForReader(int owner, long id, long position, long length, WritableByteChannel sink,
-            Duration timeout) throws IOException {
-        return transfer(FetchProtocol.KIND_FETCH_FOR_READER, owner, id, position, length, sink, timeout);
+    /**
+     * {@link #fetchRange} for the fill path, which has another source for the range: a failure or a silent owner
+     * throws {@link RankFailedException} without ending this rank (the liveness watch reports a peer that died).
+     * {@code forReader}: a reader waits for it, and the owner serves it ahead of background ranges.
+     */
+    public long fetchRangeQuietly(int owner, long id, long position, long length, WritableByteChannel sink,
+            Duration timeout, boolean forReader) throws IOException {
+        return transfer(forReader ? FetchProtocol.KIND_FETCH_FOR_READER : FetchProtocol.KIND_FETCH, owner, id,
+                position, length, sink, timeout, false);
     }
 
     private long transfer(int kind, int owner, long id, long position, long length, WritableByteChannel sink,
-            Duration timeout) throws IOException {
+            Duration timeout, boolean report) throws IOException {
         if (owner < 0 || owner >= world.size()) {
             throw new IllegalArgumentException("owner " + owner + " is outside 0.." + (world.size() - 1));
         }
@@ -150,8 +126,8 @@ public final class RemoteFetcher implements AutoCloseable {
             byte[] request = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(),
                     tag, chunkBytes, id, position, length), secret);
             Request sent = world.comm().Isend(request, 0, request.length, MPI.BYTE, owner, MpiTags.FETCH_REQUEST);
-            await(sent, owner, timeout, what + ": sending the request");
-            await(firstArrives, owner, timeout, what + ": waiting for the reply");
+            await(sent, owner, timeout, what + ": sending the request", report);
+            await(firstArrives, owner, timeout, what + ": waiting for the reply", report);
 
             int at = PackedMessages.receiveOffset();
             int status = FetchProtocol.status(first, at);
@@ -166,11 +142,11 @@ public final class RemoteFetcher implements AutoCloseable {
                 throw new RemoteFetchException(owner, id, RemoteFetchException.Reason.BAD_REQUEST, what
                         + ": owner announced " + FetchProtocol.replyLength(first, at) + " bytes; version mismatch?");
             }
-            receiveRest(owner, tag, first, firstLength, buffers[1], length, sink, timeout, what);
+            receiveRest(owner, tag, first, firstLength, buffers[1], length, sink, timeout, what, report);
             receiveBuffers.set(buffers);
             return objectLength;
         } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
-            throw world.failure(new int[] {owner}, what + " failed in MPJ", mpjFailure);
+            throw world.failure(new int[] {owner}, what + " failed in MPJ", mpjFailure, report);
         }
     }
 
@@ -179,7 +155,7 @@ public final class RemoteFetcher implements AutoCloseable {
      * current chunk goes to the sink.
      */
     private void receiveRest(int owner, int tag, ByteBuffer first, int firstLength, ByteBuffer spare, long length,
-            WritableByteChannel sink, Duration timeout, String what) throws IOException {
+            WritableByteChannel sink, Duration timeout, String what, boolean report) throws IOException {
         int firstData = firstLength - FetchProtocol.REPLY_HEADER_BYTES;
         long remaining = length - firstData;
         long posted = 0;
@@ -194,7 +170,7 @@ public final class RemoteFetcher implements AutoCloseable {
         ByteBuffer arriving = spare;
         ByteBuffer free = first;
         while (next != null) {
-            await(next, owner, timeout, what + ": waiting for data, " + remaining + " bytes to go");
+            await(next, owner, timeout, what + ": waiting for data, " + remaining + " bytes to go", report);
             int got = (int) posted;
             remaining -= got;
             next = null;
@@ -229,10 +205,12 @@ public final class RemoteFetcher implements AutoCloseable {
         return b;
     }
 
-    private void await(Request request, int owner, Duration timeout, String what) throws IOException {
+    private void await(Request request, int owner, Duration timeout, String what, boolean report)
+            throws IOException {
         Status done = BoundedWait.until(request, BoundedWait.deadlineAfter(timeout));
         if (done == null) {
-            throw world.failure(new int[] {owner}, what + ": nothing for " + timeout.toMillis() + " ms", null);
+            throw world.failure(new int[] {owner}, what + ": nothing for " + timeout.toMillis() + " ms", null,
+                    report);
         }
     }
 

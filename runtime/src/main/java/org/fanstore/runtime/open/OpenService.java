@@ -16,12 +16,9 @@ import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.runtime.cache.DiskFull;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.prep.format.table.MetadataTable;
-import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.fill.Fill;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
-import org.fanstore.runtime.placement.PartitionPuller;
-import org.fanstore.runtime.placement.Placement;
-import org.fanstore.runtime.placement.ReaderDemand;
 import org.fanstore.runtime.placement.SlicePublisher;
 import org.fanstore.runtime.placement.Unpacker;
 import org.fanstore.runtime.shm.Errno;
@@ -68,49 +65,35 @@ public final class OpenService implements RequestHandler {
     private final MetadataTable table;
     private final BodyIndex bodies;
     private final LocalPartitions local;
-    private final RemoteFetcher fetcher;
+    private final Fill fill;
     private final MaterializedCache cache;
     private final Unpacker unpacker;
-    private final Placement placement;
     private final int myRank;
     private final ExecutorService workers;
     private final Duration fetchTimeout;
-    private final ReaderDemand demand;
     private final RankStats stats;
     private volatile SlicePublisher slices;
-    private volatile PartitionPuller puller;
     /** Logged once: unpacking failed for a full local directory and the cache served instead. */
     private volatile boolean warnedUnpackFull;
 
-    public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, RemoteFetcher fetcher,
-                       MaterializedCache cache, Unpacker unpacker, Placement placement, int myRank,
-                       ExecutorService workers,
-                       Duration fetchTimeout, ReaderDemand demand, RankStats stats) {
+    public OpenService(MetadataTable table, BodyIndex bodies, LocalPartitions local, Fill fill,
+                       MaterializedCache cache, Unpacker unpacker, int myRank, ExecutorService workers,
+                       Duration fetchTimeout, RankStats stats) {
         this.table = table;
         this.bodies = bodies;
         this.local = local;
-        this.fetcher = fetcher;
+        this.fill = fill;
         this.cache = cache;
         this.unpacker = unpacker;
-        this.placement = placement;
         this.myRank = myRank;
         this.workers = workers;
         this.fetchTimeout = fetchTimeout;
-        this.demand = demand;
         this.stats = stats;
     }
 
     /** From now on an OPEN with {@link #SLICE_OK} for a publishable entry is answered "slice" (docs/slices.md). */
     public void attach(SlicePublisher publisher) {
         this.slices = publisher;
-    }
-
-    /**
-     * From now on a miss on a partition the puller is pulling reads the file from the pulled bytes once its
-     * ranges landed (asking for them first), instead of fetching it on its own ({@link #fromPull}).
-     */
-    public void attach(PartitionPuller partitionPuller) {
-        this.puller = partitionPuller;
     }
 
     @Override
@@ -160,12 +143,11 @@ public final class OpenService implements RequestHandler {
             responder.ok(present.toString().getBytes(StandardCharsets.UTF_8));
             return;
         }
-        PartitionPuller pp = puller;
-        if ((flags & SLICE_OK) != 0 && sp != null && pp != null && !raw && riderCanSlice(index)) {
+        if ((flags & SLICE_OK) != 0 && sp != null && riderCanSlice(index)) {
             try {
                 workers.execute(() -> {
                     responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
-                    riderSlice(pp, sp, index, responder);
+                    riderSlice(sp, index, responder);
                 });
             } catch (RejectedExecutionException shuttingDown) {
                 responder.error(Errno.EIO);
@@ -182,9 +164,12 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    /** The answer without slices: the unpacked file for a local raw entry, else the materialised one (worker). */
+    /**
+     * The answer without slices: the unpacked file for a raw entry of a partition copy here, else the materialised
+     * one (worker).
+     */
     private void plainFile(int index, OpenTimer responder) {
-        if (table.localRaw(index)) {
+        if (table.localRaw(index) && local.holds(bodies.partition(index))) {
             unpack(index, responder);
             return;
         }
@@ -289,7 +274,6 @@ public final class OpenService implements RequestHandler {
         if (local.holds(partition)) {
             timer.kind(bodies.codec(index) == PartitionDescriptor.CODEC_RAW ? OpenKind.LOCAL : OpenKind.DECOMPRESSED,
                     stored);
-            demand.decodedLocally();
             try {
                 decode(local.channel(partition), bodies.bodyOffset(index), index, out);
             } catch (IOException e) {
@@ -299,142 +283,127 @@ public final class OpenService implements RequestHandler {
             }
             return;
         }
-        long begun = System.nanoTime();
-        if (fromPull(index, partition, out, timer)) {
+        if (fromFill(index, partition, out, timer)) {
             return;
         }
-        // what the ride left of the deadline, at least half of it: a whole holder's worth of patience each
-        Duration left = Duration.ofNanos(Math.max(fetchTimeout.toNanos() / 2,
-                fetchTimeout.toNanos() - (System.nanoTime() - begun)));
-        demand.fetchStarted(partition);
-        try {
-            IOException last = null;
-            for (int holder : placement.holders(partition)) {
-                if (holder == myRank) {
-                    continue;
-                }
-                try {
-                    fetchFrom(holder, index, out, timer, left);
-                    timer.kind(OpenKind.REMOTE, stored);
-                    return;
-                } catch (IOException e) {
-                    last = e;
-                    out.truncate(0);
-                    out.position(0);
-                }
+        IOException last = null;
+        for (int source : fill.readSources(partition)) {
+            try {
+                fetchFrom(source, index, out, timer);
+                timer.kind(OpenKind.REMOTE, stored);
+                return;
+            } catch (IOException e) {
+                last = e;
+                out.truncate(0);
+                out.position(0);
             }
-            throw last != null ? last : new IOException("no rank holds partition " + partition);
-        } finally {
-            demand.fetchEnded();
         }
+        throw last != null ? last : new IOException("no source left for partition " + partition);
     }
 
     /**
-     * A reader's miss on a partition being pulled rides the pull: its ranges are pulled next, and the file is
-     * decoded from them once they landed. Bulk ranges move at the link's speed, a fetch per file does not, and
-     * the two no longer compete for the same link (bench/RESULTS.md, "readers ride the pull"). Waits at most
-     * half the fetch timeout, so a fetch on demand (the next holder, or EIO) still answers within the deadline;
-     * false: fetch on demand (no pull of this partition, a stall, or a body that failed its check there).
+     * A miss on a partition this node keeps and is still filling waits for its ranges, which go first, and decodes
+     * the file from them: no byte is read twice. Waits at most half the fetch timeout, so reading from the sources
+     * directly still answers within the deadline; false: read from the sources (not kept, a stall, or a body that
+     * failed its check there).
      */
-    private boolean fromPull(int index, int partition, FileChannel out, OpenTimer timer) throws IOException {
-        PartitionPuller pp = puller;
-        if (pp == null) {
+    private boolean fromFill(int index, int partition, FileChannel out, OpenTimer timer) throws IOException {
+        if (!fill.filling(partition)) {
             return false;
         }
         long asked = System.nanoTime();
         long offset = bodies.bodyOffset(index);
         long stored = bodies.storedLength(index);
-        FileChannel pulled = pp.awaitBytes(partition, offset, stored, asked + fetchTimeout.toNanos() / 2);
-        if (pulled == null) {
+        FileChannel filled = fill.awaitBytes(partition, offset, stored, asked + fetchTimeout.toNanos() / 2);
+        if (filled == null) {
             return false;
         }
         long landed = System.nanoTime();
         try {
-            decode(pulled, offset, index, out);
+            decode(filled, offset, index, out);
         } catch (IOException e) {
             System.err.println("fanstore rank " + myRank + ": " + new String(table.key(index), StandardCharsets.UTF_8)
-                    + " in the pulled copy of partition " + partition + ": " + e.getMessage()
-                    + "; fetching it from its holder");
+                    + " in the filled copy of partition " + partition + ": " + e.getMessage()
+                    + "; reading it from its sources");
             out.truncate(0);
             out.position(0);
             return false;
         }
         timer.kind(OpenKind.REMOTE, stored);
-        demand.rodePull();
         timer.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
         timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
         return true;
     }
 
-    /** A remote file stored raw in a partition this rank pulls: a slice of the pull file can serve it. */
+    /** A raw regular file of a partition this node is still filling: a slice of the fill file can serve it. */
     private boolean riderCanSlice(int index) {
         int p = bodies.partition(index);
-        return p != BodyIndex.NO_BODY && !local.holds(p) && bodies.codec(index) == PartitionDescriptor.CODEC_RAW
-                && FileModes.isRegular(table.mode(index));
+        return p != BodyIndex.NO_BODY && bodies.codec(index) == PartitionDescriptor.CODEC_RAW
+                && FileModes.isRegular(table.mode(index)) && fill.filling(p);
     }
 
     /**
-     * A reader rides the pull and reads its file in place, as a slice of the pull file (docs/slices.md, "riders"):
-     * no copy into the cache. Its ranges are pulled next (as for {@link #fromPull}), its CRC32C is checked on the
-     * landed bytes, and the pull file keeps its name for the rest of the job. Anything else (no pull of it, a
-     * stall past half the fetch timeout, a bad body, a path too long) takes the usual path.
+     * A reader of a partition being filled reads its file in place, as a slice of the fill file (docs/slices.md,
+     * "riders"): no copy into the cache. Its ranges go first (as for {@link #fromFill}), its CRC32C is checked on the
+     * landed bytes, and the fill file keeps its name for the rest of the job. Anything else (a stall past half the
+     * fetch timeout, a bad body, a path too long) takes the usual path.
      */
-    private void riderSlice(PartitionPuller pp, SlicePublisher sp, int index, OpenTimer responder) {
+    private void riderSlice(SlicePublisher sp, int index, OpenTimer responder) {
         int p = bodies.partition(index);
         long offset = bodies.bodyOffset(index);
         long stored = bodies.storedLength(index);
         long asked = System.nanoTime();
-        FileChannel pulled = pp.awaitBytes(p, offset, stored, asked + fetchTimeout.toNanos() / 2);
+        FileChannel filled = fill.awaitBytes(p, offset, stored, asked + fetchTimeout.toNanos() / 2);
         long landed = System.nanoTime();
         try {
-            if (pulled != null && pp.bodyCrc(p, pulled, offset, stored) == bodies.crc32c(index)) {
-                Path copy = pp.sliceablePath(p, offset, stored);
+            if (filled != null && fill.bodyCrc(p, filled, offset, stored) == bodies.crc32c(index)) {
+                Path copy = fill.sliceablePath(p, offset, stored);
                 if (copy != null && sp.publishCopy(index, copy)) {
                     responder.kind(OpenKind.REMOTE, stored);
-                    demand.rodePull();
                     responder.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
                     responder.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
                     responder.ok(NO_PATH);
                     return;
                 }
-            } else if (pulled != null) {
+            } else if (filled != null) {
                 System.err.println("fanstore rank " + myRank + ": " + new String(table.key(index),
-                        StandardCharsets.UTF_8) + " in the pulled copy of partition " + p
-                        + ": CRC32C mismatch; fetching it from its holder");
+                        StandardCharsets.UTF_8) + " in the filled copy of partition " + p
+                        + ": CRC32C mismatch; reading it from its sources");
             }
         } catch (IOException e) {
-            // unreadable pull file (abandoned meanwhile): the usual path decides
+            // unreadable fill file (abandoned meanwhile): the usual path decides
         }
         plainFile(index, responder);
     }
 
-    private void fetchFrom(int holder, int index, FileChannel out, OpenTimer timer, Duration timeout)
-            throws IOException {
+    /** Reads entry index's body from one source of its partition, decoding as the bytes arrive; checks its CRC. */
+    private void fetchFrom(int source, int index, FileChannel out, OpenTimer timer) throws IOException {
+        int partition = bodies.partition(index);
+        long offset = bodies.bodyOffset(index);
         long stored = bodies.storedLength(index);
-        if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
-            TimedChannel timed = new TimedChannel(out);
-            CrcChannel checked = new CrcChannel(timed);
-            long asked = System.nanoTime();
-            fetcher.fetch(holder, index, stored, checked, timeout);
-            checkCrc(index, checked.value(), "from rank " + holder);
-            long first = timed.firstWrite() != 0 ? timed.firstWrite() : System.nanoTime();
-            timer.stage(RemoteStage.FETCH_FIRST_BYTE, first - asked);
-            timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - first);
-            timer.stage(RemoteStage.CACHE_WRITE, timed.writing());
-            return;
-        }
-        // decoded as the messages arrive: the compressed body is never stored (no scratch file, no second read)
         TimedChannel timed = new TimedChannel(out);
-        CRC32C crc = new CRC32C();
-        Lz4StreamingDecoder decoder = Lz4StreamingDecoder.forThread().begin(stored, table.size(index), timed, crc);
         long asked = System.nanoTime();
-        fetcher.fetch(holder, index, stored, decoder, timeout);
-        decoder.finish();
-        checkCrc(index, (int) crc.getValue(), "from rank " + holder + " after decompression");
+        if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
+            CrcChannel checked = new CrcChannel(timed);
+            fill.read(source, partition, offset, stored, checked, true);
+            checkCrc(index, checked.value(), sourceName(source));
+        } else {
+            // decoded as the bytes arrive: the compressed body is never stored (no scratch file, no second read)
+            CRC32C crc = new CRC32C();
+            Lz4StreamingDecoder decoder = Lz4StreamingDecoder.forThread().begin(stored, table.size(index), timed, crc);
+            fill.read(source, partition, offset, stored, decoder, true);
+            decoder.finish();
+            checkCrc(index, (int) crc.getValue(), sourceName(source) + " after decompression");
+        }
         long first = timed.firstWrite() != 0 ? timed.firstWrite() : System.nanoTime();
         timer.stage(RemoteStage.FETCH_FIRST_BYTE, first - asked);
         timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - first);
         timer.stage(RemoteStage.CACHE_WRITE, timed.writing());
+    }
+
+    private static String sourceName(int source) {
+        return source == org.fanstore.runtime.fill.FillScheduler.SHARED_FS ? "from the shared FS"
+                : "from rank " + source;
     }
 
     /** Writes the raw bytes of entry index, stored at offset of in, to out, and checks their CRC32C. */

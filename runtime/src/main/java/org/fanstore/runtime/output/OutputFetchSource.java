@@ -41,6 +41,11 @@ public final class OutputFetchSource implements FetchSource {
     }
 
     @Override
+    public boolean holds(long id, long position, long length) {
+        return OutputObjects.isOutput(id) || inputs.holds(id, position, length);
+    }
+
+    @Override
     public void read(long id, long position, ByteBuffer dst) throws IOException {
         if (!OutputObjects.isOutput(id)) {
             inputs.read(id, position, dst);

@@ -21,6 +21,7 @@ import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.runtime.fill.PositionalSink;
 
 /**
  * Decoded copies of this node's compressed partitions, read as slices (docs/slices.md, "compressed partitions").

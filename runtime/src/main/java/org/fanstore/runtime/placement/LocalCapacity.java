@@ -5,18 +5,17 @@ import java.nio.file.FileStore;
 import java.util.Locale;
 
 /**
- * How many bytes of pulled partitions ({@link PartitionPuller}) a node's local directory may take, as given
+ * How many bytes of partitions a node keeps on its local directory for the job (runtime/fill, KeepPlan), as given
  * to {@code --local-capacity}: {@code auto} (the default), a size ({@code 500M}, {@code 20G}, plain bytes) or a
- * percentage of the local file system's size ({@code 50%}). The partitions the rank holds anyway do not count.
+ * percentage of the local file system's size ({@code 50%}).
  *
- * <p>{@code auto} asks the file system before each partition: what is usable now minus a margin of
- * max(10% of its size, 1 GiB), so the node keeps room for unpacked files, logs and other jobs. An explicit
- * value is the operator's decision and is not checked against free space: a disk that fills anyway makes that
- * partition's pull fail with ENOSPC, which costs the pull, never a read.
+ * <p>{@code auto} asks the file system once, at start: what is usable then minus 10% of its size, so the node keeps
+ * room for unpacked files, the cache's spill, logs and other jobs. An explicit value is the operator's decision and
+ * is not checked against free space: a disk that fills anyway makes the partition being filled stop there (it is
+ * read from its sources from then on), which costs its copy, never a read.
  */
 public final class LocalCapacity {
     public static final String AUTO = "auto";
-    private static final long MIN_MARGIN = 1L << 30;
 
     private final long bytes;
     private final int percent;
@@ -58,15 +57,15 @@ public final class LocalCapacity {
         }
     }
 
-    /** How many more bytes may be pulled into {@code store}, given {@code pulled} bytes pulled so far. */
-    public long remaining(FileStore store, long pulled) throws IOException {
+    /** The bytes of partitions a node may keep in {@code store}, asked now. */
+    public long budget(FileStore store) throws IOException {
         if (bytes >= 0) {
-            return bytes - pulled;
+            return bytes;
         }
         long total = store.getTotalSpace();
         if (percent >= 0) {
-            return total / 100 * percent - pulled;
+            return total / 100 * percent;
         }
-        return store.getUsableSpace() - Math.max(total / 10, MIN_MARGIN);
+        return Math.max(0, store.getUsableSpace() - total / 10);
     }
 }

@@ -16,9 +16,9 @@ import org.fanstore.runtime.mpi.FetchSource;
  * sorts the same namespace). Positional reads only, so any number of threads may read at once.
  *
  * <p>Whole partition files are objects too, at {@link #partitionObject} ids (far above any entry index), so
- * a rank can copy a partition it does not hold in large ranges ({@link PartitionPuller}). Partitions are added
- * at load and later by the puller while readers and fetch workers use the others: an added partition is
- * visible as held only once its channel is open.
+ * a peer can fill a partition it keeps in ranges (runtime/fill). Partitions are added by the fill as each is
+ * complete, while readers and fetch workers use the others: an added partition is visible as held only once its
+ * channel is open. A partition still being filled is served by the ranges that landed ({@link Partial}).
  */
 public final class LocalPartitions implements FetchSource, AutoCloseable {
     /** First object id of whole partition files: entry indices are ints, so these never collide. */
@@ -28,6 +28,21 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
     private final Map<Integer, Path> files = new ConcurrentHashMap<>();
     private volatile BodyIndex bodies;
     private volatile BodyCheck check;
+    private volatile Partial partial;
+
+    /** Partitions being filled: what of them can be served to peers already. */
+    public interface Partial {
+        /** The partition's length if it is being filled here, else {@link FetchSource#NOT_HELD}. */
+        long length(int partition);
+
+        /** The channel holding bytes [position, position + length) of the partition if they landed, else null. */
+        FileChannel landed(int partition, long position, long length);
+    }
+
+    /** From now on ranges that landed in partitions being filled are served too. */
+    public void attach(Partial filling) {
+        this.partial = filling;
+    }
 
     /** The object id under which regular partition p's whole file is served. */
     public static long partitionObject(int partition) {
@@ -66,7 +81,9 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
         if (id >= PARTITION_OBJECTS) {
             long partition = id - PARTITION_OBJECTS;
             FileChannel ch = partition <= Integer.MAX_VALUE ? channels.get((int) partition) : null;
-            return ch == null ? NOT_HELD : ch.size();
+            Partial f = partial;
+            return ch != null ? ch.size() : f != null && partition <= Integer.MAX_VALUE ? f.length((int) partition)
+                    : NOT_HELD;
         }
         BodyIndex b = bodies;
         if (b == null || id < 0 || id >= b.entries() || !holds(b.partition((int) id))) {
@@ -92,6 +109,14 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
             at = b.bodyOffset((int) id) + position;
         }
         FileChannel ch = channels.get(partition);
+        if (ch == null && id >= PARTITION_OBJECTS) {
+            Partial f = partial;
+            ch = f == null ? null : f.landed(partition, at, dst.remaining());
+            if (ch == null) {
+                throw new IOException("bytes " + at + ".." + (at + dst.remaining()) + " of partition " + partition
+                        + " have not landed here");
+            }
+        }
         while (dst.hasRemaining()) {
             int n = ch.read(dst, at);
             if (n < 0) {
@@ -99,6 +124,16 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
             }
             at += n;
         }
+    }
+
+    @Override
+    public boolean holds(long id, long position, long length) {
+        if (id < PARTITION_OBJECTS || id - PARTITION_OBJECTS > Integer.MAX_VALUE
+                || channels.containsKey((int) (id - PARTITION_OBJECTS))) {
+            return true;
+        }
+        Partial f = partial;
+        return f != null && f.landed((int) (id - PARTITION_OBJECTS), position, length) != null;
     }
 
     @Override

@@ -4,33 +4,22 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.LongPredicate;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.table.MetadataTable;
-import org.fanstore.runtime.shm.BackgroundFloor;
 import org.fanstore.runtime.shm.SliceMap;
 
 /**
  * Decides which entries the shim may read as slices of a partition copy and publishes them in {@link SliceMap}
  * (docs/slices.md): a regular file stored uncompressed, in a partition copy this node holds (its own, or one the
- * puller has added), whose body has passed its CRC32C check ({@link BodyCheck}). A body that fails is never
+ * fill has completed), whose body has passed its CRC32C check ({@link BodyCheck}). A body that fails is never
  * published: its opens keep getting EIO. With {@code enabled} false (--unpack eager) nothing is published.
  *
- * <p>Callers: the background pass after ready ({@link #publishAll}), an open the shim sent with the slice flag before
- * the pass got there, and the puller for a partition it has just added. They may race on one entry: the check runs
- * at most once per entry (BodyCheck remembers), and both publish the same record.
+ * <p>Callers: the fill's publish thread for a partition just completed ({@link #publishPulled}), and an open the shim
+ * sent with the slice flag before that got there. They may race on one entry: the check runs at most once per
+ * entry (BodyCheck remembers), and both publish the same record.
  */
 public final class SlicePublisher implements AutoCloseable {
-    /**
-     * A reader that needed an entry the pass had not published this recently still needs the pass: it reads where the
-     * pass is. A few times a first epoch's gap between such opens; a warm epoch, which opens only published slices,
-     * makes the pass give way within this long.
-     */
-    static final long NEEDED_RECENT_NANOS = 20_000_000L;
-
     private final MetadataTable table;
     private final BodyIndex bodies;
     private final LocalPartitions local;
@@ -41,16 +30,6 @@ public final class SlicePublisher implements AutoCloseable {
     private final AtomicBoolean warnedLongPath = new AtomicBoolean();
     private volatile boolean closed;
     private volatile DecodedArenas arenas;
-    private volatile Thread[] background = new Thread[0];
-    /** The background pass's next entry in table order. */
-    private final AtomicInteger front = new AtomicInteger();
-    /** The pass's next entry after a reader that got ahead of it, taken before front's; none from entries() on. */
-    private final AtomicInteger follow = new AtomicInteger(Integer.MAX_VALUE);
-    private volatile LongPredicate readersStarved = now -> false;
-    /** When a reader last opened an entry the pass had not published ({@link System#nanoTime()}). */
-    private volatile long neededAt = System.nanoTime() - NEEDED_RECENT_NANOS - 1;
-    /** While the pass gives way, one entry still starts per floor interval across its threads. */
-    private final BackgroundFloor floor = new BackgroundFloor();
 
     public SlicePublisher(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check, SliceMap map,
                           int regularPartitions, boolean enabled) {
@@ -69,22 +48,6 @@ public final class SlicePublisher implements AutoCloseable {
      */
     public void attach(DecodedArenas decoded) {
         this.arenas = decoded;
-    }
-
-    /**
-     * Makes the background pass give way while {@code starved} says this node's readers are short of CPU
-     * ({@link ReaderCpu}) and none of them needed an entry it had not published lately: then they read slices
-     * published long before (a warm epoch of one part of the dataset while the pass decodes another) and the pass only
-     * prepares what they may read later. Measured on 2 cores: warm passes over the 128 KiB half of an LZ4 set while
-     * the pass decoded its 2 MiB half read at 0.4-0.7x native, the same set alone at 1.2-1.4x.
-     */
-    public void yieldWhen(LongPredicate starved) {
-        this.readersStarved = starved;
-    }
-
-    /** Whether the pass gives way now ({@code now}: {@link System#nanoTime()}). */
-    boolean yields(long now) {
-        return now - neededAt > NEEDED_RECENT_NANOS && readersStarved.test(now);
     }
 
     /**
@@ -126,23 +89,9 @@ public final class SlicePublisher implements AutoCloseable {
     /** {@link #publishFor}: published after this call decoded it into its partition's decoded copy. */
     public static final int DECODED_SLICE = 2;
 
-    /**
-     * {@link #publishFor} for an open: a reader that had to publish its entry itself is ahead of the background pass,
-     * which then goes on just after it ({@link #nextEntry}).
-     */
+    /** {@link #publishFor} for an open that got to its entry before the partition's publication did. */
     public int publishForReader(int index) throws IOException {
-        boolean unpublished = !map.published(index);
-        int got = publishFor(index);
-        if (unpublished && got != NOT_SLICE) {
-            neededAt = System.nanoTime();
-        }
-        // a decoded entry: ahead only if this open decoded it (not if it waited for the pass decoding it, which would
-        // send the pass back over entries it is busy with); a raw one takes microseconds to check either way
-        boolean ahead = decoded(index) ? got == DECODED_SLICE : unpublished && got != NOT_SLICE;
-        if (ahead && index + 1 < bodies.entries()) {
-            follow.set(index + 1);
-        }
-        return got;
+        return publishFor(index);
     }
 
     /** {@link #publish}, saying whether this call decoded the entry (an open's statistics count that as a decode). */
@@ -205,56 +154,11 @@ public final class SlicePublisher implements AutoCloseable {
     }
 
     /**
-     * Publishes every publishable entry not published yet, in table order, except that it jumps to just after a
-     * reader that got ahead of it ({@link #nextEntry}); returns how many it published. Several threads may run it
-     * at once: each entry is taken by one of them.
-     */
-    public int publishAll() {
-        int count = 0;
-        for (int i; awaitTurn() && (i = nextEntry()) < bodies.entries(); ) {
-            count += publishQuietly(i);
-        }
-        return count;
-    }
-
-    /** Waits while the pass gives way ({@link #yields}) and this entry is not the floor's; false once closed. */
-    private boolean awaitTurn() {
-        while (!closed) {
-            long now = System.nanoTime();
-            if (!yields(now)) {
-                return true;
-            }
-            if (floor.tryStart(now)) {
-                return true;
-            }
-            LockSupport.parkNanos(1_000_000L);  // a reader's need is seen within a millisecond
-        }
-        return false;
-    }
-
-    /**
-     * The pass's next entry: after a reader that got ahead of it ({@link #publishForReader}) the ones following that
-     * reader, until the end of the table; else the next in table order. A first epoch that reads a part of the
-     * dataset (one directory of several; the 2 MiB files of a set holding both sizes) then has the pass decode what
-     * it reads next instead of what it does not read yet, and one reading everything in order keeps the pass just
-     * ahead of it. Random readers only move where the pass is: the front still reaches every entry, and the pass
-     * skips what is published already, so an entry taken twice costs a lookup.
-     */
-    int nextEntry() {
-        for (int f = follow.get(); f < bodies.entries(); f = follow.get()) {
-            if (follow.compareAndSet(f, f + 1)) {
-                return f;
-            }
-        }
-        return front.getAndIncrement();
-    }
-
-    /**
-     * The puller's hook for partition p, just added. A partition with compressed entries first gets a decoded copy
+     * The fill's hook for partition p, just completed. A partition with compressed entries first gets a decoded copy
      * if {@link DecodedArenas#addPulled} finds the room and its slot still names nothing (a rider may have published
      * raw entries from the pull file: then its LZ4 files keep the per-open path). Then every entry is published as
-     * by {@link #publishPartition}, which decodes them into that copy here, on the puller's background thread, so
-     * the next epoch reads them as slices instead of decoding each open into the cache.
+     * by {@link #publishPartition}, which decodes them into that copy here, on the fill's publish thread, so
+     * later opens read them as slices instead of decoding each open into the cache.
      */
     public int publishPulled(int p) {
         DecodedArenas a = arenas;
@@ -290,51 +194,14 @@ public final class SlicePublisher implements AutoCloseable {
         return p >= 0 ? p : regularPartitions + (-1 - p);
     }
 
-    /**
-     * Starts the background pass ({@link #publishAll}) on {@code threads} daemon threads. For raw bodies it writes
-     * nothing to disk: it reads each body once, from the page cache the load just filled, for its CRC. Started before
-     * ready, it is mostly done by the time readers arrive (536 MB in 0.1 s on one core here); a reader that gets there
-     * first has the entry checked on demand.
-     */
-    public void startBackground(int rank, boolean verbose, int threads) {
-        long t0 = System.nanoTime();
-        AtomicInteger published = new AtomicInteger();
-        AtomicInteger running = new AtomicInteger(threads);
-        Thread[] started = new Thread[threads];
-        for (int s = 0; s < threads; s++) {
-            Thread t = new Thread(() -> {
-                published.addAndGet(publishAll());
-                if (running.decrementAndGet() == 0 && verbose && !closed) {
-                    System.err.printf("fanstore rank %d: published %d slices in %.2f s (%d threads)%n", rank,
-                            published.get(), (System.nanoTime() - t0) / 1e9, threads);
-                }
-            }, "fanstore-slices-" + s);
-            t.setDaemon(true);
-            started[s] = t;
-        }
-        background = started;
-        for (Thread t : started) {
-            t.start();
-        }
-    }
-
     /** Makes every publishing loop stop at its next entry (the job is ending); {@link #close} also waits for them. */
     public void stopPublishing() {
         closed = true;
     }
 
-    /** Stops the background pass (bounded wait: it checks between entries). */
+    /** Stops publishing (a partition being published stops at its next entry). */
     @Override
     public void close() {
         closed = true;
-        long deadline = System.nanoTime() + 5_000_000_000L;
-        for (Thread t : background) {
-            try {
-                t.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();  // shutting down anyway: let the caller see the interrupt
-                return;
-            }
-        }
     }
 }

@@ -20,6 +20,11 @@ final class CountingFetchSource implements FetchSource {
     }
 
     @Override
+    public boolean holds(long id, long position, long length) {
+        return inner.holds(id, position, length);
+    }
+
+    @Override
     public void read(long id, long position, ByteBuffer dst) throws IOException {
         int n = dst.remaining();
         inner.read(id, position, dst);

@@ -2,11 +2,13 @@ package org.fanstore.runtime.stats;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.mpi.FetchSource;
 import org.fanstore.runtime.mpi.ServeTimes;
-import org.fanstore.runtime.placement.PartitionPuller;
+import org.fanstore.runtime.fill.Fill;
+import org.fanstore.runtime.fill.Governor;
 import org.fanstore.runtime.shm.Responder;
 
 /**
@@ -34,7 +36,10 @@ public final class RankStats {
     private final LongAdder served = new LongAdder();
     private volatile MaterializedCache cache;
     private volatile ShimCounters shim;
-    private volatile PartitionPuller puller;
+    private volatile Fill fill;
+    /** When the rank started ({@link System#nanoTime()}) and when an open was first answered with a file (0: none). */
+    private volatile long startedAt = System.nanoTime();
+    private final AtomicLong firstOpenAt = new AtomicLong();
     private volatile String loadFields = "";
 
     public RankStats(int rank) {
@@ -75,8 +80,10 @@ public final class RankStats {
         this.shim = counters;
     }
 
-    public void attachPuller(PartitionPuller partitionPuller) {
-        this.puller = partitionPuller;
+    /** The fill's counters go into the line; {@code started}: the rank's start, for the time to first byte. */
+    public void attach(Fill partitionFill, long started) {
+        this.fill = partitionFill;
+        this.startedAt = started;
     }
 
     /** The load phases, as the runtime's READY fields ({@code load_ms=.. copy_ms=..}); copied into snapshots. */
@@ -91,6 +98,9 @@ public final class RankStats {
     }
 
     void opened(OpenKind kind, long bytes, long fileSize, long nanos) {
+        if (firstOpenAt.get() == 0) {
+            firstOpenAt.compareAndSet(0, System.nanoTime());
+        }
         opens[kind.ordinal()].increment();
         opened.add(fileSize);
         latency[kind.ordinal()].record(nanos);
@@ -167,13 +177,23 @@ public final class RankStats {
         put(sb, "runtime_wait_us", waitNanos.sum() / 1000);
         put(sb, "shim_wake_ns", shimCounter(ShimCountersDescriptor.WAKE_NANOS));
         put(sb, "shim_wakes", shimCounter(ShimCountersDescriptor.WAKES));
-        PartitionPuller p = puller;
-        put(sb, "prefetch", p != null ? 1 : 0);
-        if (p != null) {
-            put(sb, "prefetch_partitions_planned", p.plannedPartitions());
-            put(sb, "prefetch_partitions_pulled", p.pulledPartitions());
-            put(sb, "prefetch_bytes_planned", p.plannedBytes());
-            put(sb, "prefetch_bytes_pulled", p.pulledBytes());
+        long first = firstOpenAt.get();
+        put(sb, "first_byte_ms", first == 0 ? -1 : (first - startedAt) / 1_000_000);
+        put(sb, "bytes_from_local", localRead.sum() + shimCounter(ShimCountersDescriptor.LOCAL_BYTES));
+        Fill f = fill;
+        if (f != null) {
+            put(sb, "bytes_from_peer", f.bytesFrom("peer"));
+            put(sb, "bytes_from_sharedfs", f.bytesFrom("sharedfs"));
+            put(sb, "fill_partitions_planned", f.plan().kept().size());
+            put(sb, "fill_partitions_local", f.completedPartitions());
+            put(sb, "fill_bytes_planned", f.plan().keptBytes());
+            put(sb, "fill_bytes_local", f.completedBytes());
+            put(sb, "fill_ms", f.finishedNanos() / 1_000_000);
+            Governor g = f.governor();
+            put(sb, "governor_background_starts", g.backgroundStarts());
+            put(sb, "governor_background_held", g.backgroundHeld());
+            put(sb, "governor_foreground_starts", g.foregroundStarts());
+            put(sb, "governor_foreground_held", g.foregroundHeld());
         }
         MaterializedCache c = cache;
         if (c != null) {

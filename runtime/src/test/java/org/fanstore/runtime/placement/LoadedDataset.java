@@ -12,7 +12,6 @@ import org.fanstore.prep.PrepProgress;
 import org.fanstore.prep.format.Compression;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
-import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.prep.format.table.LandedTable;
 import org.fanstore.prep.format.table.MetadataTable;
 
@@ -59,24 +58,28 @@ final class LoadedDataset implements AutoCloseable {
                 false), PrepProgress.silent(), line -> { });
         Manifest manifest = Manifest.read(data);
         Placement placement = new Placement(ranks, 0);
-        PartitionLoader loader = new PartitionLoader(data, manifest, root.resolve("local"));
+        Path parts = Files.createDirectories(root.resolve("local/parts"));
+        Path filesDir = Files.createDirectories(root.resolve("local/files"));
         LocalPartitions local = new LocalPartitions();
         try {
             Map<Integer, Path> others = new LinkedHashMap<>();
             for (int rank = 0; rank < ranks; rank++) {
-                for (PartitionInfo info : PartitionLoader.heldBy(manifest, placement, rank)) {
-                    try (PartitionReader reader = loader.copy(info, bytes -> { })) {
-                        if (rank == 0) {
-                            local.add(info.index(), reader.file());
-                        } else {
-                            others.put(info.index(), reader.file());
-                        }
+                for (PartitionInfo info : manifest.regularPartitions()) {
+                    if (!placement.holds(rank, info.index())) {
+                        continue;
+                    }
+                    Path copy = parts.resolve(info.fileName());
+                    Files.copy(data.resolve(info.fileName()), copy);
+                    if (rank == 0) {
+                        local.add(info.index(), copy);
+                    } else {
+                        others.put(info.index(), copy);
                     }
                 }
             }
             Path landed = root.resolve("meta.table");
             LandedTable.copy(data.resolve(manifest.table().fileName()), landed, manifest.table().crc32c(), 0, ranks,
-                    0, loader.filesDir().toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), 1);
+                    0, filesDir.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), 1);
             MetadataTable table = MetadataTable.open(landed);
             BodyIndex bodies = new BodyIndex(table);
             local.attach(bodies);

@@ -16,26 +16,26 @@ class LocalCapacityTest {
     Path dir;
 
     @Test
-    void sizesCountPulledBytesAgainstTheBudget() throws Exception {
+    void sizesAreTheBudget() throws Exception {
         FileStore store = Files.getFileStore(dir);
-        assertEquals(500L << 20, LocalCapacity.parse("500M").remaining(store, 0));
-        assertEquals((2L << 30) - 100, LocalCapacity.parse("2g").remaining(store, 100));
-        assertEquals(4096 - 1024, LocalCapacity.parse("4K").remaining(store, 1024));
-        assertEquals(12345, LocalCapacity.parse("12345").remaining(store, 0));
+        assertEquals(500L << 20, LocalCapacity.parse("500M").budget(store));
+        assertEquals(2L << 30, LocalCapacity.parse("2g").budget(store));
+        assertEquals(4096, LocalCapacity.parse("4K").budget(store));
+        assertEquals(12345, LocalCapacity.parse("12345").budget(store));
     }
 
     @Test
     void aPercentageIsOfTheFileSystemsSize() throws Exception {
         FileStore store = Files.getFileStore(dir);
-        assertEquals(store.getTotalSpace() / 100 * 50 - 7, LocalCapacity.parse("50%").remaining(store, 7));
-        assertEquals(0, LocalCapacity.parse("0%").remaining(store, 0));
+        assertEquals(store.getTotalSpace() / 100 * 50, LocalCapacity.parse("50%").budget(store));
+        assertEquals(0, LocalCapacity.parse("0%").budget(store));
     }
 
     @Test
     void autoLeavesTheMarginFree() throws Exception {
         FileStore store = Files.getFileStore(dir);
-        long margin = Math.max(store.getTotalSpace() / 10, 1L << 30);
-        long remaining = LocalCapacity.parse("auto").remaining(store, 0);
+        long margin = store.getTotalSpace() / 10;
+        long remaining = LocalCapacity.parse("auto").budget(store);
         assertTrue(remaining <= store.getUsableSpace() - margin + (64L << 20), remaining + " with margin " + margin);
     }
 

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.fill;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -71,7 +71,7 @@ public final class PositionalSink implements WritableByteChannel {
     }
 
     /** The first write failure, or null. */
-    IOException failure() {
+    public IOException failure() {
         return failure;
     }
 
@@ -82,7 +82,7 @@ public final class PositionalSink implements WritableByteChannel {
     }
 
     /** Bytes taken so far. */
-    long written() {
+    public long written() {
         return written;
     }
 

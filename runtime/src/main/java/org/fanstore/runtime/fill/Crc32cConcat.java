@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.fill;
 
 /**
  * The CRC32C of two byte strings laid end to end, from their two CRCs and the second one's length, without the

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.fill;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.fill;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -7,6 +7,9 @@ import java.util.Arrays;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.runtime.placement.BodyCheck;
+import org.fanstore.runtime.placement.BodyIndex;
+import org.fanstore.runtime.placement.CorruptBodyException;
 
 /**
  * CRC32Cs of a pull file's bytes, summed while they land (the received bytes are still in the CPU's cache), so

@@ -1,7 +1,7 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.fill.source;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,18 +10,16 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.zip.CRC32C;
 import org.fanstore.prep.format.PartitionInfo;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 35: the runtime's one read of a partition. A partition swapped for a FIFO or /dev/zero after the
- * launcher's check is refused at once, naming it; no more than the manifest's bytes are read; a full local disk
- * names the target and the sizes (a real 64 KiB tmpfs; needs root to mount).
+ * The shared FS as a source: a partition swapped for a FIFO or /dev/zero after the launcher's check is refused at
+ * once, naming it; one of another size than the manifest's, or a missing one, is named with what to do; ranges read
+ * are the file's bytes.
  */
-class PartitionCopyTest {
+class SharedFsSourceTest {
     @TempDir
     Path dir;
 
@@ -30,8 +28,9 @@ class PartitionCopyTest {
     }
 
     private IOException refused(Path source, long bytes) {
+        SharedFsSource s = new SharedFsSource(dir, p -> info(bytes));
         return assertTimeoutPreemptively(Duration.ofSeconds(1), () -> assertThrows(IOException.class,
-                () -> PartitionCopy.copy(dir, info(bytes), source, dir.resolve("copy"), new CRC32C(), n -> { })));
+                () -> s.check(1)));
     }
 
     @Test
@@ -40,7 +39,6 @@ class PartitionCopyTest {
         assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
         IOException e = refused(fifo, 100);
         assertTrue(e.getMessage().contains(fifo + " is a FIFO (named pipe), not a regular file"), e.getMessage());
-        assertFalse(Files.exists(dir.resolve("copy")));
     }
 
     @Test
@@ -48,7 +46,6 @@ class PartitionCopyTest {
         Path link = Files.createSymbolicLink(dir.resolve("part-00001.fsp"), Path.of("/dev/zero"));
         IOException e = refused(link, 1L << 40);
         assertTrue(e.getMessage().contains("is a character device (a symlink to /dev/zero)"), e.getMessage());
-        assertFalse(Files.exists(dir.resolve("copy")));
     }
 
     @Test
@@ -56,25 +53,24 @@ class PartitionCopyTest {
         Path source = Files.write(dir.resolve("part-00001.fsp"), new byte[5000]);
         IOException e = refused(source, 4000);
         assertTrue(e.getMessage().contains("5000 bytes, the manifest says 4000 bytes"), e.getMessage());
-        assertFalse(Files.exists(dir.resolve("copy")));
     }
 
     @Test
-    void aFullLocalDiskNamesTheTargetAndTheSizes() throws Exception {
-        Path small = Files.createDirectories(dir.resolve("small"));
-        Process mount = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", small.toString())
-                .redirectErrorStream(true).start();
-        Assumptions.assumeTrue(mount.waitFor() == 0, "cannot mount a tmpfs here (needs root)");
-        try {
-            Path source = Files.write(dir.resolve("part-00001.fsp"), new byte[1 << 20]);
-            Path target = small.resolve("part-00001.fsp");
-            IOException e = assertThrows(IOException.class, () -> PartitionCopy.copy(dir, info(1 << 20), source,
-                    target, new CRC32C(), n -> { }));
-            assertTrue(e.getMessage().startsWith("copying partition part-00001.fsp (1048576 bytes) to " + target
-                    + " failed after ") && e.getMessage().contains("No space left on device")
-                    && e.getMessage().contains("bytes free there"), e.getMessage());
-        } finally {
-            new ProcessBuilder("umount", small.toString()).start().waitFor();
+    void aMissingPartitionIsNamedWithWhatToDo() {
+        IOException e = refused(dir.resolve("part-00001.fsp"), 10);
+        assertTrue(e.getMessage().contains("partition part-00001.fsp (listed in manifest") && e.getMessage()
+                .contains("is missing from " + dir + ": restore it or run fanstore prep again"), e.getMessage());
+    }
+
+    @Test
+    void rangesAreTheFilesBytes() throws Exception {
+        byte[] body = new byte[3 << 20];
+        new java.util.Random(5).nextBytes(body);
+        Files.write(dir.resolve("part-00001.fsp"), body);
+        try (SharedFsSource s = new SharedFsSource(dir, p -> info(body.length))) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            s.read(1, 1000, 2 << 20, java.nio.channels.Channels.newChannel(out), false);
+            assertArrayEquals(java.util.Arrays.copyOfRange(body, 1000, 1000 + (2 << 20)), out.toByteArray());
         }
     }
 }

@@ -1,0 +1,384 @@
+package org.fanstore.runtime.fill;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Decides which ranges of the partitions a node keeps move next, and from which source (README.md, "The
+ * scheduler"). Pure: state, events and the time passed in give the transfers to start; no thread, no I/O, no clock
+ * of its own, so every decision is reproducible in a table-driven test. Not thread-safe: {@link Fill} calls it
+ * holding its lock.
+ *
+ * <p>Invariants: a range is TODO, IN_FLIGHT or DONE; only {@link #next} moves TODO to IN_FLIGHT, only {@link #landed}
+ * moves IN_FLIGHT to DONE, and a failure puts it back to TODO. Each range has its position in its partition's source
+ * list; a foreground range that a source does not hold, and any range whose source failed, moves to the next one.
+ * A partition with no source left, or whose local file cannot take more bytes, is abandoned: nothing more of it
+ * starts, and readers stream it.
+ */
+public final class FillScheduler {
+    /** The source id of the partition files on the shared file system; peers are their ranks. */
+    public static final int SHARED_FS = -1;
+    private static final byte TODO = 0;
+    private static final byte IN_FLIGHT = 1;
+    private static final byte DONE = 2;
+
+    /**
+     * @param rangeBytes the unit of transfer (an MPJ eager message: see Fill)
+     * @param readAhead ranges started ahead of a reader reading small files of a partition in order
+     * @param retryNanos how long a background range a peer does not hold yet waits before it is asked again
+     * @param notHeldRetries background "not held" answers after which a partition's ranges go to its next source
+     */
+    public record Config(int rangeBytes, int readAhead, long retryNanos, int notHeldRetries) {
+    }
+
+    /** A partition the node keeps: its id (regular p, or -1-i for broadcast i), length and sources in order. */
+    public record Part(int id, long bytes, int[] sources) {
+    }
+
+    /** Ranges [range, range + count) of a partition, from one source, for a reader (foreground) or not. */
+    public record Transfer(int part, int range, int count, int source, boolean foreground) {
+    }
+
+    private final Config config;
+    private final Governor governor;
+    private final Map<Integer, State> parts = new LinkedHashMap<>();
+    /** Byte runs readers wait for: {part, offset, length}, oldest first. */
+    private final ArrayDeque<long[]> asks = new ArrayDeque<>();
+    /** Ranges due ahead of in-order readers: {part, range}. */
+    private final ArrayDeque<int[]> ahead = new ArrayDeque<>();
+    /** Per partition: {the range readers read last, the last range named ahead}. */
+    private final Map<Integer, int[]> marks = new HashMap<>();
+    private final Set<Integer> down = new HashSet<>();
+    private int foreground;
+    private int background;
+
+    public FillScheduler(Config config, Governor governor, List<Part> plan) {
+        this.config = config;
+        this.governor = governor;
+        for (Part p : plan) {
+            parts.put(p.id(), new State(p, config.rangeBytes()));
+        }
+    }
+
+    /** Whether partition p is being filled or complete here (kept and not abandoned). */
+    public boolean keeps(int p) {
+        State s = parts.get(p);
+        return s != null && !s.abandoned;
+    }
+
+    public boolean complete(int p) {
+        State s = parts.get(p);
+        return s != null && s.done == s.range.length;
+    }
+
+    /** Whether bytes [offset, offset + length) of p have all landed. */
+    public boolean covers(int p, long offset, long length) {
+        State s = parts.get(p);
+        if (s == null) {
+            return false;
+        }
+        for (int r = s.rangeOf(offset), last = s.rangeOf(offset + Math.max(length, 1) - 1); r <= last; r++) {
+            if (s.range[r] != DONE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The partition's sources in order, without the ones that failed: where a reader streams it from. */
+    public int[] sources(int p, int[] ifUnknown) {
+        State s = parts.get(p);
+        int[] all = s != null ? s.part.sources() : ifUnknown;
+        return java.util.Arrays.stream(all).filter(src -> !down.contains(src)).toArray();
+    }
+
+    /** Source is lost or stalled: not asked again for anything (a reader streaming from it found out). */
+    public void down(int source) {
+        if (source != SHARED_FS) {
+            down.add(source);
+        }
+    }
+
+    /** Whether source failed and is not asked again. */
+    public boolean isDown(int source) {
+        return down.contains(source);
+    }
+
+    /**
+     * A reader waits for bytes [offset, offset + length) of p: they go first. A reader of a small file (at most half
+     * a range) in the partition's order also has the {@link Config#readAhead} ranges after it made due; a larger
+     * read only moves the readers' mark, which orders the background.
+     */
+    public void want(int p, long offset, long length) {
+        State s = parts.get(p);
+        if (s == null || s.abandoned) {
+            return;
+        }
+        int first = s.rangeOf(offset);
+        int last = s.rangeOf(offset + Math.max(length, 1) - 1);
+        int[] mark = marks.computeIfAbsent(p, k -> new int[] {-2, -1});
+        if (length <= config.rangeBytes() / 2) {
+            boolean inOrder = first == mark[0] || first == mark[0] + 1;
+            int from = Math.max(mark[1], first) + 1;
+            int until = Math.min(s.range.length - 1, first + config.readAhead());
+            if (inOrder && from <= until) {
+                for (int r = from; r <= until; r++) {
+                    ahead.add(new int[] {p, r});
+                }
+                mark[1] = until;
+            }
+        }
+        mark[0] = last;
+        if (!covers(p, offset, length)) {
+            asks.add(new long[] {p, offset, length});
+        }
+    }
+
+    /**
+     * The transfers to start now, in the one fixed order: readers' asks, then ranges ahead of in-order readers, then
+     * the background (as the governor allows): the range nearest after where readers read, else the plan's order
+     * front to back, skipping a partition waiting to ask a peer again.
+     */
+    public List<Transfer> next(long now) {
+        List<Transfer> out = new ArrayList<>();
+        while (!asks.isEmpty()) {
+            long[] a = asks.peek();
+            State s = parts.get((int) a[0]);
+            int r = s == null || s.abandoned ? -1 : s.firstTodo(a[1], a[2]);
+            if (r < 0) {
+                asks.poll();
+                continue;
+            }
+            if (!governor.mayStartForeground(foreground)) {
+                return out;
+            }
+            out.add(start(s, r, s.rangeOf(a[1] + Math.max(a[2], 1) - 1), true));
+        }
+        for (int[] a; (a = ahead.peek()) != null; ) {
+            State s = parts.get(a[0]);
+            if (s == null || s.abandoned || s.range[a[1]] != TODO) {
+                ahead.poll();
+                continue;
+            }
+            if (!governor.mayStartForeground(foreground)) {
+                return out;
+            }
+            ahead.poll();
+            out.add(start(s, a[1], a[1], true));
+        }
+        while (true) {
+            int[] pick = nextBackground(now);
+            if (pick == null || !governor.mayStartBackground(background)) {
+                return out;
+            }
+            out.add(start(parts.get(pick[0]), pick[1], pick[1], false));
+        }
+    }
+
+    /** The earliest time after now a background range waits for (a retry of a peer), or Long.MAX_VALUE. */
+    public long wakeAt(long now) {
+        long at = Long.MAX_VALUE;
+        for (State s : parts.values()) {
+            if (!s.abandoned && s.notBefore > now && s.nextTodo() >= 0) {
+                at = Math.min(at, s.notBefore);
+            }
+        }
+        return at;
+    }
+
+    public void landed(Transfer t) {
+        State s = release(t);
+        for (int r = t.range(); r < t.range() + t.count(); r++) {
+            s.range[r] = DONE;
+            s.done++;
+        }
+    }
+
+    /**
+     * The transfer failed: its ranges start again from their next source; {@code sourceDown} means the source is
+     * not asked again for anything (a peer lost or stalled). Returns false when the partition has no source left
+     * and is abandoned now.
+     */
+    public boolean failed(Transfer t, boolean sourceDown) {
+        if (sourceDown && t.source() != SHARED_FS) {
+            down.add(t.source());
+        }
+        State s = release(t);
+        for (int r = t.range(); r < t.range() + t.count(); r++) {
+            s.range[r] = TODO;
+            s.sourceAt[r]++;
+        }
+        return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
+    }
+
+    /**
+     * The source answered that it does not hold those bytes (yet). A reader's ranges go to the next source at once;
+     * background ones wait {@link Config#retryNanos} and ask the same peer again, up to {@link
+     * Config#notHeldRetries} times per partition, then move on too.
+     */
+    public boolean notHeld(Transfer t, long now) {
+        State s = release(t);
+        boolean move = t.foreground() || ++s.notHeld > config.notHeldRetries();
+        for (int r = t.range(); r < t.range() + t.count(); r++) {
+            s.range[r] = TODO;
+            if (move) {
+                s.sourceAt[r]++;
+            }
+        }
+        if (!move) {
+            s.notBefore = now + config.retryNanos();
+        }
+        return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
+    }
+
+    /** Gives partition p up (its file cannot grow, or no source is left): readers stream it. False, always. */
+    public boolean abandon(int p) {
+        State s = parts.get(p);
+        if (s != null) {
+            s.abandoned = true;
+        }
+        return false;
+    }
+
+    /** Whether nothing more will start or land: every partition complete or abandoned, nothing in flight. */
+    public boolean finished() {
+        if (foreground + background > 0) {
+            return false;
+        }
+        for (State s : parts.values()) {
+            if (!s.abandoned && s.done < s.range.length) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public int inFlight() {
+        return foreground + background;
+    }
+
+    private State release(Transfer t) {
+        if (t.foreground()) {
+            foreground--;
+        } else {
+            background--;
+        }
+        return parts.get(t.part());
+    }
+
+    /** Starts the run of TODO ranges from r to at most last that share r's source. */
+    private Transfer start(State s, int r, int last, boolean forReader) {
+        int source = sourceOf(s, r);
+        if (source == Integer.MIN_VALUE) {
+            throw new IllegalStateException("partition " + s.part.id() + " range " + r + " has no source");
+        }
+        int n = 1;
+        while (r + n <= last && s.range[r + n] == TODO && sourceOf(s, r + n) == source) {
+            n++;
+        }
+        for (int i = r; i < r + n; i++) {
+            s.range[i] = IN_FLIGHT;
+        }
+        if (forReader) {
+            foreground++;
+        } else {
+            background++;
+        }
+        return new Transfer(s.part.id(), r, n, source, forReader);
+    }
+
+    /** Range r's source now: its next one in the partition's list that is not down, or MIN_VALUE if none is left. */
+    private int sourceOf(State s, int r) {
+        int[] sources = s.part.sources();
+        while (s.sourceAt[r] < sources.length && down.contains(sources[s.sourceAt[r]])) {
+            s.sourceAt[r]++;
+        }
+        return s.sourceAt[r] < sources.length ? sources[s.sourceAt[r]] : Integer.MIN_VALUE;
+    }
+
+    /** {part, range} for the background, or null: nearest after the readers' marks, else plan order. */
+    private int[] nextBackground(long now) {
+        int[] best = null;
+        int bestGap = Integer.MAX_VALUE;
+        for (Map.Entry<Integer, int[]> m : marks.entrySet()) {
+            State s = parts.get(m.getKey());
+            if (s == null || s.abandoned || now < s.notBefore || m.getValue()[0] < 0) {
+                continue;
+            }
+            for (int r = m.getValue()[0]; r < s.range.length && r - m.getValue()[0] < bestGap; r++) {
+                if (s.range[r] == TODO) {
+                    best = new int[] {s.part.id(), r};
+                    bestGap = r - m.getValue()[0];
+                    break;
+                }
+            }
+        }
+        if (best != null) {
+            return best;
+        }
+        for (State s : parts.values()) {
+            if (!s.abandoned && now >= s.notBefore) {
+                int r = s.nextTodo();
+                if (r >= 0) {
+                    return new int[] {s.part.id(), r};
+                }
+            }
+        }
+        return null;
+    }
+
+    private static final class State {
+        final Part part;
+        final byte[] range;
+        final byte[] sourceAt;
+        final int rangeBytes;
+        int done;
+        int nextBackground;
+        int notHeld;
+        long notBefore;
+        boolean abandoned;
+
+        State(Part part, int rangeBytes) {
+            this.part = part;
+            this.rangeBytes = rangeBytes;
+            int n = (int) Math.max(1, (part.bytes() + rangeBytes - 1) / rangeBytes);
+            this.range = new byte[n];
+            this.sourceAt = new byte[n];
+        }
+
+        int rangeOf(long offset) {
+            return (int) Math.max(0, Math.min(range.length - 1, offset / rangeBytes));
+        }
+
+        int firstTodo(long offset, long length) {
+            for (int r = rangeOf(offset), last = rangeOf(offset + Math.max(length, 1) - 1); r <= last; r++) {
+                if (range[r] == TODO) {
+                    return r;
+                }
+            }
+            return -1;
+        }
+
+        int nextTodo() {
+            while (nextBackground < range.length && range[nextBackground] != TODO) {
+                nextBackground++;
+            }
+            if (nextBackground < range.length) {
+                return nextBackground;
+            }
+            for (int r = 0; r < range.length; r++) {   // a failed range went back to TODO behind the front
+                if (range[r] == TODO) {
+                    nextBackground = r;
+                    return r;
+                }
+            }
+            return -1;
+        }
+    }
+}

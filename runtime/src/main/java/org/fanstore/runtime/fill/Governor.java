@@ -1,0 +1,84 @@
+package org.fanstore.runtime.fill;
+
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * Where background work gives way to readers, in one place (README.md, "Giving way to readers"): background transfers
+ * in flight are bounded, foreground ones start first and are bounded only by the readers waiting. Every decision is
+ * counted for --stats. The rule has no signal beyond the counts the scheduler passes in; docs/decisions/
+ * fill-governor.md says which signals were tried and why none stayed.
+ */
+public final class Governor {
+    /**
+     * @param backgroundInFlight background transfers at most in flight: stage-in and pulls (each one range)
+     * @param foregroundInFlight transfers readers wait for at most in flight (a reader's run counts once)
+     */
+    public record Config(int backgroundInFlight, int foregroundInFlight) {
+        /** The defaults: two background ranges keep a link or a shared FS busy; readers never wait behind more. */
+        public static final Config DEFAULT = new Config(2, 8);
+
+        public Config {
+            if (backgroundInFlight < 0 || foregroundInFlight < 1) {
+                throw new IllegalArgumentException("in-flight bounds must be >= 0 and >= 1");
+            }
+        }
+    }
+
+    private final Config config;
+    private final LongSupplier clock;
+    private final AtomicLong backgroundStarts = new AtomicLong();
+    private final AtomicLong backgroundHeld = new AtomicLong();
+    private final AtomicLong foregroundStarts = new AtomicLong();
+    private final AtomicLong foregroundHeld = new AtomicLong();
+
+    public Governor(Config config, LongSupplier clock) {
+        this.config = config;
+        this.clock = clock;
+    }
+
+    public Config config() {
+        return config;
+    }
+
+    public long now() {
+        return clock.getAsLong();
+    }
+
+    /** Whether a background transfer may start with {@code inFlight} already running; counts the answer. */
+    boolean mayStartBackground(int inFlight) {
+        if (inFlight < config.backgroundInFlight()) {
+            backgroundStarts.incrementAndGet();
+            return true;
+        }
+        backgroundHeld.incrementAndGet();
+        return false;
+    }
+
+    /** Whether a transfer a reader waits for may start with {@code inFlight} such transfers running. */
+    boolean mayStartForeground(int inFlight) {
+        if (inFlight < config.foregroundInFlight()) {
+            foregroundStarts.incrementAndGet();
+            return true;
+        }
+        foregroundHeld.incrementAndGet();
+        return false;
+    }
+
+    public long backgroundStarts() {
+        return backgroundStarts.get();
+    }
+
+    /** Times a background transfer waited because {@link Config#backgroundInFlight} were running. */
+    public long backgroundHeld() {
+        return backgroundHeld.get();
+    }
+
+    public long foregroundStarts() {
+        return foregroundStarts.get();
+    }
+
+    public long foregroundHeld() {
+        return foregroundHeld.get();
+    }
+}

@@ -1,0 +1,41 @@
+package org.fanstore.runtime.fill.source;
+
+import java.io.IOException;
+import java.nio.channels.WritableByteChannel;
+
+/**
+ * Where bytes of a partition file can be read from: the shared file system, a peer, later an object store (range
+ * reads all). Thread-safe: transfers of several ranges run at once.
+ */
+public interface RangeSource {
+    /** How the statistics and the log name this source: "sharedfs", "peer". */
+    String kind();
+
+    /**
+     * Writes bytes [position, position + length) of partition p (id: regular p, or -1-i for broadcast i) to sink.
+     *
+     * @param forReader a reader waits for these bytes (a peer serves them ahead of background ranges)
+     * @throws NotHeldException when the source does not hold those bytes (yet): ask the next one
+     * @throws SourceDownException when the source is lost or stalled: do not ask it again
+     * @throws IOException any other failure, with a message naming what failed (a file, a rank)
+     */
+    void read(int p, long position, long length, WritableByteChannel sink, boolean forReader) throws IOException;
+
+    /** The source does not hold the bytes asked for (yet). */
+    final class NotHeldException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public NotHeldException(String message) {
+            super(message);
+        }
+    }
+
+    /** The source is lost or stalled for the rest of the job. */
+    final class SourceDownException extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public SourceDownException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+}
