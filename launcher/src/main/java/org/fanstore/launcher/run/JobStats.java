@@ -26,7 +26,7 @@ import org.fanstore.runtime.stats.RemoteStage;
  * {@link #SCHEMA_VERSION} (a change that renames or re-means a field bumps it; new fields do not).
  */
 final class JobStats {
-    static final int SCHEMA_VERSION = 1;
+    static final int SCHEMA_VERSION = 2;
 
     private final SortedMap<Integer, Map<String, String>> ranks = new TreeMap<>();
 
@@ -63,10 +63,30 @@ final class JobStats {
         String p99 = Arrays.stream(viaRuntime).sum() == 0 ? "no opens via runtime"
                 : "p99 open via runtime " + LatencyHistogram.percentile(viaRuntime, 0.99) / 1000 + " us";
         String who = ranks.size() == worldSize ? worldSize + " ranks" : ranks.size() + " of " + worldSize + " ranks";
+        @SuppressWarnings("unchecked")
+        Map<String, Long> fill = (Map<String, Long>) t.get("fill");
+        long first = (Long) t.get("first_byte_ms");
         return String.format(Locale.ROOT,
                 "fanstore: %s, %d opens (%s local, %s cache hits, %s remote), %s opened, %s,"
-                        + " load %.1f s", who, all, pct(local, all), pct(cache, all), pct(remote, all),
-                ReadyLine.human(read), p99, maxOf("load_ms") / 1000.0);
+                        + " load %.1f s, first byte %s; bytes from local %s, peers %s, shared FS %s; kept %s of %s"
+                        + " planned", who, all, pct(local, all), pct(cache, all), pct(remote, all),
+                ReadyLine.human(read), p99, maxOf("load_ms") / 1000.0,
+                first < 0 ? "none" : String.format(Locale.ROOT, "%.2f s", first / 1000.0),
+                ReadyLine.human(fill.get("bytes_from_local")), ReadyLine.human(fill.get("bytes_from_peer")),
+                ReadyLine.human(fill.get("bytes_from_sharedfs")), ReadyLine.human(fill.get("bytes_local")),
+                ReadyLine.human(fill.get("bytes_planned")));
+    }
+
+    /** The earliest first byte of any rank (ms from its start), or -1 when no rank answered an open. */
+    private long firstByte() {
+        long first = -1;
+        for (Map<String, String> f : ranks.values()) {
+            long v = num(f, "first_byte_ms");
+            if (v >= 0 && (first < 0 || v < first)) {
+                first = v;
+            }
+        }
+        return first;
     }
 
     /** Writes the JSON document to {@code file} (atomically: a reader never sees half of it). */
@@ -102,10 +122,8 @@ final class JobStats {
         r.put("shim_counters", num(f, "shim_counters") == 1);
         r.put("opens", opens(f));
         r.put("bytes", bytes(f));
-        Map<String, Object> pull = new LinkedHashMap<>();
-        pull.put("enabled", num(f, "prefetch") == 1);
-        pull.putAll(prefetch(f));
-        r.put("prefetch", pull);
+        r.put("first_byte_ms", num(f, "first_byte_ms"));
+        r.put("fill", fill(f));
         Map<String, Object> latency = new LinkedHashMap<>();
         for (OpenKind k : OpenKind.values()) {
             latency.put(k.key(), latency(histogram(f, k)));
@@ -152,10 +170,19 @@ final class JobStats {
         return b;
     }
 
-    private static Map<String, Long> prefetch(Map<String, String> f) {
+    /** Where the bytes came from, how far the fill got, and what the governor decided (runtime/fill). */
+    private static Map<String, Long> fill(Map<String, String> f) {
         Map<String, Long> p = new LinkedHashMap<>();
-        for (String k : new String[] {"partitions_planned", "partitions_pulled", "bytes_planned", "bytes_pulled"}) {
-            p.put(k, num(f, "prefetch_" + k));
+        for (String k : new String[] {"bytes_from_local", "bytes_from_peer", "bytes_from_sharedfs"}) {
+            p.put(k, num(f, k));
+        }
+        for (String k : new String[] {"partitions_planned", "partitions_local", "bytes_planned", "bytes_local",
+                "ms"}) {
+            p.put(k, num(f, "fill_" + k));
+        }
+        for (String k : new String[] {"background_starts", "background_held", "foreground_starts",
+                "foreground_held"}) {
+            p.put("governor_" + k, num(f, "governor_" + k));
         }
         return p;
     }
@@ -230,13 +257,16 @@ final class JobStats {
         for (Map<String, String> f : ranks.values()) {
             o.add(opens(f));
             b.add(bytes(f));
-            p.add(prefetch(f));
+            p.add(fill(f));
             c.add(cache(f));
             wait += num(f, "runtime_wait_us");
         }
         t.put("opens", sum(o, opens(Map.of())));
         t.put("bytes", sum(b, bytes(Map.of())));
-        t.put("prefetch", sum(p, prefetch(Map.of())));
+        Map<String, Long> filled = sum(p, fill(Map.of()));
+        filled.put("ms", maxOf("fill_ms"));
+        t.put("fill", filled);
+        t.put("first_byte_ms", firstByte());
         Map<String, Object> latency = new LinkedHashMap<>();
         for (OpenKind k : OpenKind.values()) {
             latency.put(k.key(), latency(merged(k)));

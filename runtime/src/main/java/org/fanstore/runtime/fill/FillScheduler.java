@@ -214,6 +214,7 @@ public final class FillScheduler {
             s.range[r] = TODO;
             s.sourceAt[r]++;
         }
+        again(s, t);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
     }
 
@@ -234,7 +235,17 @@ public final class FillScheduler {
         if (!move) {
             s.notBefore = now + config.retryNanos();
         }
+        again(s, t);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
+    }
+
+    /** A transfer's ranges are TODO again: the background front goes back to them, and a reader's asks again. */
+    private void again(State s, Transfer t) {
+        s.nextBackground = Math.min(s.nextBackground, t.range());
+        if (t.foreground()) {
+            asks.addFirst(new long[] {t.part(), (long) t.range() * config.rangeBytes(),
+                    (long) t.count() * config.rangeBytes()});
+        }
     }
 
     /** Gives partition p up (its file cannot grow, or no source is left): readers stream it. False, always. */

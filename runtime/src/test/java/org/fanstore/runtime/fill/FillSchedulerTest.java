@@ -1,0 +1,155 @@
+package org.fanstore.runtime.fill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.fanstore.runtime.fill.FillScheduler.Part;
+import org.fanstore.runtime.fill.FillScheduler.Transfer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scheduler as a table: a plan, a script of events, and the transfers each {@code next} must return. Ranges are
+ * 100 bytes; partition 0 is the rank's own (shared FS only), partition 1 a peer's (rank 1, then the shared FS).
+ * Transfers are written "part:range+count@source/f|b" (source -1 is the shared FS, f = foreground).
+ */
+class FillSchedulerTest {
+    private static final int FS = FillScheduler.SHARED_FS;
+    private static final FillScheduler.Config CONFIG = new FillScheduler.Config(100, 2, 50, 2);
+
+    private static FillScheduler scheduler(int background) {
+        Governor g = new Governor(new Governor.Config(background, 8), () -> 0);
+        return new FillScheduler(CONFIG, g, List.of(new Part(0, 400, new int[] {FS}),
+                new Part(1, 300, new int[] {1, FS})));
+    }
+
+    static Stream<Arguments> scripts() {
+        return Stream.of(
+                // background alone: the plan's order front to back, bounded by the governor
+                Arguments.of("background in plan order, two in flight", 2, new String[] {
+                    "next -> 0:0+1@-1/b 0:1+1@-1/b",
+                    "next ->",
+                    "land 0:0+1@-1/b",
+                    "next -> 0:2+1@-1/b"}),
+                // a reader's ask goes before the background, as one run of its ranges
+                Arguments.of("a reader's ask first, as one run", 1, new String[] {
+                    "want 1 50 200",
+                    "next -> 1:0+3@1/f 0:0+1@-1/b"}),
+                // a small in-order read marks the ranges ahead; they start as foreground after the ask
+                Arguments.of("read-ahead after two in-order reads", 0, new String[] {
+                    "want 0 0 10",
+                    "next -> 0:0+1@-1/f",
+                    "land 0:0+1@-1/f",
+                    "want 0 100 10",
+                    "next -> 0:1+1@-1/f 0:2+1@-1/f 0:3+1@-1/f"}),
+                // a foreground "not held" goes to the next source at once
+                Arguments.of("not held: a reader's range moves to the shared FS", 0, new String[] {
+                    "want 1 0 10",
+                    "next -> 1:0+1@1/f",
+                    "notheld 1:0+1@1/f 0",
+                    "next -> 1:0+1@-1/f"}),
+                // a background "not held" waits, then asks the same peer; after the retries, the next source
+                Arguments.of("not held: background retries the peer, then moves on", 1, new String[] {
+                    "land-all 0",
+                    "next -> 1:1+1@1/b",
+                    "notheld 1:1+1@1/b 0",
+                    "next@10 ->",
+                    "next@60 -> 1:1+1@1/b",
+                    "notheld 1:1+1@1/b 60",
+                    "next@200 -> 1:1+1@1/b",
+                    "notheld 1:1+1@1/b 200",
+                    "next@300 -> 1:1+1@-1/b"}),
+                // a peer that failed is not asked again, for any partition
+                Arguments.of("a lost peer: the shared FS serves the range", 0, new String[] {
+                    "want 1 0 250",
+                    "next -> 1:0+3@1/f",
+                    "down 1:0+3@1/f",
+                    "want 1 0 250",
+                    "next -> 1:0+3@-1/f"}));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("scripts")
+    void followsTheScript(String name, int background, String[] script) {
+        FillScheduler s = scheduler(background);
+        for (String step : script) {
+            String[] w = step.split(" ");
+            switch (w[0]) {
+                case "want" -> s.want(Integer.parseInt(w[1]), Long.parseLong(w[2]), Long.parseLong(w[3]));
+                case "land" -> s.landed(parse(w[1]));
+                case "land-all" -> landAll(s, Integer.parseInt(w[1]));
+                case "notheld" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]));
+                case "down" -> s.failed(parse(w[1]), true);
+                default -> {
+                    long now = w[0].contains("@") ? Long.parseLong(w[0].substring(w[0].indexOf('@') + 1)) : 0;
+                    List<String> got = new ArrayList<>();
+                    s.next(now).forEach(t -> got.add(format(t)));
+                    List<String> want = new ArrayList<>();
+                    for (int i = 2; i < w.length; i++) {
+                        want.add(w[i]);
+                    }
+                    assertEquals(want, got, step);
+                }
+            }
+        }
+    }
+
+    /** Lands every range of partition p through a foreground ask, and whatever background started beside it. */
+    private static void landAll(FillScheduler s, int p) {
+        s.want(p, 0, 1 << 20);
+        for (Transfer t : s.next(0)) {
+            s.landed(t);
+        }
+        assertTrue(s.complete(p));
+    }
+
+    @Test
+    void aPartitionWithNoSourceLeftIsAbandonedAndNothingMoreStarts() {
+        FillScheduler s = scheduler(0);
+        s.want(0, 0, 10);
+        Transfer t = s.next(0).get(0);
+        assertFalse(s.failed(t, false), "the shared FS was its only source");
+        assertFalse(s.keeps(0));
+        s.want(0, 0, 10);
+        assertEquals(List.of(), s.next(0));
+        assertTrue(s.keeps(1));
+    }
+
+    @Test
+    void coversOnlyLandedRangesAndFinishesWhenAllLanded() {
+        FillScheduler s = scheduler(8);
+        List<Transfer> all = s.next(0);
+        assertEquals(7, all.size());
+        assertFalse(s.covers(0, 0, 1));
+        all.forEach(s::landed);
+        assertTrue(s.covers(0, 0, 400) && s.covers(1, 299, 1));
+        assertTrue(s.finished());
+    }
+
+    @Test
+    void governorCountsItsDecisions() {
+        Governor g = new Governor(new Governor.Config(1, 1), () -> 0);
+        FillScheduler s = new FillScheduler(CONFIG, g, List.of(new Part(0, 400, new int[] {FS})));
+        s.want(0, 0, 10);
+        s.want(0, 300, 10);
+        assertEquals(1, s.next(0).size(), "one foreground slot: the second ask waits, and no background starts");
+        assertEquals(1, g.foregroundStarts());
+        assertEquals(1, g.foregroundHeld());
+    }
+
+    private static String format(Transfer t) {
+        return t.part() + ":" + t.range() + "+" + t.count() + "@" + t.source() + "/" + (t.foreground() ? "f" : "b");
+    }
+
+    private static Transfer parse(String s) {
+        String[] a = s.split("[:+@/]");
+        return new Transfer(Integer.parseInt(a[0]), Integer.parseInt(a[1]), Integer.parseInt(a[2]),
+                Integer.parseInt(a[3]), a[4].equals("f"));
+    }
+}
