@@ -190,7 +190,7 @@ final class NodeRuntime implements AutoCloseable {
             }
         }
         fill = new Fill(plan, new Governor(Governor.Config.DEFAULT, System::nanoTime), sources, local, partsDir,
-                bodies, check, capacity, config.rank(), config.verbose());
+                bodies, check, capacity, config.rank(), config.verbose(), RankDirectory.PREFETCHED.in(config.shmDir()));
         local.attach(fill);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
                 table.entryCount(), MaterializedCache.LOCAL_MIN_BYTES);

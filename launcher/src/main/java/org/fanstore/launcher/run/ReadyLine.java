@@ -37,10 +37,20 @@ final class ReadyLine {
         long files = first.getOrDefault("files", 0L);
         long entries = Math.max(1, first.getOrDefault("entries", files));
         long metaBytes = first.getOrDefault("meta_bytes", 0L);
+        long local = Long.MAX_VALUE;
+        long peers = 0;
+        long shared = 0;
+        for (String line : readyByRank.values()) {
+            Map<String, Long> f = parse(line);
+            local = Math.min(local, f.getOrDefault("local_bytes", 0L));
+            peers = Math.max(peers, f.getOrDefault("peer_bytes", 0L));
+            shared = Math.max(shared, f.getOrDefault("sharedfs_bytes", 0L));
+        }
         return String.format(Locale.ROOT,
-                "fanstore: ready: %d ranks, %d files, %s, loaded in %.1f s (%.1f s wall), %d B/file of metadata",
+                "fanstore: ready: %d ranks, %d files, %s, loaded in %.1f s (%.1f s wall), %d B/file of metadata;"
+                        + " each node keeps %s locally (filling now), reads %s from peers and %s from the shared FS",
                 worldSize, files, human(first.getOrDefault("bytes", 0L)), slowestLoadMs / 1000.0, wallSeconds,
-                metaBytes / entries);
+                metaBytes / entries, local == Long.MAX_VALUE ? "0 B" : human(local), human(peers), human(shared));
     }
 
     static String human(long bytes) {

@@ -81,9 +81,9 @@ public final class RunCommand implements Callable<Integer> {
     String unpack;
 
     @Option(names = "--prefetch", paramLabel = "on|off", defaultValue = "on",
-            description = "after ready, copy the partitions other ranks hold to local storage in the "
-                    + "background (large transfers, yielding to readers' fetches), so later epochs read "
-                    + "everything locally")
+            description = "keep the partitions other ranks hold on local storage too, as room allows "
+                    + "(filled in the background after each node's own, readers first), so later epochs read "
+                    + "them locally")
     String prefetch;
 
     @Option(names = "--table-load", paramLabel = "broadcast|read", defaultValue = "broadcast",
@@ -92,9 +92,9 @@ public final class RunCommand implements Callable<Integer> {
     String tableLoad;
 
     @Option(names = "--local-capacity", paramLabel = "SIZE", defaultValue = "auto",
-            description = "most bytes prefetched partitions may take per node: 500M, 20G, 50%% (of the local "
-                    + "file system) or auto (default: its free space minus max(10%%, 1 GiB), checked "
-                    + "before each partition)")
+            description = "most bytes of partitions a node keeps: 500M, 20G, 50%% (of the local file system) "
+                    + "or auto (default: its free space at start minus 10%% of its size); the rest is read "
+                    + "from peers or the shared FS on each access")
     String localCapacity;
 
     @Option(names = "--grace", paramLabel = "SECONDS", defaultValue = "10",

@@ -220,17 +220,19 @@ class FaultsTest {
     }
 
     /**
-     * Item 5: a peer stopped (SIGSTOP) while a reader needs it: the fetch gives up after its bound, and the job
-     * fails naming the rank instead of going on with an unusable MPJ world and exiting 0.
+     * Item 5: a peer stopped (SIGSTOP) while a reader needs it: after the peer's stall bound (3 s) the shared FS
+     * serves its files, every byte right, and the job ends normally once the peer is resumed.
      */
     @Test
-    void aStoppedPeerFailsTheJobNamingItInsteadOfExitingZero() throws Exception {
+    void aStoppedPeerIsReadAroundFromTheSharedFileSystem() throws Exception {
         String job = "tstop" + System.nanoTime();
         Path go = work.resolve(job + ".go");
         Path done = work.resolve(job + ".done");
+        Path src = work.resolve("src/ds/a");
         Job j = Job.start(job, List.of("--ranks", "2", "--prefetch", "off"), "if [ $FANSTORE_RANK = 0 ]; then"
                 + " while [ ! -e " + go + " ]; do sleep 0.1; done;"
-                + " for i in $(seq 0 " + (FILES - 1) + "); do cat /fanstore/ds/a/f$i.txt; done >/dev/null 2>&1;"
+                + " for i in $(seq 0 " + (FILES - 1) + "); do cmp /fanstore/ds/a/f$i.txt " + src + "/f$i.txt"
+                + " || echo MISMATCH $i >&2; done;"
                 + " touch " + done + "; else while [ ! -e " + done + " ]; do sleep 0.1; done; fi; exit 0");
         ProcessHandle rank1 = null;
         try {
@@ -240,13 +242,15 @@ class FaultsTest {
             assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(rank1.pid())).start().waitFor());
             long t0 = System.nanoTime();
             Files.createFile(go);
-            assertTrue(j.launcher.waitFor(45, TimeUnit.SECONDS), () -> "job still running 45 s after rank 1 stopped:\n"
-                    + j.stderr() + "\n" + survivors(job));
+            Await.until(Duration.ofSeconds(45), () -> Files.exists(done), "rank 0's reads of a stopped peer's files");
             double seconds = (System.nanoTime() - t0) / 1e9;
-            assertEquals(JobSupervisor.EXIT_RANK_FAILED, j.launcher.exitValue(), j.stderr());
-            assertTrue(j.stderr().contains("rank 1 did not answer"), j.stderr());
+            new ProcessBuilder("kill", "-CONT", Long.toString(rank1.pid())).start().waitFor();
+            assertTrue(j.launcher.waitFor(60, TimeUnit.SECONDS), () -> "job still running:\n" + j.stderr());
+            assertEquals(0, j.launcher.exitValue(), j.stderr());
+            assertFalse(j.stderr().contains("MISMATCH"), j.stderr());
+            assertTrue(seconds < 20, "reads took " + seconds + " s");
             assertTrue(gone(job), "directories left behind");
-            System.out.printf("rank 1 stopped: job failed after %.1f s%n", seconds);
+            System.out.printf("rank 1 stopped: rank 0 read every file in %.1f s%n", seconds);
         } finally {
             if (rank1 != null && rank1.isAlive()) {
                 new ProcessBuilder("kill", "-CONT", Long.toString(rank1.pid())).start().waitFor();
@@ -256,22 +260,21 @@ class FaultsTest {
     }
 
     /**
-     * Item 6: a local directory too small for the rank's partitions is refused before copying, with the
-     * directory, the bytes needed and available, and what to do (a real 256 KiB tmpfs; needs root to mount).
+     * Item 6: a local directory too small for the rank's partitions: the job runs, keeps what fits (nothing, on a
+     * 256 KiB tmpfs) and reads the rest from the shared FS; every byte right, nothing left behind.
      */
     @Test
-    void aLocalDiskTooSmallIsRefusedBeforeLoadingNamingTheBytes() throws Exception {
+    void aLocalDiskTooSmallKeepsWhatFitsAndReadsTheRestFromTheSharedFs() throws Exception {
         Path big = bigDataset();
         Path small = smallDisk("small-disk", "256k");
         try {
             String job = "tspace" + System.nanoTime();
+            Path src = work.resolve("src-big/big");
             FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 120, "run",
-                    "--data", big.toString(), "--local-dir", small.toString(), "--", "true");
-            assertEquals(JobSupervisor.EXIT_RANK_FAILED, r.status(), r.stderr());
-            String rankDir = RankDirectory.JOB_ROOT.in(small, JobLayout.currentUid(), job).toString();
-            assertTrue(r.stderr().contains("not enough space in " + rankDir), r.stderr());
-            assertTrue(r.stderr().matches("(?s).*needs 1\\d{6} bytes .*, \\d+ bytes .* available.*--local-dir.*"),
-                    r.stderr());
+                    "--data", big.toString(), "--local-dir", small.toString(), "--", "sh", "-c",
+                    "cd /fanstore/big && for f in $(find . -type f); do cmp $f " + src + "/$f || exit 1; done");
+            assertEquals(0, r.status(), r.stderr());
+            assertTrue(r.stderr().contains("each node keeps 0 B locally"), r.stderr());
             assertFalse(r.stderr().contains("Exception"), r.stderr());
             try (var left = Files.list(small)) {
                 assertEquals(0, left.count(), "nothing left on the small disk");

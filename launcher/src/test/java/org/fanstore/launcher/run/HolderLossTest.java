@@ -13,18 +13,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A holder lost while the default configuration pulls from it (issue 8: "a fetch that loses its holder
- * mid-transfer: the next holder serves it, or EIO within the deadline"). Rank 1 is stopped (SIGSTOP: its
- * process and sockets stay, it just never answers) right after ready, while rank 0's background pull of rank 1's
- * partitions is in flight and rank 0's reader then rides that pull for every file rank 1 holds. With no replica
- * there is no next holder, so: every read either returns the source's exact bytes or fails, none hangs past the
- * fetch deadline, and the job fails naming rank 1. The prefetch-off twin of this case is in FaultsTest.
+ * A peer lost mid-transfer (issue 33: "the next source, the shared FS included, serves the range, so readers see no
+ * error while a source remains"). Rank 1 is stopped (SIGSTOP: its process and sockets stay, it just never answers)
+ * right after ready, while rank 0's fill of rank 1's partitions asks it for ranges and rank 0's reader waits for
+ * every file rank 1 holds. After the peer's stall bound the shared FS serves those ranges: every read returns the
+ * source's exact bytes (SHA-256), and once rank 1 is resumed the job ends normally. The prefetch-off twin of this
+ * case is in FaultsTest.
  */
 class HolderLossTest {
     /** Rank 1 holds half: 128 MiB, which the pull needs well over the ~0.1 s between ready and the stop. */
@@ -53,7 +52,7 @@ class HolderLossTest {
     }
 
     @Test
-    void aHolderStoppedDuringThePullFailsTheJobWithinTheDeadlineAndNoReadGetsWrongBytes() throws Exception {
+    void aHolderStoppedDuringTheFillIsReadAroundFromTheSharedFsAndEveryByteIsRight() throws Exception {
         String job = "thold" + System.nanoTime();
         Path go = work.resolve(job + ".go");
         Path done = work.resolve(job + ".done");
@@ -90,23 +89,18 @@ class HolderLossTest {
                 assertEquals(SHA256.get(hashAndPath[1]), hashAndPath[0], "wrong bytes in " + hashAndPath[1]);
                 good++;
             }
-            if (j.launcher.isAlive() && Files.exists(done) && failed == 0) {
-                // The pull had every byte of rank 1 before the stop landed: nothing here tested a lost holder.
-                new ProcessBuilder("kill", "-CONT", Long.toString(rank1.pid())).start().waitFor();
-                assertTrue(j.launcher.waitFor(60, TimeUnit.SECONDS), j.stderr());
-                Assumptions.abort("rank 0 had pulled all of rank 1's partitions before the stop (" + good
-                        + " files read right); the machine was faster than the test assumes");
-            }
-            assertTrue(j.launcher.waitFor(60, TimeUnit.SECONDS), () -> "job still running after the reader failed:\n"
-                    + j.stderr());
+            assertTrue(Files.exists(done), () -> "the reader did not finish:\n" + j.stderr());
             double seconds = (System.nanoTime() - stopped) / 1e9;
-            assertEquals(JobSupervisor.EXIT_RANK_FAILED, j.launcher.exitValue(), j.stderr());
-            assertTrue(j.stderr().contains("rank 1 did not answer"), j.stderr());
-            // the fetch deadline (20 s) plus the teardown, not the collective timeout nor a hang
-            assertTrue(seconds < 45, "the job took " + seconds + " s to fail after rank 1 stopped");
+            assertEquals(0, failed, read);
+            assertEquals(FILES, good, read);
+            new ProcessBuilder("kill", "-CONT", Long.toString(rank1.pid())).start().waitFor();
+            assertTrue(j.launcher.waitFor(60, TimeUnit.SECONDS), () -> "job still running after the reader ended:\n"
+                    + j.stderr());
+            assertEquals(0, j.launcher.exitValue(), j.stderr());
+            // one stall bound (3 s) on the stopped peer, then the shared FS; never the fetch timeout per file
+            assertTrue(seconds < 30, "the reads took " + seconds + " s after rank 1 stopped");
             assertTrue(FaultsTest.gone(job, work), "directories left behind");
-            System.out.printf("holder stopped during the pull: %d files read right, %d failed, job failed after"
-                    + " %.1f s%n", good, failed, seconds);
+            System.out.printf("holder stopped during the fill: %d files read right in %.1f s%n", good, seconds);
         } finally {
             if (rank1 != null && rank1.isAlive()) {
                 new ProcessBuilder("kill", "-CONT", Long.toString(rank1.pid())).start().waitFor();

@@ -75,7 +75,7 @@ class MessagesTest {
         assertEquals(0, r.status());
         assertFalse(r.stdout().contains("WARN") || r.stderr().contains("WARN"), r.stdout() + r.stderr());
         // Every description line is either an option line or a continuation that picocli wrapped itself.
-        assertTrue(r.stdout().contains("--local-capacity=SIZE  most bytes prefetched partitions may take per"),
+        assertTrue(r.stdout().contains("--local-capacity=SIZE  most bytes of partitions a node keeps"),
                 r.stdout());
         for (String line : r.stdout().split("\n")) {
             assertTrue(line.length() <= 80, "longer than the terminal: " + line);

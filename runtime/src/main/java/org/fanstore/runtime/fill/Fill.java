@@ -64,6 +64,7 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
     private final BodyCheck check;
     private final int rank;
     private final boolean verbose;
+    private final Path doneMarker;
     private final long capacity;
     private final Map<Integer, int[]> entriesOf;
     private final Object lock = new Object();
@@ -87,9 +88,12 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
      * @param sources by source id: {@link FillScheduler#SHARED_FS}, and every peer rank
      * @param capacity the --local-capacity bytes the plan was made with (extras such as decoded copies come out of
      *                 what the plan leaves)
+     * @param doneMarker written when the fill has ended (partitions kept of planned, bytes, seconds): scripts and
+     *                   tests wait for it (runtime/layout/README.md, "prefetched")
      */
     public Fill(KeepPlan plan, Governor governor, Map<Integer, RangeSource> sources, LocalPartitions local,
-                Path partsDir, BodyIndex bodies, BodyCheck check, long capacity, int rank, boolean verbose) {
+                Path partsDir, BodyIndex bodies, BodyCheck check, long capacity, int rank, boolean verbose,
+                Path doneMarker) {
         this.plan = plan;
         this.governor = governor;
         this.scheduler = new FillScheduler(SCHEDULE, governor, plan.kept());
@@ -101,6 +105,7 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
         this.capacity = capacity;
         this.rank = rank;
         this.verbose = verbose;
+        this.doneMarker = doneMarker;
         for (String k : KINDS) {
             bytesFrom.put(k, new LongAdder());
         }
@@ -192,11 +197,26 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
                     + "; files are read from their sources on each open");
         }
         finishedNanos = System.nanoTime() - started;
+        if (!stopping) {
+            writeMarker();
+        }
         if (verbose && !stopping) {
             System.err.printf("fanstore rank %d: fill done in %.1f s: %d of %d kept partitions local (%.0f MiB);"
                     + " %.0f MiB from peers, %.0f MiB from the shared FS%n", rank, finishedNanos / 1e9, completed,
                     plan.kept().size(), completedBytes / 1048576.0, bytesFrom("peer") / 1048576.0,
                     bytesFrom("sharedfs") / 1048576.0);
+        }
+    }
+
+    private void writeMarker() {
+        try {
+            Path tmp = doneMarker.resolveSibling(doneMarker.getFileName() + ".tmp");
+            String line = String.format("partitions=%d of=%d bytes=%d seconds=%.3f%n", completed, plan.kept().size(),
+                    completedBytes, finishedNanos / 1e9);
+            Files.writeString(tmp, line, java.nio.charset.StandardCharsets.US_ASCII);
+            Files.move(tmp, doneMarker, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            System.err.println("fanstore rank " + rank + ": cannot write " + doneMarker + ": " + e.getMessage());
         }
     }
 
