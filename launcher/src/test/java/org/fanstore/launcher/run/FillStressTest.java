@@ -15,6 +15,8 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.fanstore.prep.format.Manifest;
 import org.junit.jupiter.api.AfterAll;
@@ -184,10 +186,11 @@ class FillStressTest {
         List<FillReader.Result> results = FillReader.assertAllPerfect(out, PROCS * ranks, FILES + LARGE, context);
         assertEquals(0, r.status(), context);
         long slowest = results.stream().mapToLong(FillReader.Result::maxMillis).max().orElse(0);
+        Matcher ready = Pattern.compile("fanstore: ready: .*").matcher(r.stderr());
         System.out.printf("fill stress round %d, %d rank(s), %s%s: %d readers x %d files right in %.1f s (job),"
-                + " slowest file %d ms, most partition bytes kept by a rank %.1f MiB%n", round, ranks, compress,
+                + " slowest file %d ms, most partition bytes kept by a rank %.1f MiB; %s%n", round, ranks, compress,
                 capacity == null ? "" : ", capacity " + capacity, results.size(), FILES + LARGE, r.millis() / 1e3,
-                slowest, kept.peak() / 1048576.0);
+                slowest, kept.peak() / 1048576.0, ready.find() ? ready.group() : "no ready line");
         if (capacity != null) {
             assertTrue(kept.peak() > 0, "no partition copy seen under " + kept.root + "\n" + context);
             assertTrue(kept.peak() <= capacity, "a rank kept " + kept.peak() + " bytes of partitions, more than"

@@ -301,25 +301,26 @@ class ServeAtOnceTest {
         String script = """
                 import json, sys
                 d = json.load(open(sys.argv[1]))
+                ABSENT = object()
                 def find(o, key):
                     if isinstance(o, dict):
                         if key in o:
                             return o[key]
                         for v in o.values():
                             got = find(v, key)
-                            if got is not None:
+                            if got is not ABSENT:
                                 return got
                     elif isinstance(o, list):
                         for v in o:
                             got = find(v, key)
-                            if got is not None:
+                            if got is not ABSENT:
                                 return got
-                    return None
+                    return ABSENT
                 print("job wall_ms", int(d["job"]["wall_s"] * 1000))
                 for r in d["ranks"]:
                     for k in ("first_byte_ms", "bytes_from_local", "bytes_from_peer", "bytes_from_sharedfs"):
                         v = find(r, k)
-                        print(r["rank"], k, "MISSING" if v is None else json.dumps(v).replace(" ", ""))
+                        print(r["rank"], k, "MISSING" if v is ABSENT else json.dumps(v).replace(" ", ""))
                 """;
         Process py = new ProcessBuilder("/usr/bin/python3", "-c", script, json.toString()).redirectErrorStream(true)
                 .start();
