@@ -82,8 +82,10 @@ class StatsJobTest {
         Path json = work.resolve("stats.json");
         FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID",
                 "tstats" + System.nanoTime()), 180, "run", "--ranks", "2", "--data", data.toString(), "--prefetch",
-                "off", "--local-dir", work.toString(), "--stats", json.toString(), "--", reader.toString(), "read",
-                "1", list.toString(), "1"));
+                "off", "--local-dir", work.toString(), "--stats", json.toString(), "--", "sh", "-c",
+                // after the fill of each rank's own share: every own file is then a local open
+                "while [ ! -e \"$FANSTORE_SHM_DIR/prefetched\" ]; do sleep 0.05; done; exec " + reader + " read 1 "
+                        + list + " 1"));
         // python3 reads the document and prints the numbers compared here, one "rank key value" per line
         String script = "import json,sys\n"
                 + "d=json.load(open(sys.argv[1]))\n"
@@ -116,7 +118,7 @@ class StatsJobTest {
             got.put(f[0] + " " + f[1], Long.parseLong(f[2]));
         }
         String context = out + "\n" + r.stderr();
-        assertEquals(1L, got.get("job schema_version"), context);
+        assertEquals(2L, got.get("job schema_version"), context);
         assertEquals(2L, got.get("job ranks"), context);
         assertEquals(2L, got.get("job ranks_reported"), context);
         assertEquals(2L * 60, got.get("job total_opens"), context);

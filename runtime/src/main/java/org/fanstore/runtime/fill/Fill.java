@@ -228,7 +228,7 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
             IOException e = l.failure();
             if (e == null) {
                 scheduler.landed(t);
-                if (scheduler.complete(p) && publishing.add(p)) {
+                if (scheduler.keeps(p) && scheduler.complete(p) && publishing.add(p)) {
                     toPublish.add(files.get(p));
                 }
             } else if (l.localWrite()) {
