@@ -157,6 +157,10 @@ final class NodeRuntime implements AutoCloseable {
         toClose.add(table);
         long landedTable = System.nanoTime();
         BodyIndex bodies = new BodyIndex(table);
+        String overrun = bodies.firstOverrun(manifest.partitions());
+        if (overrun != null) {
+            throw new IOException(overrun + " (" + config.data() + "); run fanstore verify " + config.data());
+        }
         local.attach(bodies);
         BodyCheck check = new BodyCheck(table, bodies, local, config.rank(), config.data().toString());
         local.attach(check);
@@ -227,7 +231,8 @@ final class NodeRuntime implements AutoCloseable {
         }
         open.attach(slices);
         // each partition becomes slices as it completes, on the fill's publish thread (docs/slices.md)
-        fill.whenAdded(config.unpack() == RuntimeConfig.Unpack.BACKGROUND ? slices::publishPulled : p -> { });
+        fill.whenAdded(config.unpack() == RuntimeConfig.Unpack.BACKGROUND ? slices::publishPulled
+                : slices::addDecodedCopy);
         OutputService outputs = startOutputs(table, workers, fetcher, cacheDir);
         toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {

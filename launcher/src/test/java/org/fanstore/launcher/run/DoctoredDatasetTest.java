@@ -69,7 +69,7 @@ class DoctoredDatasetTest {
                         + " && break; sleep 0.05; done; cat /fanstore/set/hello.txt > /dev/null;"
                         + " echo hello status $?; cat /fanstore/set/leaf.txt; fi");
         assertTrue(r.stdout().contains("hello status 1"), r.stdout() + r.stderr());
-        assertTrue(r.stderr().contains("fanstore rank 1: all partitions local"), "the pull finished: " + r.stderr());
+        assertTrue(r.stderr().contains("fanstore rank 1: fill done in "), "the fill finished: " + r.stderr());
         assertTrue(r.stderr().contains("fanstore rank 1: set/hello.txt in the local copy of part-00000.fsp: its"
                 + " bytes have CRC32C"), r.stderr());
         assertTrue(r.stdout().lines().anyMatch("leaf"::equals), "the good file beside it: " + r.stdout());

@@ -219,7 +219,8 @@ class ServeAtOnceTest {
         assertFalse(r.stderr().contains("not enough space"), "refused for want of local space:\n" + context);
         List<FillReader.Result> results = FillReader.assertAllPerfect(out, 4, ds.files(), context);
         assertEquals(0, r.status(), context);
-        assertFalse(r.stderr().contains("No space left on device"), "ENOSPC reached the log:\n" + context);
+        // the fill may say it stopped keeping a partition for ENOSPC; a reader's open must never fail for it
+        assertFalse(r.stderr().contains("cannot open "), "an open failed:\n" + context);
         System.out.printf("%s on a 30 MiB local disk%s: %d readers x %d files right, job %.1f s, slowest file %d ms%n",
                 name, options.isEmpty() ? "" : " " + String.join(" ", options), results.size(), ds.files(),
                 r.millis() / 1e3, results.stream().mapToLong(FillReader.Result::maxMillis).max().orElse(0));

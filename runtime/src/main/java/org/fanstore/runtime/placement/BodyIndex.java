@@ -43,34 +43,25 @@ public final class BodyIndex {
     }
 
     /**
-     * For each regular partition id in {@code wanted}, the entries with a body in it, in table order (one pass over
-     * the table); null for partitions not asked for. Indexed by partition id.
+     * The first partition whose bodies, as the table places them, reach past the end the manifest gives it (a
+     * partition truncated and its manifest line forged to match), as a line naming it; null when none does. Reads
+     * nothing but the table: every rank can afford it for every partition before its command starts.
      */
-    public int[][] entriesByPartition(int[] wanted) {
-        int partitions = java.util.Arrays.stream(wanted).max().orElse(-1) + 1;
-        int[][] of = new int[partitions][];
-        int[] count = new int[partitions];
-        boolean[] asked = new boolean[partitions];
-        for (int p : wanted) {
-            asked[p] = true;
+    public String firstOverrun(java.util.List<org.fanstore.prep.format.PartitionInfo> partitions) {
+        java.util.Map<Integer, org.fanstore.prep.format.PartitionInfo> byId = new java.util.HashMap<>();
+        for (org.fanstore.prep.format.PartitionInfo p : partitions) {
+            byId.put(p.broadcast() ? -1 - p.index() : p.index(), p);
         }
         int n = table.entryCount();
         for (int i = 0; i < n; i++) {
             int p = table.partition(i);
-            if (p >= 0 && p < partitions && asked[p]) {
-                count[p]++;
+            org.fanstore.prep.format.PartitionInfo info = p == NO_BODY ? null : byId.get(p);
+            long end = table.bodyOffset(i) + table.storedLength(i);
+            if (info != null && end > info.bytes()) {
+                return "partition " + info.fileName() + " has " + info.bytes() + " bytes, but the metadata table"
+                        + " places a file's bytes up to byte " + end + " of it: truncated or replaced after prep";
             }
         }
-        for (int p = 0; p < partitions; p++) {
-            of[p] = asked[p] ? new int[count[p]] : null;
-            count[p] = 0;
-        }
-        for (int i = 0; i < n; i++) {
-            int p = table.partition(i);
-            if (p >= 0 && p < partitions && asked[p]) {
-                of[p][count[p]++] = i;
-            }
-        }
-        return of;
+        return null;
     }
 }

@@ -161,12 +161,20 @@ public final class SlicePublisher implements AutoCloseable {
      * later opens read them as slices instead of decoding each open into the cache.
      */
     public int publishPulled(int p) {
+        addDecodedCopy(p);
+        return publishPartition(p);
+    }
+
+    /**
+     * Gives partition p, just completed, its decoded copy (if it holds compressed entries and the room is there)
+     * without publishing its entries: --unpack lazy, where each entry is checked and published on its first open.
+     */
+    public void addDecodedCopy(int p) {
         DecodedArenas a = arenas;
         int slot = slot(p);
         if (enabled && a != null && slot < map.slots() && !map.slotPublished(slot)) {
             a.addPulled(p, copy -> map.publishSlot(slot, copy, SliceMap.Layout.DECODED));
         }
-        return publishPartition(p);
     }
 
     /** Publishes the entries of partition p (just added by the puller); returns how many. */

@@ -55,8 +55,36 @@ public final class PartitionReader implements AutoCloseable {
         }
     }
 
+    /** What a partition's fixed header says, checked on its own (the table not read). */
+    public record Header(int index, boolean broadcast, long entryCount) {
+    }
+
+    /**
+     * Checks the fixed header of {@code file} (magic, version, header CRC, where the table and data lie against the
+     * file's size) with one read, without reading its table: what a runtime can afford per partition on the shared
+     * FS before its command starts.
+     */
+    public static Header checkHeader(final Path file, final FileChannel channel) throws IOException {
+        final ByteBuffer header = header(file, channel, channel.size());
+        return new Header(header.getInt(PARTITION_INDEX_OFFSET), (header.getInt(FLAGS_OFFSET) & FLAG_BROADCAST) != 0,
+            header.getLong(ENTRY_COUNT_OFFSET));
+    }
+
     private static PartitionReader validate(final Path file, final FileChannel channel) throws IOException {
         final long fileSize = channel.size();
+        final ByteBuffer header = header(file, channel, fileSize);
+        final long entryCount = header.getLong(ENTRY_COUNT_OFFSET);
+        final long tableLength = header.getLong(TABLE_LENGTH_OFFSET);
+        final long dataOffset = header.getLong(DATA_OFFSET_OFFSET);
+        final List<PartitionEntry> entries = new TableParser(file, channel, tableLength, dataOffset, fileSize)
+            .parse(entryCount, header.getInt(TABLE_CRC_OFFSET));
+        return new PartitionReader(file, channel, header.getInt(PARTITION_INDEX_OFFSET),
+            (header.getInt(FLAGS_OFFSET) & FLAG_BROADCAST) != 0, fileSize, dataOffset,
+            Collections.unmodifiableList(entries));
+    }
+
+    private static ByteBuffer header(final Path file, final FileChannel channel, final long fileSize)
+            throws IOException {
         if (fileSize < HEADER_LENGTH) {
             throw new CorruptPartitionException(file, "only " + fileSize + " bytes, shorter than the " +
                 HEADER_LENGTH + "-byte header (truncated?)");
@@ -91,11 +119,7 @@ public final class PartitionReader implements AutoCloseable {
             throw new CorruptPartitionException(file, "data area starts at byte " + dataOffset +
                 " but the file has " + fileSize + " bytes (truncated?)");
         }
-        final List<PartitionEntry> entries = new TableParser(file, channel, tableLength, dataOffset, fileSize)
-            .parse(entryCount, header.getInt(TABLE_CRC_OFFSET));
-        return new PartitionReader(file, channel, header.getInt(PARTITION_INDEX_OFFSET),
-            (header.getInt(FLAGS_OFFSET) & FLAG_BROADCAST) != 0, fileSize, dataOffset,
-            Collections.unmodifiableList(entries));
+        return header;
     }
 
     public Path file() {

@@ -13,6 +13,7 @@ import java.util.function.IntFunction;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionFiles;
 import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.format.PartitionReader;
 
 /**
  * The partition files in the dataset directory on the shared file system: one descriptor per partition, opened on
@@ -41,11 +42,24 @@ public final class SharedFsSource implements RangeSource, AutoCloseable {
     }
 
     /**
-     * Opens partition p's file now (the partitions this rank is responsible for, at start): a missing or wrong file
-     * is then refused before the command starts, with the same message a read would give.
+     * Opens partition p's file now and checks its fixed header against the manifest (the partitions this rank is
+     * responsible for, at start: one small read each): a missing, foreign or damaged file is refused before the
+     * command starts. The bodies are checked as they land (whole-file and per-body CRC32C).
      */
     public void check(int p) throws IOException {
-        channel(p);
+        FileChannel c = channel(p);
+        PartitionInfo info = infos.apply(p);
+        PartitionReader.Header h = PartitionReader.checkHeader(file(p), c);
+        if (h.entryCount() != info.entries() || h.index() != info.index() || h.broadcast() != info.broadcast()) {
+            throw new IOException(String.format("partition %s in %s holds %d entries as %s partition %d, the"
+                    + " manifest says %d entries as %s partition %d; run fanstore verify %s", info.fileName(), dataset,
+                    h.entryCount(), kind(h.broadcast()), h.index(), info.entries(), kind(info.broadcast()),
+                    info.index(), dataset));
+        }
+    }
+
+    private static String kind(boolean broadcast) {
+        return broadcast ? "broadcast" : "regular";
     }
 
     @Override
