@@ -39,13 +39,13 @@ import org.fanstore.runtime.output.OutputStaging;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.metadata.TableLanding;
 import org.fanstore.runtime.RuntimeConfig.TableLoad;
-import org.fanstore.runtime.placement.DecodedArenas;
+import org.fanstore.runtime.slices.DecodedArenas;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalCapacity;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.placement.Placement;
-import org.fanstore.runtime.placement.SlicePublisher;
-import org.fanstore.runtime.placement.Unpacker;
+import org.fanstore.runtime.slices.SlicePublisher;
+import org.fanstore.runtime.slices.Unpacker;
 import org.fanstore.runtime.fill.Fill;
 import org.fanstore.runtime.fill.FillScheduler;
 import org.fanstore.runtime.fill.Governor;
@@ -64,10 +64,11 @@ import org.fanstore.runtime.stats.StatsTicker;
 
 /**
  * One rank's life: join the world, land the dataset's metadata table (rank 0 reads it, every rank receives it
- * and publishes it for the shim), copy this rank's partitions, then serve the shim (shared memory) and the other
- * ranks (remote fetch) until closed. The order matters: the table is published before the control file exists,
- * and every rank passes a barrier after its fetch service is up, so no reader can ask a rank that is not yet
- * serving.
+ * and publishes it for the shim), check the partition files this rank is responsible for, start serving the shim
+ * (shared memory) and the other ranks (remote fetch), and only then, past a barrier, start the fill
+ * (runtime/fill/README.md): the command starts as soon as the metadata is ready, and every byte it lacks comes
+ * through the fill. Everything is built in dependency order and registered as it is ({@link #opened}); close
+ * undoes it in reverse.
  */
 final class NodeRuntime implements AutoCloseable {
     private static final Duration INIT_TIMEOUT = Duration.ofMinutes(2);
@@ -87,12 +88,14 @@ final class NodeRuntime implements AutoCloseable {
     private static final int JOURNAL_BYTES = 64 << 20;
 
     private final RuntimeConfig config;
+    /** Everything this rank opened or started, in the order it did: closed in reverse ({@link #close}). */
     private final List<AutoCloseable> toClose = new ArrayList<>();
     /** How long a peer may stay silent on a fill transfer before the next source serves that range. */
     private static final Duration PEER_STALL = Duration.ofSeconds(3);
 
     private MpiWorld world;
     private Fill fill;
+    private Runnable stopPublishing = () -> { };
     private String readyFields = "";
     /** Null without --output-dir. */
     private DirectoryDrain drain;
@@ -147,14 +150,14 @@ final class NodeRuntime implements AutoCloseable {
         Path partsDir = Files.createDirectories(RankDirectory.PARTS_DIR.in(config.localDir()));
         Path filesDir = Files.createDirectories(RankDirectory.FILES_DIR.in(config.localDir()));
         LocalPartitions local = new LocalPartitions();
-        toClose.add(local);
+        opened(local);
 
         long tableStarted = System.nanoTime();
         MetadataTable table = TableLanding.land(world, config.data(), manifest,
                 RankDirectory.META_TABLE.in(config.shmDir()), config.rank(), config.size(), config.replicas(),
                 filesDir.toString().getBytes(StandardCharsets.UTF_8), config.tableLoad() == TableLoad.READ,
                 COLLECTIVE_TIMEOUT);
-        toClose.add(table);
+        opened(table);
         long landedTable = System.nanoTime();
         BodyIndex bodies = new BodyIndex(table);
         String overrun = bodies.firstOverrun(manifest.partitions());
@@ -173,7 +176,7 @@ final class NodeRuntime implements AutoCloseable {
         Map<Integer, PartitionInfo> infos = new HashMap<>();
         manifest.partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
         SharedFsSource shared = new SharedFsSource(config.data(), infos::get);
-        toClose.add(0, shared);
+        opened(shared);
         for (PartitionInfo p : manifest.partitions()) {
             if (p.broadcast() || placement.holds(config.rank(), p.index())) {
                 shared.check(KeepPlan.id(p));
@@ -184,7 +187,7 @@ final class NodeRuntime implements AutoCloseable {
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
         RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)),
                 JobSecret.read(config.secretFile()));
-        toClose.add(0, fetcher);
+        opened(fetcher);
         fetcher.timeServing(stats.serveTimes());
         Map<Integer, RangeSource> sources = new HashMap<>();
         sources.put(FillScheduler.SHARED_FS, shared);
@@ -211,21 +214,21 @@ final class NodeRuntime implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        toClose.add(0, workers::shutdownNow);
+        opened(workers::shutdownNow);
         Unpacker unpacker = new Unpacker(filesDir, table, bodies, local, check);
-        toClose.add(0, unpacker);
+        opened(unpacker);
         OpenService open = new OpenService(table, bodies, local, fill, cache, unpacker, config.rank(), workers,
                 FETCH_TIMEOUT, stats);
         SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),
                 table.entryCount());
         SlicePublisher slices = new SlicePublisher(table, bodies, local, check, sliceMap,
                 manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
-        toClose.add(0, slices);
+        opened(slices);
         if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
             // LZ4 partitions this node keeps are decoded once into copies read as slices (DecodedArenas), out of
             // what the keep plan leaves of --local-capacity
             DecodedArenas decoded = DecodedArenas.create(table, bodies, local, check, config.rank());
-            toClose.add(decoded);
+            opened(decoded);
             slices.attach(decoded);
             decoded.roomFrom(fill::reserve, fill::unreserve);
         }
@@ -234,7 +237,7 @@ final class NodeRuntime implements AutoCloseable {
         fill.whenAdded(config.unpack() == RuntimeConfig.Unpack.BACKGROUND ? slices::publishPulled
                 : slices::addDecodedCopy);
         OutputService outputs = startOutputs(table, workers, fetcher, cacheDir);
-        toClose.add(0, ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
+        opened(ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
                 (request, responder) -> {
                     if (OutputService.serves(request) && OutputService.opensAFile(request)) {
                         // a new or committed output: counted as an OUTPUT open, timed like the others
@@ -249,8 +252,10 @@ final class NodeRuntime implements AutoCloseable {
                 }, true));
         // every rank serves before any fill asks a peer; the fill closes before the fetch service (reverse order)
         world.barrier(COLLECTIVE_TIMEOUT);
-        toClose.add(0, slices::stopPublishing);
-        toClose.add(0, fill);
+        // closed in reverse: publishing stops at its next entry first, so the fill's publish thread ends at once
+        opened(fill);
+        stopPublishing = slices::stopPublishing;
+        opened(stopPublishing::run);
         fill.start();
         long unpacked = System.nanoTime();
         if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
@@ -274,7 +279,7 @@ final class NodeRuntime implements AutoCloseable {
         stats.loaded(readyFields);
         StatsTicker ticker = StatsTicker.fromEnvironment(System.getenv(), stats);
         if (ticker != null) {
-            toClose.add(0, ticker);
+            opened(ticker);
         }
     }
 
@@ -308,20 +313,26 @@ final class NodeRuntime implements AutoCloseable {
         Files.setPosixFilePermissions(stagingDir, RankDirectory.STAGING_DIR.permissions());
         OutputJournal journal = OutputJournal.create(RankDirectory.OUTPUT_JOURNAL.in(config.shmDir()), config.rank(),
                 stagingDir, JOURNAL_BYTES);
-        toClose.add(journal);
+        opened(journal);
         LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), stagingDir,
                 OutputDrain.NONE);
         outputNamespace = namespace;
         OutputApplier applier = new OutputApplier(namespace, staging, outputDrain(), config.rank());
         ClusterCommitter committer = ClusterCommitter.start(world, applier);
         // closed after the final barrier (finish), when no rank commits any more
-        toClose.add(0, committer);
+        opened(committer);
         OutputData data = new FetchedOutputData(config.rank(), staging, fetcher, cacheDir);
         OutputService service = new OutputService(namespace, committer, data, stagingDir, config.rank(), workers,
                 FETCH_TIMEOUT);
         outputService = service;
-        toClose.add(0, service);
+        opened(service);
         return service;
+    }
+
+    /** Registers c to be closed at the end, after everything registered later ({@link #close}). */
+    private <T extends AutoCloseable> T opened(T c) {
+        toClose.add(c);
+        return c;
     }
 
     private static long ms(long nanos) {
@@ -395,6 +406,7 @@ final class NodeRuntime implements AutoCloseable {
                 try {
                     if (fill != null) {
                         // before the barrier: its transfers in flight need the peers still serving
+                        stopPublishing.run();
                         fill.close();
                     }
                     w.barrier(FINISH_TIMEOUT);
@@ -425,7 +437,8 @@ final class NodeRuntime implements AutoCloseable {
 
     @Override
     public void close() {
-        for (AutoCloseable c : toClose) {
+        for (int i = toClose.size() - 1; i >= 0; i--) {
+            AutoCloseable c = toClose.get(i);
             try {
                 c.close();
             } catch (Exception e) {

@@ -14,9 +14,9 @@ import org.fanstore.prep.format.table.MetadataTable;
 
 /**
  * The per-file CRC32C of bodies in this node's partition copies, checked once per entry before the body leaves
- * the node's own hands: unpacked for a direct open ({@link Unpacker} checks while it copies and reports here) or
- * served to a peer ({@link LocalPartitions#length}). A bad body is logged once, naming the file and the
- * partition, and refused every time after: readers get EIO, never the wrong bytes.
+ * the node's own hands: unpacked for a direct open ({@link org.fanstore.runtime.slices.Unpacker} checks while it
+ * copies and reports here) or served to a peer ({@link LocalPartitions#length}). A bad body is logged once, naming
+ * the file and the partition, and refused every time after: readers get EIO, never the wrong bytes.
  */
 public final class BodyCheck {
     private static final int UNKNOWN = 0;

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.slices;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,6 +16,10 @@ import org.fanstore.prep.format.WritePieces;
 import org.fanstore.prep.format.table.LocalNames;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.runtime.placement.BodyIndex;
+import org.fanstore.runtime.placement.BodyCheck;
+import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.CorruptBodyException;
 
 /**
  * Copies this node's uncompressed files out of their partitions to {@code <files>/<key>}, where the shim opens them

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.slices;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -22,6 +22,10 @@ import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.fill.PositionalSink;
+import org.fanstore.runtime.placement.BodyIndex;
+import org.fanstore.runtime.placement.BodyCheck;
+import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.CorruptBodyException;
 
 /**
  * Decoded copies of this node's compressed partitions, read as slices (docs/slices.md, "compressed partitions").

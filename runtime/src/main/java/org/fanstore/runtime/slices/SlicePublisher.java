@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.slices;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +8,9 @@ import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.shm.SliceMap;
+import org.fanstore.runtime.placement.BodyIndex;
+import org.fanstore.runtime.placement.BodyCheck;
+import org.fanstore.runtime.placement.LocalPartitions;
 
 /**
  * Decides which entries the shim may read as slices of a partition copy and publishes them in {@link SliceMap}

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.slices;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -14,6 +14,10 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.table.LandedTable;
 import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.runtime.placement.BodyIndex;
+import org.fanstore.runtime.placement.BodyCheck;
+import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.placement.Placement;
 
 /**
  * A real dataset packed with LZ4 as prep does, loaded as rank 0 of {@code ranks}: its own partitions copied and

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.placement;
+package org.fanstore.runtime.slices;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
