@@ -202,9 +202,15 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
         }
         if (verbose && !stopping) {
             System.err.printf("fanstore rank %d: fill done in %.1f s: %d of %d kept partitions local (%.0f MiB);"
-                    + " %.0f MiB from peers, %.0f MiB from the shared FS%n", rank, finishedNanos / 1e9, completed,
-                    plan.kept().size(), completedBytes / 1048576.0, bytesFrom("peer") / 1048576.0,
-                    bytesFrom("sharedfs") / 1048576.0);
+                    + " %.0f MiB from peers, %.0f MiB from the shared FS (landed ranges: %s)%n", rank,
+                    finishedNanos / 1e9, completed, plan.kept().size(), completedBytes / 1048576.0,
+                    bytesFrom("peer") / 1048576.0, bytesFrom("sharedfs") / 1048576.0, describeLocked());
+        }
+    }
+
+    private String describeLocked() {
+        synchronized (lock) {
+            return scheduler.describe();
         }
     }
 
@@ -232,9 +238,9 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
                     toPublish.add(files.get(p));
                 }
             } else if (l.localWrite()) {
-                scheduler.failed(t, false);
-                if (scheduler.keeps(p)) {
-                    scheduler.abandon(p);
+                boolean kept = scheduler.keeps(p);
+                scheduler.abandon(t);
+                if (kept) {
                     System.err.println("fanstore rank " + rank + ": keeping partition " + plan.info(p).fileName()
                             + " stopped: " + e.getMessage() + "; its files are read from their sources instead");
                     toDrop.add(files.get(p));

@@ -248,6 +248,15 @@ public final class FillScheduler {
         }
     }
 
+    /** The transfer could not be written locally: its partition is given up (readers stream it). False, always. */
+    public boolean abandon(Transfer t) {
+        State s = release(t);
+        for (int r = t.range(); r < t.range() + t.count(); r++) {
+            s.range[r] = TODO;
+        }
+        return abandon(t.part());
+    }
+
     /** Gives partition p up (its file cannot grow, or no source is left): readers stream it. False, always. */
     public boolean abandon(int p) {
         State s = parts.get(p);
@@ -268,6 +277,16 @@ public final class FillScheduler {
             }
         }
         return true;
+    }
+
+    /** One line for the log: each partition's landed ranges of all, and whether it was given up. */
+    public String describe() {
+        StringBuilder sb = new StringBuilder();
+        for (State s : parts.values()) {
+            sb.append(' ').append(s.part.id()).append(':').append(s.done).append('/').append(s.range.length)
+                    .append(s.abandoned ? "x" : "");
+        }
+        return sb.toString().trim();
     }
 
     public int inFlight() {

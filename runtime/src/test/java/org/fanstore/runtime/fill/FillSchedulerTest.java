@@ -122,6 +122,17 @@ class FillSchedulerTest {
     }
 
     @Test
+    void aLocalWriteFailureGivesThePartitionUpAndFreesItsSlot() {
+        FillScheduler s = scheduler(1);
+        Transfer t = s.next(0).get(0);
+        assertEquals("0:0+1@-1/b", format(t));
+        assertFalse(s.abandon(t));
+        assertFalse(s.keeps(0), "abandoned, not retried from a next source");
+        assertEquals(List.of("1:0+1@1/b"), s.next(0).stream().map(FillSchedulerTest::format).toList(),
+                "its background slot is free again for the next partition");
+    }
+
+    @Test
     void coversOnlyLandedRangesAndFinishesWhenAllLanded() {
         FillScheduler s = scheduler(8);
         List<Transfer> all = s.next(0);
