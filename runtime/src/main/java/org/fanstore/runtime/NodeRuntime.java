@@ -196,7 +196,8 @@ final class NodeRuntime implements AutoCloseable {
                 sources.put(r, new PeerSource(fetcher, r, PEER_STALL));
             }
         }
-        fill = new Fill(plan, new Governor(Governor.Config.DEFAULT, System::nanoTime), sources, local, partsDir,
+        Governor governor = new Governor(Governor.Config.fromProperties(), System::nanoTime);
+        fill = new Fill(plan, governor, sources, local, partsDir,
                 bodies, check, capacity, config.rank(), config.verbose(), RankDirectory.PREFETCHED.in(config.shmDir()));
         local.attach(fill);
         ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),

@@ -67,6 +67,8 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
     private final Path doneMarker;
     private final long capacity;
     private final Map<Integer, int[]> entriesOf;
+    /** Kept partitions whose only source is the shared FS (this rank's own and broadcast ones). */
+    private final Set<Integer> stagedIn = new HashSet<>();
     private final Object lock = new Object();
     private final Map<Integer, FillFile> files = new HashMap<>();
     private final ArrayDeque<Landing> landings = new ArrayDeque<>();
@@ -111,6 +113,11 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
         }
         Set<Integer> ids = new HashSet<>();
         plan.kept().forEach(p -> ids.add(p.id()));
+        for (FillScheduler.Part p : plan.kept()) {
+            if (p.sources().length == 1 && p.sources()[0] == FillScheduler.SHARED_FS) {
+                stagedIn.add(p.id());
+            }
+        }
         this.entriesOf = entriesOf(bodies, ids);
         AtomicInteger n = new AtomicInteger();
         this.transfers = Executors.newCachedThreadPool(r -> daemon(r, "fanstore-fill-transfer-" + n.incrementAndGet()));
@@ -367,6 +374,24 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
             FillFile f = files.get(p);
             return f != null && scheduler.covers(p, position, length) ? f.channel : null;
         }
+    }
+
+    @Override
+    public FileChannel landedForReader(int p, long position, long length, long deadline) {
+        FileChannel c = landed(p, position, length);
+        if (c != null || !stagedIn(p)) {
+            return c;
+        }
+        c = awaitBytes(p, position, length, deadline);
+        return c != null && (local.holds(p) || landed(p, position, length) != null) ? c : null;
+    }
+
+    /**
+     * Whether p is one this node brings in from the shared FS alone (its own or a broadcast partition): waiting for
+     * it on a peer's behalf never waits on another peer, so no two ranks wait on each other.
+     */
+    private boolean stagedIn(int p) {
+        return stagedIn.contains(p);
     }
 
     /** Whether partition p is kept and being filled here (not complete yet, not abandoned). */

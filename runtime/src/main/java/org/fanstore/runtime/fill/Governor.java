@@ -18,6 +18,15 @@ public final class Governor {
         /** The defaults: two background ranges keep a link or a shared FS busy; readers never wait behind more. */
         public static final Config DEFAULT = new Config(2, 8);
 
+        /**
+         * {@link #DEFAULT}, or what {@code -Dfanstore.fill.background=N} and {@code -Dfanstore.fill.foreground=N}
+         * (FANSTORE_RUNTIME_JAVA_OPTS) say: for the A/Bs in docs/decisions/fill-governor.md, not a user knob.
+         */
+        public static Config fromProperties() {
+            return new Config(Integer.getInteger("fanstore.fill.background", DEFAULT.backgroundInFlight()),
+                    Integer.getInteger("fanstore.fill.foreground", DEFAULT.foregroundInFlight()));
+        }
+
         public Config {
             if (backgroundInFlight < 0 || foregroundInFlight < 1) {
                 throw new IllegalArgumentException("in-flight bounds must be >= 0 and >= 1");

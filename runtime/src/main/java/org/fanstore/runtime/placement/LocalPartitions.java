@@ -23,6 +23,11 @@ import org.fanstore.runtime.mpi.FetchSource;
 public final class LocalPartitions implements FetchSource, AutoCloseable {
     /** First object id of whole partition files: entry indices are ints, so these never collide. */
     private static final long PARTITION_OBJECTS = 1L << 40;
+    /**
+     * How long a peer's reader request waits here for bytes this node is bringing in from the shared FS: well under
+     * the requester's stall bound (3 s), so a slow fill still leaves it time for its next source.
+     */
+    private static final long READER_WAIT_NANOS = 1_000_000_000L;
 
     private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
     private final Map<Integer, Path> files = new ConcurrentHashMap<>();
@@ -37,6 +42,13 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
 
         /** The channel holding bytes [position, position + length) of the partition if they landed, else null. */
         FileChannel landed(int partition, long position, long length);
+
+        /**
+         * {@link #landed}, after bringing the bytes in first (as for a reader here) when the partition is one this
+         * node stages in from the shared FS: a peer's reader then gets them from here, and the shared FS is read
+         * once for both. Waits at most until the deadline ({@link System#nanoTime()}); null if they did not land.
+         */
+        FileChannel landedForReader(int partition, long position, long length, long deadline);
     }
 
     /** From now on ranges that landed in partitions being filled are served too. */
@@ -127,13 +139,15 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
     }
 
     @Override
-    public boolean holds(long id, long position, long length) {
+    public boolean holds(long id, long position, long length, boolean reader) {
         if (id < PARTITION_OBJECTS || id - PARTITION_OBJECTS > Integer.MAX_VALUE
                 || channels.containsKey((int) (id - PARTITION_OBJECTS))) {
             return true;
         }
         Partial f = partial;
-        return f != null && f.landed((int) (id - PARTITION_OBJECTS), position, length) != null;
+        int p = (int) (id - PARTITION_OBJECTS);
+        return f != null && (reader ? f.landedForReader(p, position, length, System.nanoTime() + READER_WAIT_NANOS)
+                : f.landed(p, position, length)) != null;
     }
 
     @Override
