@@ -133,7 +133,7 @@ final class JobStats {
         r.put("runtime_wait_ms", num(f, "runtime_wait_us") / 1000);
         r.put("cache", cache(f));
         Map<String, Object> load = new LinkedHashMap<>();
-        for (String phase : new String[] {"load", "init", "table", "copy", "unpack", "serve"}) {
+        for (String phase : new String[] {"load", "init", "table", "unpack", "serve"}) {
             load.put(phase, num(f, phase + "_ms"));
         }
         r.put("load_ms", load);

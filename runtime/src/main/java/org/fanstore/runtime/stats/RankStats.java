@@ -86,7 +86,7 @@ public final class RankStats {
         this.startedAt = started;
     }
 
-    /** The load phases, as the runtime's READY fields ({@code load_ms=.. copy_ms=..}); copied into snapshots. */
+    /** The load phases, as the runtime's READY fields ({@code load_ms=.. table_ms=..}); copied into snapshots. */
     public void loaded(String readyFields) {
         StringBuilder sb = new StringBuilder();
         for (Map.Entry<String, String> f : fields(readyFields).entrySet()) {
