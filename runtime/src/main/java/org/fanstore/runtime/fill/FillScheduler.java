@@ -395,20 +395,12 @@ public final class FillScheduler {
             return -1;
         }
 
+        /** The first TODO range from the background front; a range that goes back to TODO moves the front back. */
         int nextTodo() {
             while (nextBackground < range.length && range[nextBackground] != TODO) {
                 nextBackground++;
             }
-            if (nextBackground < range.length) {
-                return nextBackground;
-            }
-            for (int r = 0; r < range.length; r++) {   // a failed range went back to TODO behind the front
-                if (range[r] == TODO) {
-                    nextBackground = r;
-                    return r;
-                }
-            }
-            return -1;
+            return nextBackground < range.length ? nextBackground : -1;
         }
     }
 }
