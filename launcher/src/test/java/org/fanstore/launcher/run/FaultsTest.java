@@ -198,8 +198,7 @@ class FaultsTest {
             }
             Await.until(Duration.ofSeconds(60), () -> survivors("sleep 3005").size() == 2,
                     "the commands never started");
-            ProcessHandle rank1 = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
-                    .map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false)).findFirst().orElseThrow();
+            ProcessHandle rank1 = Job.runtimeOf(job, 1);
             long t0 = System.nanoTime();
             rank1.destroyForcibly();
             for (Job n : nodes) {
@@ -237,8 +236,7 @@ class FaultsTest {
         ProcessHandle rank1 = null;
         try {
             j.awaitReady(2);
-            rank1 = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
-                    .map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false)).findFirst().orElseThrow();
+            rank1 = Job.runtimeOf(job, 1);
             assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(rank1.pid())).start().waitFor());
             long t0 = System.nanoTime();
             Files.createFile(go);
@@ -493,6 +491,13 @@ class FaultsTest {
         }
 
         /** Leaves nothing running whatever the test did. */
+        /** The runtime JVM of {@code rank} of this machine's job {@code job} (its command line names both). */
+        static ProcessHandle runtimeOf(String job, int rank) {
+            return ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
+                    .map(c -> c.contains("--rank=" + rank + " ") && c.contains(job)).orElse(false)).findFirst()
+                    .orElseThrow();
+        }
+
         void kill() {
             launcher.descendants().forEach(ProcessHandle::destroyForcibly);
             launcher.destroyForcibly();

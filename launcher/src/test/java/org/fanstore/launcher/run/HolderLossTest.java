@@ -66,8 +66,7 @@ class HolderLossTest {
         ProcessHandle rank1 = null;
         try {
             j.awaitReady(2);
-            rank1 = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
-                    .map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false)).findFirst().orElseThrow();
+            rank1 = FaultsTest.Job.runtimeOf(job, 1);
             assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(rank1.pid())).start().waitFor());
             long stopped = System.nanoTime();
             Files.createFile(go);
