@@ -93,7 +93,7 @@ void fs_fd_clear(int fd)
 
 static uint32_t get_raw(int fd, fs_fd_info *out);
 
-void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(uint32_t id))
+void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(int fd))
 {
     if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
         return;
@@ -108,7 +108,7 @@ void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(uint32_t
         }
         fs_fd_info info;
         if (on_output != NULL && get_raw((int)fd, &info) == FS_FD_OUTPUT)
-            on_output(info.index);
+            on_output((int)fd);
         fs_fd_clear((int)fd);
     }
 }
@@ -126,7 +126,7 @@ int fs_fd_get_slice(int fd, fs_fd_info *out)
     return get_raw(fd, out) == FS_FD_SLICE;
 }
 
-void fs_fd_each_slice(void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg)
+static void each_of(uint32_t kind, void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg)
 {
     if (!atomic_load_explicit(&ever_used, memory_order_relaxed))
         return;
@@ -136,10 +136,20 @@ void fs_fd_each_slice(void (*fn)(int fd, const fs_fd_info *info, void *arg), voi
         for (unsigned i = 0; i < FS_FD_CHUNK; i++) {
             int fd = (int)(c * FS_FD_CHUNK + i);
             fs_fd_info info;
-            if (get_raw(fd, &info) == FS_FD_SLICE)
+            if (get_raw(fd, &info) == kind)
                 fn(fd, &info, arg);
         }
     }
+}
+
+void fs_fd_each_slice(void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg)
+{
+    each_of(FS_FD_SLICE, fn, arg);
+}
+
+void fs_fd_each_output(void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg)
+{
+    each_of(FS_FD_OUTPUT, fn, arg);
 }
 
 uint32_t fs_fd_get_output(int fd, fs_fd_info *out)

@@ -14,8 +14,8 @@
 #define FS_FD_NONE 0u
 #define FS_FD_FILE 1u
 #define FS_FD_DIR  2u
-/* A descriptor on an output file being written: index is the runtime's handle id, not a table entry. Such slots
- * are invisible to fs_fd_get (the descriptor is a plain local file to every other wrapper); see output_handles.h. */
+/* A descriptor open for writing on a file of the upper tree (index unused). Such slots are invisible to fs_fd_get
+ * (the descriptor is a plain local file to every other wrapper); see upper.h. */
 #define FS_FD_OUTPUT 3u
 /* A slice: a descriptor on a partition copy, positioned inside one entry's body, whose reads the shim keeps in the
  * window [base, base + len) (docs/slices.md). fs_fd_get reports it as FS_FD_FILE with info.slice = 1, so every
@@ -45,8 +45,10 @@ int fs_fd_get_slice(int fd, fs_fd_info *out);
 void fs_fd_each_slice(void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg);
 /* Forgets fd (no-op when not tracked). */
 void fs_fd_clear(int fd);
-/* Forgets every fd in [first, last]; on_output (may be NULL) hears of each output slot it clears. */
-void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(uint32_t id));
+/* Forgets every fd in [first, last]; on_output (may be NULL) hears of each output slot before it is cleared. */
+void fs_fd_clear_range(unsigned first, unsigned last, void (*on_output)(int fd));
+/* Calls fn(fd, info, arg) for every output descriptor in the table. */
+void fs_fd_each_output(void (*fn)(int fd, const fs_fd_info *info, void *arg), void *arg);
 /* FS_FD_OUTPUT and *out when fd is an output descriptor, FS_FD_NONE otherwise. */
 uint32_t fs_fd_get_output(int fd, fs_fd_info *out);
 /* Copies fd's slot (any kind) to newfd, or clears newfd when fd is not ours. */

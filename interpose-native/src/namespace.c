@@ -11,6 +11,7 @@
 #include "namespace.h"
 #include "output_view.h"
 #include "real_libc.h"
+#include "upper.h"
 
 #define MAX_LINKS 40
 
@@ -191,12 +192,70 @@ static int substitute(const fs_state *s, const fs_table *t, fs_key *k, size_t li
     return FS_RESOLVED_INSIDE;
 }
 
+/* Is key k in this node's upper tree? 1: k now holds its real path (forward it); 2: k was an absolute symlink into
+ * the mount and now holds the target's key (resolve again); 0: not there; -ENOTDIR: k must be a directory. */
+static int in_upper(const fs_state *s, fs_key *k, int follow_last)
+{
+    char path[PATH_MAX];
+    int n = fs_up_path(s, k->buf, k->len, path, sizeof path);
+    struct stat st;
+    if (n < 0 || CALL_REAL(-1, fstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    if (S_ISLNK(st.st_mode) && follow_last) {
+        char target[PATH_MAX];
+        ssize_t tl = CALL_REAL(-1, readlink, path, target, sizeof target - 1);
+        if (tl > 0 && target[0] == '/') {
+            target[tl] = '\0';
+            fs_ns ns = { .mount = s->mount, .mount_len = s->mount_len };
+            fs_key next;
+            if (fs_path_classify(&ns, target, next.buf, sizeof next.buf, &next.len) == FS_PATH_INSIDE) {
+                memcpy(k->buf, next.buf, next.len + 1);
+                k->len = next.len;
+                return 2;
+            }
+        }
+    } else if (k->want_dir && !S_ISDIR(st.st_mode)) {
+        return -ENOTDIR;
+    }
+    memcpy(k->buf, path, (size_t)n + 1);
+    k->len = (size_t)n;
+    return 1;
+}
+
+int fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k)
+{
+    if (k->len == 0)
+        return -EEXIST;
+    int rc = fs_ns_parent_exists(s, t, k);
+    if (rc < 0)
+        return rc;
+    rc = fs_up_make_parents(s, k->buf, k->len);
+    if (rc < 0)
+        return rc;
+    char path[PATH_MAX];
+    int n = fs_up_path(s, k->buf, k->len, path, sizeof path);
+    if (n < 0)
+        return n;
+    memcpy(k->buf, path, (size_t)n + 1);
+    k->len = (size_t)n;
+    return FS_RESOLVED_OUTSIDE;
+}
+
 int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index)
 {
     if (k->want_dir)
         follow_last = 1;           /* "link/" names the link's target, as in the kernel */
     for (int links = 0; links <= MAX_LINKS; links++) {
         int64_t idx = fs_table_lookup(t, k->buf, k->len);
+        if (idx < 0) {
+            int u = in_upper(s, k, follow_last);
+            if (u == 1)
+                return FS_RESOLVED_OUTSIDE;
+            if (u == 2)
+                continue;
+            if (u < 0)
+                return u;
+        }
         if (idx < 0 && (idx = fs_ns_find(s, t, k->buf, k->len)) >= 0) {
             /* a committed output: never a symlink */
             if (k->want_dir && !S_ISDIR(fs_ns_mode(t, (uint32_t)idx)))

@@ -31,9 +31,13 @@ int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k);
 #define FS_RESOLVED_INSIDE  0
 #define FS_RESOLVED_OUTSIDE 1
 /* Follows symlinks in k (every component but the last; the last too when follow_last). INSIDE: *index is
- * the entry and k its key. OUTSIDE: a symlink led out of the namespace; k->buf is the absolute path to hand
- * to libc. Negative errno: -ENOENT, -ENOTDIR (a file used as a directory), -ELOOP (more than 40 links). */
+ * the entry (an input, or another rank's output) and k its key. OUTSIDE: a symlink led out of the namespace, or
+ * the key is this node's output in the upper tree (upper.h); k->buf is the absolute path to hand to libc. Negative errno: -ENOENT, -ENOTDIR (a file used as a directory), -ELOOP (more than 40 links). */
 int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index);
+
+/* Key k resolved to -ENOENT and is to be created: checks its parent exists in the namespace, makes the parent's
+ * directories in the upper tree, and puts the real path into k. FS_RESOLVED_OUTSIDE (forward k->buf) or -errno. */
+int fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k);
 
 /* Resolves the parent directory of k (for "create here" questions). 0 when it exists as a directory. */
 int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k);

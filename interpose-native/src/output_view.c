@@ -43,7 +43,7 @@ static _Atomic uint64_t seen;                  /* copy of consumed for the lock-
 static ov_slot *chunks[MAX_CHUNKS];
 static _Atomic uint32_t count;
 static _Atomic(ov_hash *) hash;
-static char staging[PATH_MAX];
+static char upper[PATH_MAX];
 static int rank = -1;
 
 static void reinit_lock(void) { pthread_mutex_init(&lock, NULL); }
@@ -135,7 +135,8 @@ static void set_state(const char *key, size_t len, const fs_oj_record *r)
     if (st == NULL)
         return;
     *st = (fs_ov_state){ .mode = r->mode, .size = r->size, .mtime_ns = r->mtime_ns, .holder = r->holder,
-                         .object_id = r->object_id };
+                         .object_id = r->object_id,
+                         .own = r->kind == FS_OJ_FILE && r->holder == rank };
     atomic_store_explicit(&slot_at((uint32_t)slot)->state, st, memory_order_release);
 }
 
@@ -206,8 +207,8 @@ static void attach(const fs_state *s)
         syscall(SYS_close, fd);
     if (m != MAP_FAILED && fs_oj_check(m, (size_t)st.st_size) == 0) {
         const fs_oj_header *h = m;
-        memcpy(staging, (const char *)m + FS_OJ_STAGING_OFFSET, h->staging_len);
-        staging[h->staging_len] = '\0';
+        memcpy(upper, (const char *)m + FS_OJ_STAGING_OFFSET, h->staging_len);
+        upper[h->staging_len] = '\0';
         rank = h->rank;
         journal = m;
         consumed = FS_OJ_HEADER_SIZE;
@@ -252,6 +253,30 @@ void fs_ov_refresh(const fs_state *s)
     pthread_mutex_unlock(&lock);
 }
 
+int64_t fs_ov_lookup_any(const fs_state *s, const char *key, size_t len)
+{
+    fs_ov_refresh(s);
+    int64_t slot = find(key, len, fnv(key, len));
+    if (slot < 0 || atomic_load_explicit(&slot_at((uint32_t)slot)->state, memory_order_acquire) == NULL)
+        return -1;
+    return slot;
+}
+
+int fs_ov_any_below(const fs_state *s, const char *dir, size_t len, int others_only)
+{
+    fs_ov_refresh(s);
+    uint32_t n = atomic_load_explicit(&count, memory_order_acquire);
+    for (uint32_t i = 0; i < n; i++) {
+        ov_slot *x = slot_at(i);
+        const fs_ov_state *st = atomic_load_explicit(&x->state, memory_order_acquire);
+        if (st == NULL || (others_only && (st->own || (st->mode & S_IFMT) == S_IFDIR)))
+            continue;
+        if (x->key_len > len && (len == 0 || (memcmp(x->key, dir, len) == 0 && x->key[len] == '/')))
+            return 1;
+    }
+    return 0;
+}
+
 int64_t fs_ov_lookup(const fs_state *s, const char *key, size_t len, const fs_ov_state **st)
 {
     fs_ov_refresh(s);
@@ -259,7 +284,7 @@ int64_t fs_ov_lookup(const fs_state *s, const char *key, size_t len, const fs_ov
     if (slot < 0)
         return -1;
     const fs_ov_state *x = atomic_load_explicit(&slot_at((uint32_t)slot)->state, memory_order_acquire);
-    if (x == NULL)
+    if (x == NULL || x->own)
         return -1;
     if (st != NULL)
         *st = x;
@@ -277,12 +302,13 @@ const char *fs_ov_key(uint32_t slot, size_t *len)
 
 const fs_ov_state *fs_ov_state_of(uint32_t slot)
 {
-    return atomic_load_explicit(&slot_at(slot)->state, memory_order_acquire);
+    const fs_ov_state *st = atomic_load_explicit(&slot_at(slot)->state, memory_order_acquire);
+    return st != NULL && st->own ? NULL : st;
 }
 
 int fs_ov_rank(void) { return atomic_load_explicit(&attach_state, memory_order_acquire) == 1 ? rank : -1; }
 
-const char *fs_ov_staging(void)
+const char *fs_ov_upper(void)
 {
-    return atomic_load_explicit(&attach_state, memory_order_acquire) == 1 ? staging : NULL;
+    return atomic_load_explicit(&attach_state, memory_order_acquire) == 1 ? upper : NULL;
 }

@@ -16,23 +16,29 @@ typedef struct fs_ov_state {
     uint64_t size;
     int64_t  mtime_ns;
     int32_t  holder;      /* FILE: the rank holding the bytes */
-    uint64_t object_id;   /* FILE: staging file h<object_id> on the holder */
+    uint64_t object_id;   /* FILE: staging link h<object_id> on the holder */
+    int      own;         /* FILE held by this rank: the upper tree has it, so lookups and listings skip it */
 } fs_ov_state;
 
 /* Replays what the runtime published since the last call. No-op without a journal (then nothing exists). */
 void fs_ov_refresh(const fs_state *s);
 
-/* The slot of key when it currently exists (refreshes first), else -1; *st gets its state. */
+/* The slot of key when it currently exists and is not this rank's own file (refreshes first), else -1; *st gets
+ * its state. */
 int64_t fs_ov_lookup(const fs_state *s, const char *key, size_t len, const fs_ov_state **st);
+/* The slot of key when the journal has it at all, this rank's own files included (refreshes first), else -1. */
+int64_t fs_ov_lookup_any(const fs_state *s, const char *key, size_t len);
+/* 1 when some current key lies below directory dir ("" is the root); others_only: only other ranks' files. */
+int fs_ov_any_below(const fs_state *s, const char *dir, size_t len, int others_only);
 
 /* Slots ever seen (children are found by scanning them). */
 uint32_t fs_ov_count(void);
-/* Key and current state of a slot (state NULL: absent now). */
+/* Key and current state of a slot (state NULL: absent now, or this rank's own file). */
 const char *fs_ov_key(uint32_t slot, size_t *len);
 const fs_ov_state *fs_ov_state_of(uint32_t slot);
 
-/* This rank and its staging directory (from the journal header); -1 / NULL without a journal. */
+/* This rank and its upper directory (from the journal header); -1 / NULL without a journal. */
 int fs_ov_rank(void);
-const char *fs_ov_staging(void);
+const char *fs_ov_upper(void);
 
 #endif

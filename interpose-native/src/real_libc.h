@@ -17,10 +17,13 @@
 #include <sys/types.h>
 #include <utime.h>
 #include <sys/time.h>
+#include <sys/socket.h>
 
 /* X(return type, name, parameter list) for every real function the shim calls. */
 #define FS_REAL_FUNCTIONS(X) \
     X(int, open, (const char *, int, ...)) \
+    X(int, bind, (int, const struct sockaddr *, socklen_t)) \
+    X(int, connect, (int, const struct sockaddr *, socklen_t)) \
     X(int, open64, (const char *, int, ...)) \
     X(int, openat, (int, const char *, int, ...)) \
     X(int, openat64, (int, const char *, int, ...)) \

@@ -9,13 +9,13 @@
  * Fork: the state is process memory and is copied; a pthread_atfork child handler refreshes the cached pid
  * and re-initialises the locks (another parent thread may have held one across fork). vfork runs no atfork
  * handler, so in a vfork child getpid() differs from the cached pid: that is how wrappers know they must not
- * write shared state (fs_state_in_vfork_child). exec starts a new image: nothing survives but FANSTORE_CWD.
+ * write shared state (fs_state_in_vfork_child). exec starts a new image: nothing survives.
  *
- * Current directory: a virtual cwd (a directory in the namespace) makes the real cwd the void directory, so
- * relative calls the shim does not wrap fail cleanly with ENOENT instead of acting on some other directory.
- * It is exported to exec'd children as FANSTORE_CWD="<dev>:<ino>:<path>", honoured only when the child's
- * real cwd is still that very void directory (so a stale variable is ignored). Readers of the cwd use a
- * seqlock; chdir (rare) serialises writers. */
+ * Current directory: always the kernel's. A directory of the namespace is entered as its place in this node's
+ * upper tree (upper.h), so the cwd survives vfork, posix_spawn and exec with any environment, and calls the shim
+ * does not wrap act on the node's outputs there. A real cwd under the upper directory stands for the namespace
+ * path (mount + key): relative paths are then resolved by the shim, and getcwd answers that path. Readers of
+ * the cwd use a seqlock; chdir (rare) serialises writers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,6 +30,7 @@
 #include "rank_dir.h"
 #include "real_libc.h"
 #include "shim_state.h"
+#include "upper.h"
 
 enum { PHASE_NEW = 0, PHASE_INIT = 1, PHASE_INERT = 2, PHASE_ACTIVE = 3 };
 
@@ -93,7 +94,7 @@ static void cwd_store(const char *path, size_t len, int is_virtual)
 /* Reads the real cwd into the seqlock (caller holds cwd_lock or is the initialiser). */
 static void cwd_refresh_real(void)
 {
-    char buf[PATH_MAX], norm[PATH_MAX];
+    char buf[PATH_MAX], norm[PATH_MAX], key[PATH_MAX];
     fs_real_getcwd_fn get = REAL(getcwd);
     if (get == NULL || get(buf, sizeof buf) == NULL || buf[0] != '/') {
         cwd_store(NULL, 0, 0);
@@ -104,52 +105,22 @@ static void cwd_refresh_real(void)
         cwd_store(NULL, 0, 0);
         return;
     }
+    int kl = strstr(norm, "/" FS_RANK_UPPER_DIR) != NULL ? fs_up_key(&state, norm, (size_t)n, key, sizeof key) : -1;
+    if (kl >= 0 && state.mount_len + 1 + (size_t)kl < sizeof buf) {
+        /* A directory of the namespace, entered through its place in the upper tree. */
+        memcpy(buf, state.mount, state.mount_len);
+        size_t len = state.mount_len;
+        if (kl > 0) {
+            buf[len++] = '/';
+            memcpy(buf + len, key, (size_t)kl);
+            len += (size_t)kl;
+        }
+        buf[len] = '\0';
+        cwd_store(buf, len, 1);
+        return;
+    }
     /* A real directory below the mount (the mount exists on disk): the namespace hides it. */
     cwd_store(norm, (size_t)n, fs_path_within(norm, (size_t)n, state.mount, state.mount_len));
-}
-
-/* Is the real cwd one of the shim's void directories (of this or a parent process)? The kernel names a
- * deleted directory "<path> (deleted)", and void directories are all called FS_RANK_VOID_DIR. */
-static int cwd_is_void(void)
-{
-    char link[PATH_MAX];
-    fs_real_readlink_fn rl = REAL(readlink);
-    ssize_t n = rl ? rl("/proc/self/cwd", link, sizeof link - 1) : -1;
-    if (n <= 0)
-        return 0;
-    link[n] = '\0';
-    static const char deleted[] = " (deleted)";
-    size_t dl = sizeof deleted - 1;
-    return (size_t)n > dl && strcmp(link + n - dl, deleted) == 0 &&
-           strstr(link, "/" FS_RANK_VOID_PREFIX) != NULL;
-}
-
-static int adopt_virtual(const char *path)
-{
-    char norm[PATH_MAX];
-    ssize_t n = fs_path_normalize("/", 1, path, norm, sizeof norm);
-    if (n <= 0 || !fs_path_within(norm, (size_t)n, state.mount, state.mount_len))
-        return 0;
-    cwd_store(norm, (size_t)n, 1);
-    return 1;
-}
-
-/* An exec'd child whose real cwd is a void directory takes its virtual cwd from FANSTORE_CWD (set by our
- * chdir, exact: the void directory's dev/ino must match), or else from PWD, which shells export themselves
- * (they build a child's environment from their own variables, so our setenv never reaches it). */
-static void cwd_from_environment(void)
-{
-    const char *v = getenv("FANSTORE_CWD");
-    unsigned long long dev, ino;
-    int off = 0;
-    struct stat st;
-    fs_real_stat_fn st_fn = REAL(stat);
-    if (v != NULL && sscanf(v, "%llu:%llu:%n", &dev, &ino, &off) == 2 && off > 0 && st_fn != NULL &&
-        st_fn(".", &st) == 0 && st.st_dev == dev && st.st_ino == ino && adopt_virtual(v + off))
-        return;
-    const char *pwd = getenv("PWD");
-    if (pwd != NULL && pwd[0] == '/' && cwd_is_void())
-        adopt_virtual(pwd);
 }
 
 static void after_fork_child(void)
@@ -187,8 +158,6 @@ static int initialise(void)
     state.mount_len = (size_t)n;
     strcpy(state.shm_dir, shm);
     cwd_refresh_real();
-    if (!cwd.known)
-        cwd_from_environment();
     return PHASE_ACTIVE;
 }
 
@@ -221,8 +190,8 @@ const fs_table *fs_state_table(void)
     const fs_table *t = atomic_load_explicit(&table_ready, memory_order_acquire);
     if (t != NULL)
         return t;
-    if (fs_state_in_vfork_child())
-        return NULL;
+    /* Also in a vfork child: the mapping is made with raw calls and no allocation, in the memory the child shares
+     * with its parent, which then finds it ready (a chdir into the namespace before exec needs the table). */
     pthread_mutex_lock(&table_lock);
     t = atomic_load_explicit(&table_ready, memory_order_acquire);
     if (t == NULL) {
@@ -431,36 +400,11 @@ void fs_state_ns(const fs_state *s, fs_ns *ns, char *buf)
     }
 }
 
-void fs_state_set_cwd(const fs_state *s, int inside, const char *key, size_t key_len)
+void fs_state_set_cwd(const fs_state *s)
 {
+    (void)s;
     pthread_mutex_lock(&cwd_lock);
-    int was_virtual = cwd.is_virtual;
-    if (inside) {
-        char path[PATH_MAX];
-        size_t len = s->mount_len;
-        memcpy(path, s->mount, len);
-        if (key_len > 0 && len + 1 + key_len < sizeof path) {
-            path[len++] = '/';
-            memcpy(path + len, key, key_len);
-            len += key_len;
-        }
-        path[len] = '\0';
-        cwd_store(path, len, 1);
-        char env[PATH_MAX + 64];
-        uint64_t dev, ino;
-        fs_state_void_id(&dev, &ino);
-        snprintf(env, sizeof env, "%llu:%llu:%s", (unsigned long long)dev, (unsigned long long)ino, path);
-        inside_shim++;
-        setenv("FANSTORE_CWD", env, 1);
-        inside_shim--;
-    } else {
-        cwd_refresh_real();
-        if (was_virtual) {
-            inside_shim++;
-            unsetenv("FANSTORE_CWD");
-            inside_shim--;
-        }
-    }
+    cwd_refresh_real();
     pthread_mutex_unlock(&cwd_lock);
 }
 

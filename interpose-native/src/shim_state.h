@@ -1,6 +1,6 @@
 /* shim_state: the per-process state of the shim and its lazy initialisation.
- * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR; FANSTORE_CWD/PWD across exec), the metadata
- * table, the view of the runtime's cache, the counters of direct opens, the wire connection, the cached pid, the current directory (real or virtual) and the "void"
+ * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR), the metadata
+ * table, the view of the runtime's cache, the counters of direct opens, the wire connection, the cached pid, the current directory and the "void"
  * directory behind every virtual directory descriptor. Nothing here calls exit(); failures are errno. */
 #ifndef FANSTORE_SHIM_STATE_H
 #define FANSTORE_SHIM_STATE_H
@@ -69,11 +69,11 @@ void fs_state_void_lost_range(unsigned first, unsigned last);
 
 /* Fills ns for a relative lookup: copies the current directory into buf (PATH_MAX bytes). */
 void fs_state_ns(const fs_state *s, fs_ns *ns, char *buf);
-/* Records a new current directory after a successful chdir/fchdir. inside: key of a namespace directory
- * (the real cwd is then the void directory); otherwise the real cwd is re-read. */
-void fs_state_set_cwd(const fs_state *s, int inside, const char *key, size_t key_len);
-/* When the cwd is virtual, returns the length of its absolute path, copied into buf if it fits (length <
- * cap); -1 when the cwd is real. */
+/* Reads the current directory again after a successful chdir/fchdir (a real one under the upper directory
+ * stands for its namespace path). */
+void fs_state_set_cwd(const fs_state *s);
+/* When the cwd is a namespace directory, returns the length of its namespace path, copied into buf if it fits
+ * (length < cap); -1 otherwise. */
 ssize_t fs_state_virtual_cwd(char *buf, size_t cap);
 
 /* errno = -err; returns -1. */

@@ -34,7 +34,7 @@ typedef struct fs_wire_request {
     size_t      target_len;
     uint32_t    entry;        /* OPEN: table entry; CREATE/MKDIR: mode; HOLD/RELEASE: handle id */
     uint64_t    argument;     /* OPEN: table generation; output ops: the pid */
-    int         flags;        /* OPEN/CREATE: open(2) flags; RELEASE: FS_RELEASE_DISCARD or 0 */
+    int         flags;        /* OPEN: open(2) flags */
 } fs_wire_request;
 int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap);
 

@@ -107,15 +107,13 @@ typedef struct fs_slot_header {
 #define FS_SLOT_ABANDONED         4u
 
 #define FS_OP_OPEN                1u
-#define FS_OP_CREATE              2u
-#define FS_OP_RELEASE             3u
-#define FS_OP_HOLD                4u
+/* 2, 3, 4: retired (CREATE, RELEASE, HOLD of the staging design); the runtime answers EINVAL. */
 #define FS_OP_UNLINK              5u
 #define FS_OP_RENAME              6u
 #define FS_OP_MKDIR               7u
 #define FS_OP_RMDIR               8u
-/* RELEASE flags: the handle's file is dropped, not committed (the shim could not open it). */
-#define FS_RELEASE_DISCARD        1
+/* PUBLISH: the file at <upper>/<key> was written and closed; other ranks may see it now. */
+#define FS_OP_PUBLISH             9u
 #define FS_ENTRY_NONE             0xFFFFFFFFu
 
 #define FS_HEARTBEAT_STALE_NS     3000000000LL

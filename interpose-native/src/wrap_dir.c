@@ -1,6 +1,8 @@
-/* wrap_dir: directory streams. A directory in the namespace is listed from the table: ".", "..", then its
- * children in table order (sorted by name bytes), with d_ino = index + 1 and d_type from the mode, so
- * Python's scandir never needs a stat per entry.
+/* wrap_dir: directory streams. A directory of the table (or another rank's output directory) is listed from the
+ * table: ".", "..", then its children in table order (sorted by name bytes), with d_ino = index + 1 and d_type
+ * from the mode, so Python's scandir never needs a stat per entry; then other ranks' outputs in it; then what
+ * this node made in it (its place in the upper tree, read with the real readdir). A directory only this node
+ * made is the real directory in the upper tree, opened by libc.
  * Owns: the fs_dir objects. They live in one arena mapped on first use, and that arena is the set of our
  * DIR*s: a pointer inside it is ours, any other DIR* is libc's and is forwarded untouched. Membership is
  * an address compare (no lock on readdir); allocation and release take a mutex (opendir/closedir only).
@@ -21,6 +23,7 @@
 #include "namespace.h"
 #include "output_view.h"
 #include "real_libc.h"
+#include "upper.h"
 
 #define FS_DIR_MAX 4096
 
@@ -31,6 +34,8 @@ typedef struct fs_dir {
     uint32_t index;        /* the directory's table entry */
     uint32_t pos;          /* 0 ".", 1 "..", 2 + i: child i */
     int      fd;
+    int      upper_phase;  /* 1: listing this node's entries from up */
+    DIR     *up;           /* the directory's place in the upper tree (NULL: none, or not reached yet) */
     struct dirent64 ent;
 } fs_dir;
 
@@ -87,6 +92,8 @@ static DIR *dir_open_fd(int fd, uint32_t idx)
     d->index = idx;
     d->pos = 0;
     d->fd = fd;
+    d->upper_phase = 0;
+    d->up = NULL;
     return (DIR *)d;
 }
 
@@ -134,6 +141,55 @@ static int child_of(const char *key, size_t klen, const char *dir, size_t dlen)
     return memchr(key + start, '/', klen - start) == NULL;
 }
 
+/* Closes the stream's upper-tree part (rewind, seek, close). */
+static void upper_reset(fs_dir *d)
+{
+    if (d->up != NULL)
+        CALL_REAL(-1, closedir, d->up);
+    d->up = NULL;
+    d->upper_phase = 0;
+}
+
+/* The next entry this node made in directory dkey that the table and other ranks' outputs did not list, or NULL
+ * at the end. */
+static struct dirent64 *upper_next(fs_dir *d, const char *dkey, size_t dlen)
+{
+    const fs_state *s = fs_state_get();
+    const fs_table *t = fs_state_table();
+    if (!d->upper_phase) {
+        d->upper_phase = 1;
+        char path[PATH_MAX];
+        if (s != NULL && fs_up_path(s, dkey, dlen, path, sizeof path) >= 0)
+            d->up = CALL_REAL(NULL, opendir, path);
+    }
+    if (d->up == NULL || s == NULL || t == NULL)
+        return NULL;
+    struct dirent64 *e;
+    while ((e = CALL_REAL(NULL, readdir64, d->up)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if ((len == 1 && e->d_name[0] == '.') || (len == 2 && e->d_name[0] == '.' && e->d_name[1] == '.'))
+            continue;
+        char key[PATH_MAX];
+        if (dlen + 1 + len >= sizeof key)
+            continue;
+        size_t kl = 0;
+        if (dlen > 0) {
+            memcpy(key, dkey, dlen);
+            key[dlen] = '/';
+            kl = dlen + 1;
+        }
+        memcpy(key + kl, e->d_name, len + 1);
+        kl += len;
+        if (fs_table_lookup(t, key, kl) >= 0 || fs_ov_lookup(s, key, kl, NULL) >= 0)
+            continue;      /* listed already: an input directory made here as a parent, or another rank's */
+        d->pos++;
+        memcpy(&d->ent, e, sizeof d->ent);
+        d->ent.d_off = (off64_t)d->pos;
+        return &d->ent;
+    }
+    return NULL;
+}
+
 /* Next entry of a virtual stream, or NULL at the end (errno untouched, as readdir requires). Positions: ".",
  * "..", the table's children (input directories), then committed outputs by view slot (a slot's number never
  * changes, so a stream keeps its place while outputs appear). */
@@ -149,6 +205,8 @@ static struct dirent64 *dir_next(fs_dir *d)
     const char *dkey = fs_ns_key(t, d->index, &dlen);
     if (d->pos == 0)
         fs_ov_refresh(fs_state_get());
+    if (d->upper_phase)
+        return upper_next(d, dkey, dlen);
     for (;;) {
         uint32_t pos = d->pos;
         const char *name;
@@ -174,7 +232,7 @@ static struct dirent64 *dir_next(fs_dir *d)
         } else {
             uint32_t slot = pos - 2 - table_children;
             if (slot >= fs_ov_count())
-                return NULL;
+                return upper_next(d, dkey, dlen);
             d->pos = pos + 1;
             size_t klen;
             const char *key = fs_ov_key(slot, &klen);
@@ -263,6 +321,7 @@ FS_EXPORT void rewinddir(DIR *dirp)
     fs_dir *d = ours(dirp);
     if (d != NULL) {
         d->pos = 0;
+        upper_reset(d);
         return;
     }
     fs_real_rewinddir_fn f = REAL(rewinddir);
@@ -275,6 +334,7 @@ FS_EXPORT void seekdir(DIR *dirp, long loc)
     fs_dir *d = ours(dirp);
     if (d != NULL) {
         d->pos = loc < 0 ? 0 : (uint32_t)loc;
+        upper_reset(d);
         return;
     }
     fs_real_seekdir_fn f = REAL(seekdir);
@@ -305,6 +365,7 @@ FS_EXPORT int closedir(DIR *dirp)
         return CALL_REAL(-1, closedir, dirp);
     int fd = d->fd;
     if (!fs_state_in_vfork_child()) {
+        upper_reset(d);
         fs_fd_clear(fd);
         dir_free(d);
     }

@@ -1,32 +1,36 @@
-/* wrap_mutate: every call that would change the namespace fails the way a read-only mount fails.
- * Errno choices, following the order Linux checks on a read-only mount:
+/* wrap_mutate: calls that change the namespace. Inputs are read-only, and every change to one fails the way a
+ * read-only mount fails; outputs are real files in this node's upper tree (upper.h), changed by the kernel.
+ * Errno choices for inputs, following the order Linux checks on a read-only mount:
  *   - a missing parent directory -> ENOENT (path lookup comes first);
  *   - creating something that exists (mkdir, symlink, link, mknod target) -> EEXIST (checked before EROFS);
  *   - changing an existing entry (chmod, chown, truncate, utime*) that is missing -> ENOENT;
- *   - rename/link between the namespace and the outside -> EXDEV (different mounts);
+ *   - rename/link between the namespace and the outside -> EXDEV (different mounts); a hard link to an input or
+ *     to another rank's output -> EXDEV (the bytes live elsewhere; cp and rsync then copy);
  *   - everything else -> EROFS.
- * Descriptor forms (fchmod, fchown, futimens) on our descriptors also give EROFS: the descriptor is a
- * real read-only file on node-local storage, which must not be changed behind the table's back.
- * The job's own outputs are the exception: mkdir of a new directory, and rmdir, unlink, rename of committed
- * outputs go to the runtime (output_op), which checks them against the whole namespace and publishes them in
- * the journal before it answers, so the caller's next stat sees the change. Inputs stay read-only: EROFS.
- * So do the path forms (chmod, truncate, utime...) on /proc/self/fd/N naming one of our descriptors: the same
- * file by another name (proc_fd.h). New files are created in wrap_open.c. */
+ * Descriptor forms (fchmod, fchown, futimens) on our descriptors also give EROFS: the descriptor is a real
+ * read-only file on node-local storage. Descriptors on outputs are plain kernel descriptors and work natively.
+ * Outputs: a path resolves to its real place in the upper tree (namespace.c), the call runs there, and what other
+ * ranks must learn (unlink, rename, mkdir, rmdir of published names) is sent to the runtime after the change,
+ * which records it in the journal before it answers. Another rank's output is changed by asking the runtime
+ * (it applies the record and the holder follows it). Path forms on /proc/self/fd/N naming one of our input
+ * descriptors stay refused (proc_fd.h). New files are created in wrap_open.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "namespace.h"
-#include "output_handles.h"
+#include "output_view.h"
 #include "proc_fd.h"
 #include "real_libc.h"
+#include "upper.h"
 #include "wire_client.h"
 #include "wire_layout.h"
 
-/* CHANGES of an output (chmod, chown, utime: tar and cp -p restore them) succeed without effect: an output's
- * mode is set at creation and its time at commit. TRUNCATES of an output is refused like any change of a
- * committed file by path (open it for writing and ftruncate instead). */
+/* CHANGES of another rank's output (chmod, chown, utime) succeed without effect here (its holder's copy keeps its
+ * attributes); TRUNCATES of one is refused (open it for writing: that copies it into this node). This node's
+ * outputs resolve to their real path and are changed by the kernel. */
 enum refusal { CREATES, CHANGES, REMOVES, TRUNCATES };
 
 /* The errno for a refused change of inside key k; OUTSIDE (1) when a symlink led out (forward k.buf). */
@@ -53,13 +57,23 @@ static int refuse(int c, fs_key *k, enum refusal what, int follow)
         return rc;
     if (what == CHANGES || what == TRUNCATES)
         return -ENOENT;
+    if (what == CREATES) {
+        *k = probe;
+        return fs_ns_create_path(s, t, k);
+    }
     int p = fs_ns_parent_exists(s, t, k);
     return p < 0 ? p : -EROFS;
 }
 
-static int fail_or(int rc)
+/* A path-form change forwarded to a real path: an output of this node that other ranks see is published again. */
+static int changed(int rc, const fs_key *k)
 {
-    return fs_fail(rc == FS_RESOLVED_OUTSIDE ? -EXDEV : rc);
+    if (rc == 0) {
+        int saved = errno;
+        fs_up_changed(fs_state_get(), k->buf);
+        errno = saved;
+    }
+    return rc;
 }
 
 /* Changes that would reach a file we serve when named as /proc/self/fd/N of one of our descriptors. */
@@ -76,7 +90,7 @@ static int fail_or(int rc)
                                                                      : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
-            return CALL_REAL(-1, name, args_out); \
+            return changed(CALL_REAL(-1, name, args_out), &k); \
         return rc == 0 ? 0 : fs_fail(rc); \
     }
 
@@ -90,7 +104,7 @@ static int fail_or(int rc)
                                                                      : CALL_REAL(-1, name, args); \
         int rc = refuse(c, &k, what, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
-            return CALL_REAL(-1, name, args_out); \
+            return changed(CALL_REAL(-1, name, args_out), &k); \
         return rc == 0 ? 0 : fs_fail(rc); \
     }
 
@@ -119,26 +133,14 @@ AT_DOOR(mkfifoat, CREATES, 0, (int dirfd, const char *path, mode_t mode), P(dirf
 
 /* ---- the job's outputs ------------------------------------------------------------------------ */
 
-/* Asks the runtime to apply op on key (RENAME: to target). 0 or -errno. */
-static int output_op(uint32_t op, const fs_key *k, const fs_key *target, uint32_t mode)
+/* Is real path p in this node's upper tree? Its key into key (length), or -1. */
+static int upper_key(const fs_state *s, const char *p, char *key, size_t cap)
 {
-    int err = -EIO;
-    fs_wire *w = fs_state_wire(&err);
-    if (w == NULL)
-        return err;
-    if (fs_state_in_vfork_child())
-        return -ENOSYS;
-    const fs_wire_request r = { .op = op, .key = k->buf, .key_len = k->len,
-                                .target = target != NULL ? target->buf : NULL,
-                                .target_len = target != NULL ? target->len : 0, .entry = mode,
-                                .argument = (uint64_t)getpid() };
-    fs_state_enter();
-    int rc = fs_wire_call(w, &r, NULL, 0);
-    fs_state_leave();
-    return rc < 0 ? rc : 0;
+    return fs_up_key(s, p, strlen(p), key, cap);
 }
 
-/* Resolves k without following the last link: INSIDE with *idx, OUTSIDE, or -errno. */
+/* Resolves k without following the last link: INSIDE with *idx, OUTSIDE (k rewritten: this node's output or a
+ * path out of the namespace), or -errno. */
 static int find_key(fs_key *k, const fs_state **s, const fs_table **t, uint32_t *idx)
 {
     *s = fs_state_get();
@@ -147,11 +149,13 @@ static int find_key(fs_key *k, const fs_state **s, const fs_table **t, uint32_t 
         return -EIO;
     fs_key probe = *k;
     int rc = fs_ns_resolve(*s, *t, &probe, 0, idx);
-    if (rc == FS_RESOLVED_OUTSIDE)
+    if (rc == FS_RESOLVED_OUTSIDE || rc == -ENOENT)
         *k = probe;
     return rc;
 }
 
+/* mkdir of inside key k: made in the upper tree, then recorded so other ranks see the directory. OUTSIDE when a
+ * link led out of the namespace (forward k->buf). */
 static int make_dir(int c, fs_key *k, mode_t mode)
 {
     if (c < 0)
@@ -159,17 +163,25 @@ static int make_dir(int c, fs_key *k, mode_t mode)
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
+    char key[PATH_MAX];
     int rc = find_key(k, &s, &t, &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
-        return rc;
+        return upper_key(s, k->buf, key, sizeof key) >= 0 ? -EEXIST : rc;
     if (rc == 0)
         return -EEXIST;
     if (rc != -ENOENT)
         return rc;
-    int p = fs_ns_parent_exists(s, t, k);
-    if (p < 0)
-        return p;
-    return output_op(FS_OP_MKDIR, k, NULL, (uint32_t)(mode & ~fs_oh_umask() & 07777));
+    size_t key_len = k->len;
+    memcpy(key, k->buf, key_len + 1);
+    rc = fs_ns_create_path(s, t, k);
+    if (rc != FS_RESOLVED_OUTSIDE)
+        return rc;
+    if (CALL_REAL(-1, mkdir, k->buf, mode) != 0)
+        return -errno;
+    struct stat st;
+    if (CALL_REAL(-1, fstatat, AT_FDCWD, k->buf, &st, AT_SYMLINK_NOFOLLOW) == 0)
+        fs_up_notify(FS_OP_MKDIR, key, key_len, NULL, 0, st.st_mode & 07777);
+    return 0;
 }
 
 /* unlink (dir = 0) or rmdir (dir = 1) of k. */
@@ -180,7 +192,20 @@ static int remove_key(int c, fs_key *k, int dir)
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
+    char key[PATH_MAX];
     int rc = find_key(k, &s, &t, &idx);
+    if (rc == FS_RESOLVED_OUTSIDE) {
+        int kl = upper_key(s, k->buf, key, sizeof key);
+        if (kl <= 0)
+            return kl == 0 ? -EBUSY : rc;
+        if (dir && fs_ov_any_below(s, key, (size_t)kl, 1))
+            return -ENOTEMPTY;     /* other ranks' files are in it */
+        if ((dir ? CALL_REAL(-1, rmdir, k->buf) : CALL_REAL(-1, unlink, k->buf)) != 0)
+            return -errno;
+        if (fs_ov_lookup_any(s, key, (size_t)kl) >= 0 || (dir && fs_ov_any_below(s, key, (size_t)kl, 0)))
+            fs_up_notify(dir ? FS_OP_RMDIR : FS_OP_UNLINK, key, (size_t)kl, NULL, 0, 0);
+        return 0;
+    }
     if (rc != 0)
         return rc;
     if (k->len == 0 || !fs_ns_is_output(t, idx))
@@ -188,7 +213,7 @@ static int remove_key(int c, fs_key *k, int dir)
     int is_dir = S_ISDIR(fs_ns_mode(t, idx));
     if (dir != is_dir)
         return dir ? -ENOTDIR : -EISDIR;
-    return output_op(dir ? FS_OP_RMDIR : FS_OP_UNLINK, k, NULL, 0);
+    return fs_up_notify(dir ? FS_OP_RMDIR : FS_OP_UNLINK, k->buf, k->len, NULL, 0, 0);
 }
 
 #define FORWARD_OR(rc, call) ((rc) == FS_RESOLVED_OUTSIDE ? (call) : (rc) < 0 ? fs_fail(rc) : 0)
@@ -250,7 +275,8 @@ FS_EXPORT int symlink(const char *target, const char *path)
     int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlink, target, path);
-    return fail_or(refuse(c, &k, CREATES, 0));
+    int rc = refuse(c, &k, CREATES, 0);
+    return FORWARD_OR(rc, CALL_REAL(-1, symlink, target, k.buf));
 }
 
 FS_EXPORT int symlinkat(const char *target, int dirfd, const char *path)
@@ -259,7 +285,8 @@ FS_EXPORT int symlinkat(const char *target, int dirfd, const char *path)
     int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlinkat, target, dirfd, path);
-    return fail_or(refuse(c, &k, CREATES, 0));
+    int rc = refuse(c, &k, CREATES, 0);
+    return FORWARD_OR(rc, CALL_REAL(-1, symlinkat, target, AT_FDCWD, k.buf));
 }
 
 /* utimensat with a NULL path acts on dirfd itself. */
@@ -275,11 +302,50 @@ FS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times
         return CALL_REAL(-1, utimensat, dirfd, path, times, flags);
     int rc = refuse(c, &k, CHANGES, !(flags & AT_SYMLINK_NOFOLLOW));
     if (rc == FS_RESOLVED_OUTSIDE)
-        return CALL_REAL(-1, utimensat, AT_FDCWD, k.buf, times, flags);
+        return changed(CALL_REAL(-1, utimensat, AT_FDCWD, k.buf, times, flags), &k);
     return rc == 0 ? 0 : fs_fail(rc);
 }
 
-/* Two paths: both outside -> libc; one inside -> EXDEV; both inside -> the source must exist, EROFS. */
+/* Where one side of a two-path call stands. */
+enum side { LOCAL, REMOTE, ABSENT };
+
+/* Classifies one side of rename/link (inside key k, not following the last link). LOCAL: k->buf is the real
+ * path, key/klen the key; REMOTE: another rank's output; ABSENT: k->buf is where it would be made (parents made).
+ * -EROFS for an input, -EXDEV for a path that leads out of the namespace. */
+static int side_of(fs_key *k, char *key, size_t *klen, enum side *where, int create)
+{
+    const fs_state *s;
+    const fs_table *t;
+    uint32_t idx;
+    memcpy(key, k->buf, k->len + 1);
+    *klen = k->len;
+    int rc = find_key(k, &s, &t, &idx);
+    if (rc == FS_RESOLVED_OUTSIDE) {
+        int kl = upper_key(s, k->buf, key, PATH_MAX);
+        if (kl <= 0)
+            return -EXDEV;
+        *klen = (size_t)kl;
+        *where = LOCAL;
+        return 0;
+    }
+    if (rc == 0) {
+        if (k->len == 0 || !fs_ns_is_output(t, idx))
+            return -EROFS;
+        *where = REMOTE;
+        return 0;
+    }
+    if (rc != -ENOENT || !create)
+        return rc;
+    memcpy(key, k->buf, k->len + 1);
+    *klen = k->len;
+    rc = fs_ns_create_path(s, t, k);
+    if (rc != FS_RESOLVED_OUTSIDE)
+        return rc;
+    *where = ABSENT;
+    return 0;
+}
+
+/* Both paths classified: both outside -> forward; one inside -> EXDEV; else 0 with a and b the keys. */
 static int two_paths(int dfd1, const char **p1, fs_key *a, int dfd2, const char **p2, fs_key *b, int *forward)
 {
     const fs_state *s = fs_state_get();
@@ -292,39 +358,53 @@ static int two_paths(int dfd1, const char **p1, fs_key *a, int dfd2, const char 
     }
     if (ca < 0 || cb < 0)
         return ca < 0 ? ca : cb;
-    if (ca != cb)
-        return -EXDEV;
-    int rc = refuse(ca, a, REMOVES, 0);
-    return rc == FS_RESOLVED_OUTSIDE ? -EXDEV : rc;
+    return ca != cb ? -EXDEV : 0;
 }
 
-/* rename inside the namespace: a committed output moves (the runtime checks the target); an input: EROFS. */
+/* rename inside the namespace. This node's output moves in the upper tree (the kernel decides), then other ranks
+ * are told: the move of a published name, or the end of a published target the move replaced. Another rank's
+ * output is moved by the runtime. Inputs, as a source or a target, are read-only: EROFS. */
 static int rename_inside(int fd1, const char **from, int fd2, const char **to, unsigned flags, int *forward)
 {
     fs_key a, b;
     int rc = two_paths(fd1, from, &a, fd2, to, &b, forward);
-    if (*forward || rc != -EROFS)
+    if (*forward || rc < 0)
         return rc;
-    const fs_state *s;
-    const fs_table *t;
-    uint32_t idx, tidx;
-    rc = find_key(&a, &s, &t, &idx);
-    if (rc != 0)
-        return rc == FS_RESOLVED_OUTSIDE ? -EXDEV : rc;
-    if (a.len == 0 || !fs_ns_is_output(t, idx))
-        return -EROFS;
+    char akey[PATH_MAX], bkey[PATH_MAX];
+    size_t alen, blen;
+    enum side wa, wb;
+    if ((rc = side_of(&a, akey, &alen, &wa, 0)) < 0 || (rc = side_of(&b, bkey, &blen, &wb, 1)) < 0)
+        return rc;
+    const fs_state *s = fs_state_get();
+    if (wb == REMOTE && (flags & RENAME_NOREPLACE))
+        return -EEXIST;
+    if (wa == LOCAL) {
+        char bpath[PATH_MAX];
+        if (wb == REMOTE) {
+            if ((rc = fs_up_make_parents(s, bkey, blen)) < 0 ||
+                (rc = fs_up_path(s, bkey, blen, bpath, sizeof bpath)) < 0)
+                return rc;
+        } else {
+            memcpy(bpath, b.buf, b.len + 1);
+        }
+        if ((flags ? CALL_REAL(-1, renameat2, AT_FDCWD, a.buf, AT_FDCWD, bpath, flags)
+                   : CALL_REAL(-1, rename, a.buf, bpath)) != 0)
+            return -errno;
+        if (fs_ov_lookup_any(s, akey, alen) >= 0 || fs_ov_any_below(s, akey, alen, 0))
+            fs_up_notify(FS_OP_RENAME, akey, alen, bkey, blen, 0);
+        else if (fs_ov_lookup_any(s, bkey, blen) >= 0)
+            fs_up_notify(FS_OP_UNLINK, bkey, blen, NULL, 0, 0);
+        return 0;
+    }
     if (flags & RENAME_EXCHANGE)
         return -EINVAL;
-    int trc = find_key(&b, &s, &t, &tidx);
-    if (trc == FS_RESOLVED_OUTSIDE)
-        return -EXDEV;
-    if (trc == 0 && (flags & RENAME_NOREPLACE))
-        return -EEXIST;
-    if (trc == 0 && !fs_ns_is_output(t, tidx))
-        return -EROFS;
-    if (trc < 0 && trc != -ENOENT)
-        return trc;
-    return output_op(FS_OP_RENAME, &a, &b, 0);
+    if (wb == LOCAL) {
+        if (flags & RENAME_NOREPLACE)
+            return -EEXIST;
+        if (CALL_REAL(-1, unlink, b.buf) != 0 && CALL_REAL(-1, rmdir, b.buf) != 0)
+            return -errno;
+    }
+    return fs_up_notify(FS_OP_RENAME, akey, alen, bkey, blen, 0);
 }
 
 FS_EXPORT int rename(const char *from, const char *to)
@@ -345,18 +425,42 @@ FS_EXPORT int renameat2(int fd1, const char *from, int fd2, const char *to, unsi
     return forward ? CALL_REAL(-1, renameat2, fd1, from, fd2, to, flags) : rc < 0 ? fs_fail(rc) : 0;
 }
 
-FS_EXPORT int link(const char *from, const char *to)
+/* A hard link among this node's outputs; a link to an input or to another rank's output: EXDEV. */
+static int link_inside(int fd1, const char **from, int fd2, const char **to, int flags, int *forward)
 {
     fs_key a, b;
-    int forward, rc = two_paths(AT_FDCWD, &from, &a, AT_FDCWD, &to, &b, &forward);
-    return forward ? CALL_REAL(-1, link, from, to) : fs_fail(rc);
+    int rc = two_paths(fd1, from, &a, fd2, to, &b, forward);
+    if (*forward || rc < 0)
+        return rc;
+    char akey[PATH_MAX], bkey[PATH_MAX];
+    size_t alen, blen;
+    enum side wa, wb;
+    if ((rc = side_of(&a, akey, &alen, &wa, 0)) < 0)
+        return rc == -EROFS ? -EXDEV : rc;
+    if ((rc = side_of(&b, bkey, &blen, &wb, 1)) < 0)
+        return rc == -EROFS ? -EEXIST : rc;
+    if (wb != ABSENT)
+        return -EEXIST;
+    if (wa != LOCAL)
+        return -EXDEV;
+    if (CALL_REAL(-1, linkat, AT_FDCWD, a.buf, AT_FDCWD, b.buf, flags) != 0)
+        return -errno;
+    const fs_state *s = fs_state_get();
+    if (fs_ov_lookup_any(s, akey, alen) >= 0)
+        fs_up_notify(FS_OP_PUBLISH, bkey, blen, NULL, 0, 0);
+    return 0;
+}
+
+FS_EXPORT int link(const char *from, const char *to)
+{
+    int forward, rc = link_inside(AT_FDCWD, &from, AT_FDCWD, &to, 0, &forward);
+    return forward ? CALL_REAL(-1, link, from, to) : rc < 0 ? fs_fail(rc) : 0;
 }
 
 FS_EXPORT int linkat(int fd1, const char *from, int fd2, const char *to, int flags)
 {
-    fs_key a, b;
-    int forward, rc = two_paths(fd1, &from, &a, fd2, &to, &b, &forward);
-    return forward ? CALL_REAL(-1, linkat, fd1, from, fd2, to, flags) : fs_fail(rc);
+    int forward, rc = link_inside(fd1, &from, fd2, &to, flags, &forward);
+    return forward ? CALL_REAL(-1, linkat, fd1, from, fd2, to, flags) : rc < 0 ? fs_fail(rc) : 0;
 }
 
 /* Descriptor forms on our descriptors. */

@@ -5,10 +5,10 @@
  *     opened. The caller always gets a real kernel descriptor, registered in fd_table with the real object's
  *     identity so fstat can answer from the table.
  *   - a directory: a descriptor on the void directory, registered as FS_FD_DIR (see shim_state.h).
- *   - a new file (O_CREAT, absent key, parent directory present), or write access to a committed output: the
- *     runtime makes a staging file (copying the committed bytes unless O_TRUNC) and the caller gets a
- *     descriptor on it, counted in output_handles.c until its last close commits it.
- *   - a committed output for reading: its staging file when this rank holds it, else the runtime's copy.
+ *   - a key this node wrote, or a new file (O_CREAT, absent key, parent directory present): the real file in the
+ *     upper tree (upper.h), opened with the caller's flags and mode, so the kernel applies the umask and every
+ *     semantics of a local file system; a descriptor that writes is tracked so that its close publishes it.
+ *   - another rank's output: for reading, the runtime's copy; for writing, a copy in this node's upper tree.
  * The opens that need no request are counted in shim.counters (shim_counters.h): the runtime cannot see them.
  * Errors chosen: write access or O_TRUNC on an input, O_TMPFILE -> EROFS; O_CREAT|O_EXCL on an existing entry
  * -> EEXIST; O_DIRECTORY on a file -> ENOTDIR; write access to a
@@ -32,9 +32,9 @@
 #include "slice_fd.h"
 #include "slice_view.h"
 #include "namespace.h"
-#include "output_handles.h"
 #include "output_view.h"
 #include "proc_fd.h"
+#include "upper.h"
 #include "real_libc.h"
 #include "wire_client.h"
 #include "wire_layout.h"
@@ -159,22 +159,9 @@ static int open_backing(const fs_table *t, const fs_key *k, uint32_t idx, int fl
     }
     return fd == -ENOENT ? -EIO : fd;
 }
-/* A committed output opened for reading: read-only, from the holder's staging file (this rank) or the copy the
- * runtime answers with (another rank holds it). */
-static int open_output(const fs_state *s, const fs_table *t, const fs_key *k, uint32_t idx, int flags)
+/* Another rank's output opened for reading: the copy the runtime answers with (fetched from the holder). */
+static int open_output(const fs_table *t, const fs_key *k, int flags)
 {
-    const fs_ov_state *st = fs_ov_state_of(idx - (uint32_t)t->entry_count);
-    const char *staging = fs_ov_staging();
-    if (st == NULL)
-        return -ENOENT;
-    if (st->holder == fs_ov_rank() && staging != NULL) {
-        char path[PATH_MAX];
-        int n = snprintf(path, sizeof path, "%s/" FS_RANK_STAGING_FILE_PREFIX "%llu", staging,
-                         (unsigned long long)st->object_id);
-        if (n < 0 || (size_t)n >= sizeof path)
-            return -ENAMETOOLONG;
-        return open_real_file(path, flags);
-    }
     int err = -EIO;
     fs_wire *w = fs_state_wire(&err);
     if (w == NULL)
@@ -183,8 +170,60 @@ static int open_output(const fs_state *s, const fs_table *t, const fs_key *k, ui
     fs_state_enter();
     int rc = fs_wire_open(w, k->buf, k->len, FS_ENTRY_NONE, t->generation, flags, path, sizeof path);
     fs_state_leave();
-    (void)s;
     return rc < 0 ? rc : open_real_file(path, flags);
+}
+
+/* A real open of a path that may lie in the upper tree: a descriptor that writes there is tracked (upper.h). */
+static int open_upper(const char *path, int flags, mode_t mode)
+{
+    int fd = CALL_REAL(-1, open, path, flags, mode);
+    if (fd < 0)
+        return -errno;
+    fs_up_opened(fd, flags);
+    return fd;
+}
+
+/* Write access to another rank's output: its bytes are copied into this node's upper tree first (unless O_TRUNC),
+ * and the caller writes that copy, published at close like any output of this node. */
+static int copy_up(const fs_state *s, const fs_table *t, fs_key *k, uint32_t idx, int flags, mode_t mode)
+{
+    if (fs_state_in_vfork_child())
+        return -ENOSYS;
+    const fs_ov_state *st = fs_ov_state_of(idx - (uint32_t)t->entry_count);
+    if (st == NULL)
+        return -ENOENT;
+    int src = -1;
+    if (!(flags & O_TRUNC) && (src = open_output(t, k, O_RDONLY)) < 0)
+        return src;
+    char path[PATH_MAX];
+    int rc = fs_up_make_parents(s, k->buf, k->len);
+    if (rc == 0)
+        rc = fs_up_path(s, k->buf, k->len, path, sizeof path);
+    int dst = rc < 0 ? -1 : CALL_REAL(-1, open, path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, st->mode & 07777);
+    if (rc >= 0 && dst < 0 && errno != EEXIST)
+        rc = -errno;
+    if (dst >= 0 && src >= 0) {
+        char buf[65536];
+        ssize_t n;
+        while ((n = CALL_REAL(-1, read, src, buf, sizeof buf)) > 0)
+            for (ssize_t off = 0; off < n && rc >= 0;) {
+                ssize_t w = write(dst, buf + off, (size_t)(n - off));   /* not wrapped */
+                if (w < 0)
+                    rc = -errno;
+                else
+                    off += w;
+            }
+        if (n < 0)
+            rc = -errno;
+    }
+    if (dst >= 0)
+        CALL_REAL(-1, close, dst);
+    if (src >= 0)
+        CALL_REAL(-1, close, src);
+    if (rc < 0)
+        return rc;
+    (void)mode;
+    return open_upper(path, flags & ~(O_CREAT | O_EXCL), 0);
 }
 
 /* Registers fd as ours (a slice when base is not NO_SLICE: window [base, base + len)); a descriptor that cannot be
@@ -289,24 +328,19 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode, int al
     if (t == NULL)
         return -EIO;
     int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
-    if ((flags & O_TMPFILE) == O_TMPFILE)
-        return -EROFS;
     uint32_t idx;
     int rc = fs_ns_resolve(s, t, k, !(flags & O_NOFOLLOW), &idx);
-    if (rc == FS_RESOLVED_OUTSIDE) {
-        int fd = CALL_REAL(-1, open, k->buf, flags, mode);
-        return fd < 0 ? -errno : fd;
-    }
-    if (rc == -ENOENT && (flags & O_CREAT)) {
-        int p = fs_ns_parent_exists(s, t, k);
-        if (p < 0)
-            return p;
+    if (rc == -ENOENT && (flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
         if (k->want_dir || k->len == 0)
             return -EISDIR;
-        return fs_state_in_vfork_child() ? -ENOSYS : fs_oh_create(s, k->buf, k->len, flags, mode);
+        rc = fs_ns_create_path(s, t, k);
     }
+    if (rc == FS_RESOLVED_OUTSIDE)        /* this node's output, or a symlink out of the namespace */
+        return open_upper(k->buf, flags, mode);
     if (rc < 0)
         return rc;
+    if ((flags & O_TMPFILE) == O_TMPFILE)
+        return -EROFS;
     uint32_t emode = fs_ns_mode(t, idx);
     if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL))
         return -EEXIST;
@@ -321,9 +355,9 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode, int al
     if (flags & O_DIRECTORY)
         return -ENOTDIR;
     if (fs_ns_is_output(t, idx)) {
-        if (writes)   /* copy-on-write: a new staging file, committed over this one at its last close */
-            return fs_state_in_vfork_child() ? -ENOSYS : fs_oh_create(s, k->buf, k->len, flags, mode);
-        int fd = open_output(s, t, k, idx, flags);
+        if (writes)
+            return copy_up(s, t, k, idx, flags, mode);
+        int fd = open_output(t, k, flags);
         return fd < 0 ? fd : track(fd, FS_FD_FILE, idx);
     }
     if (writes)
@@ -336,11 +370,22 @@ static int finish(int rc)
     return rc < 0 ? fs_fail(rc) : rc;
 }
 
+/* An outside open that writes: it may name the upper tree another way (a descriptor of an upper directory). */
+static int tracked(int fd, int flags)
+{
+    if (fd >= 0 && (flags & O_ACCMODE) != O_RDONLY) {
+        int saved = errno;
+        fs_up_opened(fd, flags);
+        errno = saved;
+    }
+    return fd;
+}
+
 /* Forwards an outside open (the expression real), unless it would write one of our files by its /proc name. */
 #define OUTSIDE_OPEN(path, flags, real) \
     ({ uint32_t fs__idx; \
        fs_proc_fd_refuse_write((path), (flags)) ? fs_fail(-EROFS) \
-       : fs_proc_fd_slice((path), &fs__idx) ? finish(reopen_entry(fs__idx, (flags))) : (real); })
+       : fs_proc_fd_slice((path), &fs__idx) ? finish(reopen_entry(fs__idx, (flags))) : tracked((real), (flags)); })
 
 /* The mode argument exists only with O_CREAT or O_TMPFILE. */
 #define MODE_ARG(flags, last) \

@@ -3,8 +3,9 @@
  * file-system statistics.
  * Errors chosen: getxattr on an entry -> ENODATA (no attributes, as a file system without xattrs that
  * supports the call: ls -l prints no '+'); listxattr -> 0 (empty list); set/remove -> EROFS; readlink on a
- * non-link -> EINVAL; chdir into the namespace from a vfork child -> ENOSYS (the child shares our memory,
- * so its virtual cwd cannot be recorded; Python's subprocess(cwd=/fanstore/...) reports it). */
+ * non-link -> EINVAL. The current directory is always a real one: a namespace directory's place in the upper
+ * tree (made on entry), so it survives vfork, posix_spawn and exec with any environment; getcwd names it by its
+ * namespace path (shim_state.c). This node's outputs carry real extended attributes. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "namespace.h"
 #include "real_libc.h"
+#include "upper.h"
 
 /* Resolves an inside key to an entry (following the last link when follow). Returns INSIDE/OUTSIDE or
  * -errno, with s/t filled. */
@@ -36,12 +38,24 @@ static char *realpath_key(int c, fs_key *k, char *resolved, size_t cap)
     const fs_table *t;
     uint32_t idx;
     int rc = lookup(c, k, 1, &s, &t, &idx);
-    if (rc == FS_RESOLVED_OUTSIDE)
-        return CALL_REAL(NULL, realpath, k->buf, resolved);
-    if (rc < 0)
-        return (fs_fail(rc), NULL);
     char path[PATH_MAX];
-    ssize_t n = fs_ns_entry_path(s, t, idx, path, sizeof path);
+    ssize_t n;
+    if (rc == FS_RESOLVED_OUTSIDE) {
+        char real[PATH_MAX], key[PATH_MAX];
+        if (CALL_REAL(NULL, realpath, k->buf, real) == NULL)
+            return NULL;
+        int kl = fs_up_key(s, real, strlen(real), key, sizeof key);
+        if (kl < 0) {
+            n = (ssize_t)strlen(real);
+            memcpy(path, real, (size_t)n + 1);
+        } else if ((n = snprintf(path, sizeof path, "%s%s%s", s->mount, kl > 0 ? "/" : "", key)) >= PATH_MAX) {
+            n = -ENAMETOOLONG;
+        }
+    } else if (rc < 0) {
+        return (fs_fail(rc), NULL);
+    } else {
+        n = fs_ns_entry_path(s, t, idx, path, sizeof path);
+    }
     if (n < 0)
         return (fs_fail((int)n), NULL);
     if (resolved == NULL)
@@ -119,24 +133,36 @@ FS_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size
 
 /* ---- current directory ------------------------------------------------------------------------- */
 
-/* Enters namespace directory idx: the real cwd becomes the void directory, the virtual cwd its path. */
-static int enter_dir(const fs_state *s, const fs_table *t, uint32_t idx, int fd)
+/* After a real chdir succeeded: the cwd is read again (not in a vfork child: its memory is its parent's). */
+static int entered(const fs_state *s, int rc)
+{
+    if (rc == 0 && s != NULL && !fs_state_in_vfork_child()) {
+        int saved = errno;
+        fs_state_set_cwd(s);
+        errno = saved;
+    }
+    return rc;
+}
+
+/* Enters namespace directory idx (an input directory, or another rank's output directory): the real cwd becomes
+ * its place in the upper tree, made if missing. */
+static int enter_dir(const fs_state *s, const fs_table *t, uint32_t idx)
 {
     if (!S_ISDIR(fs_ns_mode(t, idx)))
         return fs_fail(-ENOTDIR);
-    int own = fd < 0;
-    if (own && (fd = fs_state_void_dup(1)) < 0)
-        return fs_fail(fd);
-    int rc = CALL_REAL(-1, fchdir, fd);
-    int saved = errno;
-    if (own)
-        CALL_REAL(-1, close, fd);
-    if (rc != 0)
-        return (errno = saved, -1);
     size_t key_len;
     const char *key = fs_ns_key(t, idx, &key_len);
-    fs_state_set_cwd(s, 1, key, key_len);
-    return 0;
+    char sub[PATH_MAX], path[PATH_MAX];
+    if (key_len + 3 > sizeof sub)
+        return fs_fail(-ENAMETOOLONG);
+    memcpy(sub, key, key_len);
+    memcpy(sub + key_len, key_len > 0 ? "/." : ".", key_len > 0 ? 3 : 2);
+    int rc = fs_up_make_parents(s, sub, strlen(sub));
+    if (rc == 0)
+        rc = fs_up_path(s, key, key_len, path, sizeof path);
+    if (rc < 0)
+        return fs_fail(rc);
+    return entered(s, CALL_REAL(-1, chdir, path));
 }
 
 FS_EXPORT int chdir(const char *path)
@@ -144,48 +170,30 @@ FS_EXPORT int chdir(const char *path)
     fs_key k;
     const fs_state *st = fs_state_get();
     int c = fs_ns_classify(st, AT_FDCWD, &path, &k);
-    if (c == FS_PATH_OUTSIDE) {
-        int rc = CALL_REAL(-1, chdir, path);
-        if (rc == 0 && st != NULL && !fs_state_in_vfork_child()) {
-            int saved = errno;
-            fs_state_set_cwd(st, 0, NULL, 0);
-            errno = saved;
-        }
-        return rc;
-    }
-    if (fs_state_in_vfork_child())
-        return fs_fail(-ENOSYS);
+    if (c == FS_PATH_OUTSIDE)
+        return entered(st, CALL_REAL(-1, chdir, path));
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
     int rc = lookup(c, &k, 1, &s, &t, &idx);
-    if (rc == FS_RESOLVED_OUTSIDE) {
-        rc = CALL_REAL(-1, chdir, k.buf);
-        if (rc == 0)
-            fs_state_set_cwd(s, 0, NULL, 0);
-        return rc;
-    }
+    if (rc == FS_RESOLVED_OUTSIDE)
+        return entered(s, CALL_REAL(-1, chdir, k.buf));
     if (rc < 0)
         return fs_fail(rc);
-    return enter_dir(s, t, idx, -1);
+    return enter_dir(s, t, idx);
 }
 
 FS_EXPORT int fchdir(int fd)
 {
     const fs_state *s = fs_state_get();
     fs_fd_info info;
-    if (s == NULL || fs_state_in_vfork_child())
-        return CALL_REAL(-1, fchdir, fd);
-    if (fs_fd_get(fd, &info) == FS_FD_DIR && fs_ns_fd(fd, &info, NULL) == FS_FD_DIR) {
+    if (s != NULL && fs_fd_get(fd, &info) == FS_FD_DIR && fs_ns_fd(fd, &info, NULL) == FS_FD_DIR) {
         const fs_table *t = fs_state_table();
         if (t == NULL)
             return fs_fail(-EIO);
-        return enter_dir(s, t, info.index, fd);
+        return enter_dir(s, t, info.index);
     }
-    int rc = CALL_REAL(-1, fchdir, fd);
-    if (rc == 0)
-        fs_state_set_cwd(s, 0, NULL, 0);
-    return rc;
+    return entered(s, CALL_REAL(-1, fchdir, fd));
 }
 
 FS_EXPORT char *getcwd(char *buf, size_t size)
