@@ -4,6 +4,7 @@
  * can never make an outside path look like a key. At most 40 links per resolution, as Linux (ELOOP). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -80,6 +81,44 @@ int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
     return c;
 }
 
+/* Is path's first component one of the mount path's components? Only then can a walk from a real directory
+ * descriptor (rsync walks "/" then "fanstore" with openat, one component at a time) enter the namespace. */
+static int may_enter_mount(const fs_state *s, const char *path)
+{
+    const char *slash = strchr(path, '/');
+    size_t n = slash != NULL ? (size_t)(slash - path) : strlen(path);
+    if (n == 0 || (n == 2 && path[0] == '.' && path[1] == '.'))
+        return n == 2;
+    for (const char *m = s->mount; (m = strchr(m, '/')) != NULL;) {
+        m++;
+        const char *end = strchr(m, '/');
+        size_t len = end != NULL ? (size_t)(end - m) : strlen(m);
+        if (len == n && memcmp(m, path, n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* A relative path from a real directory descriptor (not one of ours): inside only when the joined path lands in
+ * the mount, which needs the descriptor's name (one readlink, paid only when may_enter_mount). */
+static int classify_from_real_dir(const fs_state *s, int dirfd, const char *path, fs_key *k)
+{
+    if (!may_enter_mount(s, path))
+        return FS_PATH_OUTSIDE;
+    char proc[64], dir[PATH_MAX];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", dirfd);
+    ssize_t n = CALL_REAL(-1, readlink, proc, dir, sizeof dir - 1);
+    if (n <= 0 || dir[0] != '/')
+        return FS_PATH_OUTSIDE;
+    dir[n] = '\0';
+    if (fs_up_key(s, dir, (size_t)n, k->buf, sizeof k->buf) >= 0)
+        return FS_PATH_OUTSIDE;   /* a directory of the upper tree: the kernel walks it */
+    fs_ns ns = { .mount = s->mount, .mount_len = s->mount_len, .cwd = dir, .cwd_len = (size_t)n,
+                 .cwd_near = fs_path_cwd_near(s->mount, s->mount_len, dir, (size_t)n) };
+    int c = fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
+    return c == FS_PATH_REWRITTEN ? FS_PATH_OUTSIDE : c;
+}
+
 static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
 {
     if (s == NULL || path == NULL)
@@ -94,7 +133,7 @@ static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
     }
     fs_fd_info info;
     if (fs_fd_get(dirfd, &info) != FS_FD_DIR)
-        return FS_PATH_OUTSIDE;
+        return classify_from_real_dir(s, dirfd, path, k);
     const fs_table *t = fs_state_table();
     if (t == NULL || (fs_ns_is_output(t, info.index) && fs_ns_mode(t, info.index) == 0))
         return t == NULL ? -EIO : -ENOENT;   /* an output directory removed since it was opened */
