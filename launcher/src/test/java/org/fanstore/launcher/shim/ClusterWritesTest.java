@@ -2,7 +2,6 @@ package org.fanstore.launcher.shim;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,8 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Writes across two ranks through a real {@code fanstore run --ranks 2 --output-dir}: real Python (torch, numpy,
  * tempfile, shutil) on both ranks (interpose-native/tests/e2e_cluster_writes.py plays both sides), then the
- * output directory must hold exactly the committed files, byte for byte, and nothing of the killed writer or of
- * the temporary checkpoint name.
+ * output directory must hold exactly the job's final files, byte for byte: what the killed writer wrote, and
+ * nothing of the temporary checkpoint name.
  */
 class ClusterWritesTest {
     @TempDir
@@ -50,8 +49,8 @@ class ClusterWritesTest {
         try (Stream<Path> s = Files.list(saved)) {
             s.forEach(p -> names.put(p.getFileName().toString(), p.toFile().length()));
         }
-        assertEquals(List.of("a.bin", "arr.npy", "ckpt.pt", "copy.txt", "excl"),
-                names.keySet().stream().sorted().toList(), "output dir holds exactly the committed files");
+        assertEquals(List.of("a.bin", "arr.npy", "ckpt.pt", "copy.txt", "excl", "killed.bin"),
+                names.keySet().stream().sorted().toList(), "output dir holds exactly the job's final files");
         byte[] unit = MessageDigest.getInstance("SHA-256").digest("fanstore".getBytes());
         byte[] expected = new byte[unit.length * 40000];
         for (int i = 0; i < 40000; i++) {
@@ -63,7 +62,7 @@ class ClusterWritesTest {
         assertEquals(Files.readString(sync.resolve("ckpt.sha256")), HexFormat.of().formatHex(
                 MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(saved.resolve("ckpt.pt")))),
                 "the saved checkpoint is byte-identical to what torch.save produced");
-        assertFalse(Files.exists(saved.resolve("killed.bin")));
+        assertEquals("half".repeat(100000), Files.readString(saved.resolve("killed.bin")));
         try (Stream<Path> s = Files.list(local)) {
             assertEquals(List.of(), s.toList(), "local dir left behind");
         }
