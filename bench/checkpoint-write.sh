@@ -1,41 +1,73 @@
 #!/usr/bin/env bash
-# Checkpoint writes (issue 9): N x MIB MiB torch.save through the mount (`fanstore run` defaults, staging on the
-# local dir) vs torch.save straight to the same local file system, same run, alternating; then the same through
-# the mount with --output-dir. Every variant starts after `sync` with no dirty pages of the others (writeback of an
-# earlier variant's gigabyte would throttle the next one). (the drain runs while the job writes; the job's wall includes the final drain).
-# Usage: bench/checkpoint-write.sh [WORK_DIR] [N] [MIB]       e.g. bench/checkpoint-write.sh /tmp/ckw 8 128
+# Checkpoint write throughput through the mount vs the same disk directly, same run. One Python process writes N
+# checkpoints of MIB MiB each with the atomic idiom: write NAME.tmp, flush, fsync, os.replace(NAME.tmp, NAME).
+# native: into WORK_DIR/native. fanstore: `fanstore run --ranks 1` with its defaults (no --output-dir: outputs are
+# dropped at the end) and --local-dir WORK_DIR, so its local dir is on the same disk as the native target, writing
+# /fanstore/ds/ckpt. The clock runs inside the writer around the write loop only (not the job's start or end; the
+# payload is made before). ROUNDS rounds (default 5), the order alternating each round, each variant after `sync`
+# with the previous variant's files removed. Prints each round's MB/s (MB = 10^6 B), then a table of the medians
+# and the ratio of medians fanstore/native.
+#   bench/checkpoint-write.sh [WORK_DIR] [N] [MIB]     e.g. ROUNDS=5 bench/checkpoint-write.sh /tmp/ckw 4 256
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
-work="${1:-/tmp/fanstore-ckpt}"; n="${2:-8}"; mib="${3:-128}"
-rm -rf "$work"; mkdir -p "$work/src/ds" "$work/native" "$work/out"
-echo input > "$work/src/ds/input.txt"
+work="${1:-/tmp/fanstore-ckpt}"; n="${2:-4}"; mib="${3:-256}"
+rounds="${ROUNDS:-5}"; py=/usr/bin/python3
+rm -rf "$work"; mkdir -p "$work/src" "$work/native"
+echo input > "$work/src/input.txt"
 "$repo/fanstore" prep --input "$work/src" --output "$work/ds.fs" --name ds >/dev/null
 cat > "$work/writer.py" <<'PY'
-import os, sys, time, torch
+import os, sys, time
 d, n, mib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 os.makedirs(d, exist_ok=True)
-tensors = [torch.randn(mib << 18) for _ in range(n)]   # mib MiB of float32 each, made before the clock starts
+payload = bytearray(os.urandom(mib << 20))           # made before the clock starts
+chunk = 16 << 20
 t0 = time.perf_counter()
-for i, t in enumerate(tensors):
-    torch.save(t, os.path.join(d, "ckpt-%d.pt" % i))   # opens, writes, closes (the close commits under fanstore)
+for i in range(n):
+    payload[:8] = i.to_bytes(8, "little")
+    final = os.path.join(d, "ckpt-%d.pt" % i)
+    tmp = final + ".tmp"
+    with open(tmp, "wb") as f:
+        view = memoryview(payload)
+        for off in range(0, len(payload), chunk):
+            f.write(view[off:off + chunk])
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, final)
 s = time.perf_counter() - t0
-print("files %d seconds %.3f MB_per_s %.1f" % (n, s, n * mib * 1.048576 / s))
+print("files %d seconds %.3f MB_per_s %.1f" % (n, s, n * (mib << 20) / 1e6 / s))
 PY
-py=/usr/bin/python3
-echo "# $(date -u '+%F %H:%M') UTC, commit $(git -C "$repo" rev-parse --short HEAD), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), $n x $mib MiB, local dir on $(df --output=fstype "$work" | tail -1)"
-for round in 1 2 3; do
-  rm -rf "$work/native"/*; sync
-  nat=$("$py" "$work/writer.py" "$work/native" "$n" "$mib")
-  rm -rf "$work/native"/*; sync
-  fs=$("$repo/fanstore" run --ranks 1 --data "$work/ds.fs" --local-dir "$work" -- \
-       "$py" "$work/writer.py" /fanstore/ds/ckpt "$n" "$mib" 2>"$work/run.err") || { cat "$work/run.err"; exit 1; }
-  rm -rf "$work/out"/*; sync
-  t0=$(date +%s.%N)
-  fo=$("$repo/fanstore" run --ranks 1 --data "$work/ds.fs" --local-dir "$work" --output-dir "$work/out" -- \
-       "$py" "$work/writer.py" /fanstore/ds/ckpt "$n" "$mib" 2>"$work/run.err") || { cat "$work/run.err"; exit 1; }
-  t1=$(date +%s.%N)
-  saved=$(find "$work/out" -type f | wc -l)
-  a=$(awk '/^files/{print $6}' <<<"$nat"); b=$(awk '/^files/{print $6}' <<<"$fs"); c=$(awk '/^files/{print $6}' <<<"$fo")
-  echo "round $round: native $a MB/s | mount $b MB/s ($(awk -v a="$a" -v b="$b" 'BEGIN{printf "%.2f", b/a}')x) | mount + --output-dir $c MB/s ($(awk -v a="$a" -v b="$c" 'BEGIN{printf "%.2f", b/a}')x), job wall incl. final drain $(awk -v s="$t0" -v e="$t1" 'BEGIN{printf "%.1f", e-s}') s, $saved files saved"
+clean() { rm -rf "$work/native"/* "$work"/fanstore-* 2>/dev/null || true; sync; }
+native() { "$py" "$work/writer.py" "$work/native/ckpt" "$n" "$mib"; }
+viafs() {
+  "$repo/fanstore" run --ranks 1 --data "$work/ds.fs" --local-dir "$work" -- \
+    "$py" "$work/writer.py" /fanstore/ds/ckpt "$n" "$mib" 2>"$work/run.err" || { cat "$work/run.err" >&2; exit 1; }
+}
+echo "# $(date -u '+%F %H:%M') UTC, commit $(git -C "$repo" rev-parse --short HEAD), $(nproc) cores," \
+     "load $(cut -d' ' -f1-3 /proc/loadavg), $n x $mib MiB per round, fsync + os.replace," \
+     "native and local dir on $(df --output=source,fstype "$work" | tail -1 | tr -s ' ')"
+rows="$work/rows.txt"; : > "$rows"
+for r in $(seq "$rounds"); do
+  order="native fanstore"; [ $((r % 2)) = 0 ] && order="fanstore native"
+  for v in $order; do
+    clean
+    if [ "$v" = native ]; then out=$(native); else out=$(viafs); fi
+    mbs=$(awk '/^files/ {print $6}' <<<"$out")
+    [ -n "$mbs" ] || { echo "no result from $v: $out" >&2; exit 1; }
+    echo "round $r $v $mbs" | tee -a "$rows"
+  done
 done
+clean
+"$py" - "$rows" <<'PY'
+import sys, statistics as st
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.split()
+    rows.setdefault(f[2], []).append(float(f[3]))
+nat = st.median(rows["native"])
+print("| variant | MB/s per round | median MB/s | x native |")
+print("|---|---|---:|---:|")
+for k in ("native", "fanstore"):
+    v = rows[k]
+    print("| %s | %s | %.0f | %.2f |" % (k, " ".join("%.0f" % x for x in v), st.median(v), st.median(v) / nat))
+PY
 rm -rf "$work"
