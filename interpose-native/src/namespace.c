@@ -18,7 +18,7 @@
 
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat and stat64 share one layout here");
 
-static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k);
+static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes);
 
 /* "x/", "x/." and "x/.." can only name directories. */
 static int names_directory(const char *path)
@@ -34,7 +34,7 @@ static int names_directory(const char *path)
 /* "x/.." is lexically the directory holding x, but the kernel walks x first: ENOTDIR when x is a file, ENOENT
  * when it is missing. Each ".." component's prefix that lies in the namespace must therefore be a directory
  * (symlinks followed, so "link-to-dir/.." stays valid). Only paths holding ".." pay for this. */
-static int dotdot_prefixes_are_dirs(const fs_state *s, int dirfd, const char *path)
+static int dotdot_prefixes_are_dirs(const fs_state *s, int dirfd, const char *path, int changes)
 {
     const fs_table *t = fs_state_table();
     if (t == NULL)
@@ -53,7 +53,7 @@ static int dotdot_prefixes_are_dirs(const fs_state *s, int dirfd, const char *pa
         memcpy(prefix, path, plen);
         prefix[plen] = '\0';
         fs_key pk;
-        if (classify(s, dirfd, prefix, &pk) != FS_PATH_INSIDE)
+        if (classify(s, dirfd, prefix, &pk, changes) != FS_PATH_INSIDE)
             continue;
         pk.want_dir = 1;
         uint32_t idx;
@@ -64,11 +64,11 @@ static int dotdot_prefixes_are_dirs(const fs_state *s, int dirfd, const char *pa
     return 0;
 }
 
-int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
+static int classify_any(const fs_state *s, int dirfd, const char **path, fs_key *k, int changes)
 {
-    int c = classify(s, dirfd, *path, k);
+    int c = classify(s, dirfd, *path, k, changes);
     if ((c == FS_PATH_INSIDE || c == FS_PATH_REWRITTEN) && strstr(*path, "..") != NULL) {
-        int rc = dotdot_prefixes_are_dirs(s, dirfd, *path);
+        int rc = dotdot_prefixes_are_dirs(s, dirfd, *path, changes);
         if (rc < 0)
             return rc;
     }
@@ -100,10 +100,12 @@ static int may_enter_mount(const fs_state *s, const char *path)
 }
 
 /* A relative path from a real directory descriptor (not one of ours): inside only when the joined path lands in
- * the mount, which needs the descriptor's name (one readlink, paid only when may_enter_mount). */
-static int classify_from_real_dir(const fs_state *s, int dirfd, const char *path, fs_key *k)
+ * the mount, which needs the descriptor's name (one readlink, paid only when may_enter_mount). A change (changes)
+ * relative to a directory of the upper tree (rm -r and cp -a work from descriptors) is one of the namespace's, so
+ * that other ranks hear of it; a lookup there is left to the kernel. */
+static int classify_from_real_dir(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
 {
-    if (!may_enter_mount(s, path))
+    if (!changes && !may_enter_mount(s, path))
         return FS_PATH_OUTSIDE;
     char proc[64], dir[PATH_MAX];
     snprintf(proc, sizeof proc, "/proc/self/fd/%d", dirfd);
@@ -111,15 +113,38 @@ static int classify_from_real_dir(const fs_state *s, int dirfd, const char *path
     if (n <= 0 || dir[0] != '/')
         return FS_PATH_OUTSIDE;
     dir[n] = '\0';
-    if (fs_up_key(s, dir, (size_t)n, k->buf, sizeof k->buf) >= 0)
-        return FS_PATH_OUTSIDE;   /* a directory of the upper tree: the kernel walks it */
+    int kl = fs_up_key(s, dir, (size_t)n, k->buf, sizeof k->buf);
+    if (kl >= 0) {
+        if (!changes || s->mount_len + 1 + (size_t)kl >= sizeof dir)
+            return FS_PATH_OUTSIDE;   /* a lookup in the upper tree: the kernel walks it */
+        memcpy(dir, s->mount, s->mount_len);
+        n = (ssize_t)s->mount_len;
+        if (kl > 0) {
+            dir[n++] = '/';
+            memcpy(dir + n, k->buf, (size_t)kl);
+            n += kl;
+        }
+        dir[n] = '\0';
+    } else if (!may_enter_mount(s, path)) {
+        return FS_PATH_OUTSIDE;
+    }
     fs_ns ns = { .mount = s->mount, .mount_len = s->mount_len, .cwd = dir, .cwd_len = (size_t)n,
                  .cwd_near = fs_path_cwd_near(s->mount, s->mount_len, dir, (size_t)n) };
     int c = fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
     return c == FS_PATH_REWRITTEN ? FS_PATH_OUTSIDE : c;
 }
 
-static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
+int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
+{
+    return classify_any(s, dirfd, path, k, 0);
+}
+
+int fs_ns_classify_change(const fs_state *s, int dirfd, const char **path, fs_key *k)
+{
+    return classify_any(s, dirfd, path, k, 1);
+}
+
+static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
 {
     if (s == NULL || path == NULL)
         return FS_PATH_OUTSIDE;
@@ -133,7 +158,7 @@ static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k)
     }
     fs_fd_info info;
     if (fs_fd_get(dirfd, &info) != FS_FD_DIR)
-        return classify_from_real_dir(s, dirfd, path, k);
+        return classify_from_real_dir(s, dirfd, path, k, changes);
     const fs_table *t = fs_state_table();
     if (t == NULL || (fs_ns_is_output(t, info.index) && fs_ns_mode(t, info.index) == 0))
         return t == NULL ? -EIO : -ENOENT;   /* an output directory removed since it was opened */

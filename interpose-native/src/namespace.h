@@ -27,6 +27,9 @@ typedef struct fs_key {
  * A relative path is ours when dirfd is one of our directory descriptors, or AT_FDCWD with a cwd from
  * which the normalised path lands in the mount. */
 int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k);
+/* As fs_ns_classify, for calls that change the tree: a path relative to a real descriptor on a directory of this
+ * node's upper tree is also inside (its key), so the change reaches the namespace's records. */
+int fs_ns_classify_change(const fs_state *s, int dirfd, const char **path, fs_key *k);
 
 #define FS_RESOLVED_INSIDE  0
 #define FS_RESOLVED_OUTSIDE 1

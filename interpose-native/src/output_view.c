@@ -277,6 +277,25 @@ int fs_ov_any_below(const fs_state *s, const char *dir, size_t len, int others_o
     return 0;
 }
 
+size_t fs_ov_keys_below(const fs_state *s, const char *dir, size_t len, uint32_t *slots, size_t cap)
+{
+    fs_ov_refresh(s);
+    size_t found = 0;
+    uint32_t n = atomic_load_explicit(&count, memory_order_acquire);
+    for (uint32_t i = 0; i < n && found < cap; i++) {
+        ov_slot *x = slot_at(i);
+        if (atomic_load_explicit(&x->state, memory_order_acquire) != NULL && x->key_len > len &&
+            (len == 0 || (memcmp(x->key, dir, len) == 0 && x->key[len] == '/')))
+            slots[found++] = i;
+    }
+    return found;
+}
+
+const fs_ov_state *fs_ov_state_any(uint32_t slot)
+{
+    return atomic_load_explicit(&slot_at(slot)->state, memory_order_acquire);
+}
+
 int64_t fs_ov_lookup(const fs_state *s, const char *key, size_t len, const fs_ov_state **st)
 {
     fs_ov_refresh(s);

@@ -31,6 +31,11 @@ int64_t fs_ov_lookup_any(const fs_state *s, const char *key, size_t len);
 /* 1 when some current key lies below directory dir ("" is the root); others_only: only other ranks' files. */
 int fs_ov_any_below(const fs_state *s, const char *dir, size_t len, int others_only);
 
+/* Up to cap slots whose keys currently exist below directory dir, this rank's own files included; how many. */
+size_t fs_ov_keys_below(const fs_state *s, const char *dir, size_t len, uint32_t *slots, size_t cap);
+/* The current state of a slot, this rank's own files included (NULL: absent now). */
+const fs_ov_state *fs_ov_state_any(uint32_t slot);
+
 /* Slots ever seen (children are found by scanning them). */
 uint32_t fs_ov_count(void);
 /* Key and current state of a slot (state NULL: absent now, or this rank's own file). */

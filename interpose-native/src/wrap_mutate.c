@@ -84,7 +84,7 @@ static int changed(int rc, const fs_key *k)
     FS_EXPORT int name params \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CHANGES_CONTENT(what) && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) \
                                                                      : CALL_REAL(-1, name, args); \
@@ -98,7 +98,7 @@ static int changed(int rc, const fs_key *k)
     FS_EXPORT int name params \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
+        int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CHANGES_CONTENT(what) && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) \
                                                                      : CALL_REAL(-1, name, args); \
@@ -184,6 +184,23 @@ static int make_dir(int c, fs_key *k, mode_t mode)
     return 0;
 }
 
+/* Directory key was removed here, so nothing of this node's lies below it any more; records of it that are still
+ * in the journal (changes made without the shim) are withdrawn, deepest first, so other ranks see it go. */
+static void forget_below(const fs_state *s, const char *key, size_t len)
+{
+    uint32_t slots[256];
+    size_t n = fs_ov_keys_below(s, key, len, slots, sizeof slots / sizeof slots[0]);
+    for (size_t depth = PATH_MAX; n > 0 && depth > len; depth--) {
+        for (size_t i = 0; i < n; i++) {
+            size_t kl;
+            const char *k = fs_ov_key(slots[i], &kl);
+            const fs_ov_state *st = fs_ov_state_any(slots[i]);
+            if (kl == depth && st != NULL)
+                fs_up_notify(S_ISDIR(st->mode) ? FS_OP_RMDIR : FS_OP_UNLINK, k, kl, NULL, 0, 0);
+        }
+    }
+}
+
 /* unlink (dir = 0) or rmdir (dir = 1) of k. */
 static int remove_key(int c, fs_key *k, int dir)
 {
@@ -202,7 +219,9 @@ static int remove_key(int c, fs_key *k, int dir)
             return -ENOTEMPTY;     /* other ranks' files are in it */
         if ((dir ? CALL_REAL(-1, rmdir, k->buf) : CALL_REAL(-1, unlink, k->buf)) != 0)
             return -errno;
-        if (fs_ov_lookup_any(s, key, (size_t)kl) >= 0 || (dir && fs_ov_any_below(s, key, (size_t)kl, 0)))
+        if (dir)
+            forget_below(s, key, (size_t)kl);
+        if (fs_ov_lookup_any(s, key, (size_t)kl) >= 0)
             fs_up_notify(dir ? FS_OP_RMDIR : FS_OP_UNLINK, key, (size_t)kl, NULL, 0, 0);
         return 0;
     }
@@ -221,7 +240,7 @@ static int remove_key(int c, fs_key *k, int dir)
 FS_EXPORT int mkdir(const char *path, mode_t mode)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, mkdir, path, mode);
     int rc = make_dir(c, &k, mode);
@@ -231,7 +250,7 @@ FS_EXPORT int mkdir(const char *path, mode_t mode)
 FS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, mkdirat, dirfd, path, mode);
     int rc = make_dir(c, &k, mode);
@@ -241,7 +260,7 @@ FS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 FS_EXPORT int rmdir(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, rmdir, path);
     int rc = remove_key(c, &k, 1);
@@ -251,7 +270,7 @@ FS_EXPORT int rmdir(const char *path)
 FS_EXPORT int unlink(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, unlink, path);
     int rc = remove_key(c, &k, 0);
@@ -261,7 +280,7 @@ FS_EXPORT int unlink(const char *path)
 FS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, unlinkat, dirfd, path, flags);
     int rc = remove_key(c, &k, (flags & AT_REMOVEDIR) != 0);
@@ -272,7 +291,7 @@ FS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 FS_EXPORT int symlink(const char *target, const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlink, target, path);
     int rc = refuse(c, &k, CREATES, 0);
@@ -282,7 +301,7 @@ FS_EXPORT int symlink(const char *target, const char *path)
 FS_EXPORT int symlinkat(const char *target, int dirfd, const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlinkat, target, dirfd, path);
     int rc = refuse(c, &k, CREATES, 0);
@@ -297,7 +316,7 @@ FS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times
         fs_ns_fd(dirfd, &info, NULL) != FS_FD_NONE)
         return fs_fail(-EROFS);
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
+    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, utimensat, dirfd, path, times, flags);
     int rc = refuse(c, &k, CHANGES, !(flags & AT_SYMLINK_NOFOLLOW));
@@ -349,8 +368,8 @@ static int side_of(fs_key *k, char *key, size_t *klen, enum side *where, int cre
 static int two_paths(int dfd1, const char **p1, fs_key *a, int dfd2, const char **p2, fs_key *b, int *forward)
 {
     const fs_state *s = fs_state_get();
-    int ca = fs_ns_classify(s, dfd1, p1, a);
-    int cb = fs_ns_classify(s, dfd2, p2, b);
+    int ca = fs_ns_classify_change(s, dfd1, p1, a);
+    int cb = fs_ns_classify_change(s, dfd2, p2, b);
     *forward = 0;
     if (ca == FS_PATH_OUTSIDE && cb == FS_PATH_OUTSIDE) {
         *forward = 1;
