@@ -31,7 +31,7 @@ import org.fanstore.runtime.shm.Responder;
 public final class OutputService {
     private static final int S_IFDIR = 0040000;
 
-    private final LocalOutputNamespace namespace;
+    private final OutputNamespace namespace;
     private final OutputCommitter committer;
     private final OutputApplier applier;
     private final OutputData data;
@@ -42,7 +42,7 @@ public final class OutputService {
     private final Duration timeout;
     private final AtomicInteger published = new AtomicInteger();
 
-    public OutputService(final LocalOutputNamespace namespace, final OutputCommitter committer,
+    public OutputService(final OutputNamespace namespace, final OutputCommitter committer,
                          final OutputApplier applier, final OutputData data, final Path stagingDir,
                          final Path upperDir, final int rank, final ExecutorService workers, final Duration timeout) {
         this.namespace = namespace;
