@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define FS_OJ_MAGIC          "FANSOUT1"
-#define FS_OJ_FORMAT         1u
+#define FS_OJ_FORMAT         2u
 #define FS_OJ_HEADER_SIZE    4096u
 #define FS_OJ_ALIGNMENT      8u
 
@@ -24,10 +24,10 @@
 typedef struct fs_oj_header {
     char              magic[8];
     _Atomic uint32_t  version;         /* FS_OJ_VERSION, stored last by the writer */
-    int32_t           rank;            /* the rank writing it: FILE records it holds open from staging/ */
+    int32_t           rank;            /* the rank writing it: FILE records it holds are in its upper */
     uint64_t          capacity;        /* the file's length */
     _Atomic uint64_t  published;       /* end of the published records, a file offset >= FS_OJ_HEADER_SIZE */
-    uint32_t          staging_len;     /* length of the staging directory path at offset 64 */
+    uint32_t          staging_len;     /* length of the path at offset 64: the UPPER directory (format 2) */
     uint8_t           reserved[28];
 } fs_oj_header;
 
@@ -46,6 +46,7 @@ typedef struct fs_oj_record {
     /* key bytes, target bytes, zero padding */
 } fs_oj_record;
 
+/* Where the rank's upper directory path lies (the name is format 1's, when it was the staging directory). */
 #define FS_OJ_STAGING_OFFSET 64u
 #define FS_OJ_VERSION ((FS_OJ_FORMAT << 24) | (uint32_t)sizeof(fs_oj_record))
 
@@ -58,7 +59,7 @@ _Static_assert(offsetof(fs_oj_record, kind) == 4 && offsetof(fs_oj_record, key_l
 _Static_assert(offsetof(fs_oj_record, target_len) == 8 && offsetof(fs_oj_record, mode) == 12, "journal record");
 _Static_assert(offsetof(fs_oj_record, size) == 16 && offsetof(fs_oj_record, mtime_ns) == 24, "journal record");
 _Static_assert(offsetof(fs_oj_record, holder) == 32 && offsetof(fs_oj_record, object_id) == 40, "journal record");
-_Static_assert(FS_OJ_VERSION == 0x01000030u, "version word: OutputJournalDescriptor.VERSION says the same");
+_Static_assert(FS_OJ_VERSION == 0x02000030u, "version word: OutputJournalDescriptor.VERSION says the same");
 
 /* Checks a mapped journal of size bytes (magic, version, capacity, staging path). 0 or -EPROTO. */
 int fs_oj_check(const void *base, size_t size);

@@ -40,6 +40,8 @@
 /* Output files are "h" then the object id (2^48 + handle id) in decimal; the shim opens committed ones so. */
 #define FS_RANK_STAGING_FILE_PREFIX "h"
 #define FS_RANK_STAGING_FILE    FS_RANK_STAGING_FILE_PREFIX "<id>"
+/* The rank's upper directory: every output the job writes on this node lives at upper/<key>. */
+#define FS_RANK_UPPER_DIR       "upper"
 #define FS_RANK_OUTPUT_JOURNAL  "outputs"
 
 /* The whole list, in the golden file's order: X(id, place, name, kind, mode); mode -1: the umask decides. */
@@ -69,6 +71,7 @@
     X(LOCAL_CACHE_DIR, "local", FS_RANK_LOCAL_CACHE_DIR, "dir", -1)   \
     X(STAGING_DIR,    "local", FS_RANK_STAGING_DIR,    "dir",  0700) \
     X(STAGING_FILE,   "staging", FS_RANK_STAGING_FILE, "file", 0600) \
+    X(UPPER_DIR,      "local", FS_RANK_UPPER_DIR,      "dir",  0700) \
     X(OUTPUT_JOURNAL, "shm",   FS_RANK_OUTPUT_JOURNAL, "file", 0600)
 
 #endif

@@ -38,9 +38,9 @@ int main(void)
     CHECK(size == 8192, "size %zu", size);
     CHECK(fs_oj_check(j, size) == 0, "header refused");
     CHECK(h->rank == 1, "rank %d", h->rank);
-    CHECK(h->staging_len == strlen("/local/fanstore-0-job/rank-1/staging") &&
-          memcmp(j + FS_OJ_STAGING_OFFSET, "/local/fanstore-0-job/rank-1/staging", h->staging_len) == 0,
-          "staging path");
+    CHECK(h->staging_len == strlen("/local/fanstore-0-job/rank-1/upper") &&
+          memcmp(j + FS_OJ_STAGING_OFFSET, "/local/fanstore-0-job/rank-1/upper", h->staging_len) == 0,
+          "upper path");
     uint64_t end = h->published, pos = FS_OJ_HEADER_SIZE;
     const unsigned kinds[] = { FS_OJ_DIR, FS_OJ_FILE, FS_OJ_RENAME, FS_OJ_UNLINK };
     const char *keys[] = { "out", "out/a.pt", "out/a.pt", "out/b.pt" };

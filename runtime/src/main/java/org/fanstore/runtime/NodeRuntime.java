@@ -99,23 +99,13 @@ final class NodeRuntime implements AutoCloseable {
     private String readyFields = "";
     /** Null without --output-dir. */
     private DirectoryDrain drain;
-    /** This rank's staging files, as the fetch service, the drain and the end-of-job report see them. */
-    private final OutputStaging staging = new OutputStaging() {
-        @Override
-        public Path file(long objectId) {
-            LocalOutputNamespace ns = outputNamespace;
-            Path f = ns == null ? null : ns.stagingFile(objectId);
-            return f != null && Files.isRegularFile(f) ? f : null;
-        }
-
-        @Override
-        public List<String> uncommitted() {
-            OutputService s = outputService;
-            return s == null ? List.of() : s.stillOpen();
-        }
-    };
     private volatile LocalOutputNamespace outputNamespace;
-    private volatile OutputService outputService;
+    /** This rank's staging links, as the fetch service sees them. */
+    private final OutputStaging staging = objectId -> {
+        LocalOutputNamespace ns = outputNamespace;
+        Path f = ns == null ? null : ns.stagingFile(objectId);
+        return f != null && Files.isRegularFile(f) ? f : null;
+    };
     /** Completed with the first world failure once the orderly end has begun. */
     private final CompletableFuture<RankFailedException> failedWhileFinishing = new CompletableFuture<>();
     private volatile boolean finishing;
@@ -140,9 +130,6 @@ final class NodeRuntime implements AutoCloseable {
     private void load() throws IOException {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
-        if (config.outputDir() != null) {
-            drain = new DirectoryDrain(config.outputDir(), config.rank(), config.size());
-        }
         world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
                 JobSecret.read(config.secretFile()), INIT_TIMEOUT);
         Manifest manifest = Manifest.read(config.data());
@@ -301,33 +288,41 @@ final class NodeRuntime implements AutoCloseable {
     }
 
     /**
-     * The write path: the staging directory, the journal the shim reads, this rank's view of the output namespace
-     * and the service that answers the shim. Commits go through the path's owner rank (ClusterCommitter; a world
-     * of one decides in place without MPJ); the applier tells the drain about every record touching bytes held
-     * here (the namespace itself is given no drain, so nothing is told twice); readers of an output held by
-     * another rank get a fetched read-only copy.
+     * The write path: the upper directory (where the shim keeps this rank's outputs), the staging directory (their
+     * published second names), the journal the shim reads, this rank's view of the output namespace, the drain to
+     * --output-dir and the service that answers the shim. Commits go through the path's owner rank
+     * (ClusterCommitter; a world of one decides in place without MPJ); the applier mirrors other ranks' records
+     * into the upper and wakes the drain; readers of an output held by another rank get a fetched read-only copy.
      */
     private OutputService startOutputs(MetadataTable table, ExecutorService workers, RemoteFetcher fetcher,
                                        Path cacheDir) throws IOException {
         Path stagingDir = RankDirectory.STAGING_DIR.in(config.localDir());
         Files.createDirectories(stagingDir);
         Files.setPosixFilePermissions(stagingDir, RankDirectory.STAGING_DIR.permissions());
+        Path upperDir = RankDirectory.UPPER_DIR.in(config.localDir());
+        Files.createDirectories(upperDir);
+        Files.setPosixFilePermissions(upperDir, RankDirectory.UPPER_DIR.permissions());
         OutputJournal journal = OutputJournal.create(RankDirectory.OUTPUT_JOURNAL.in(config.shmDir()), config.rank(),
-                stagingDir, JOURNAL_BYTES);
+                upperDir, JOURNAL_BYTES);
         opened(journal);
-        LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), stagingDir,
-                OutputDrain.NONE);
+        LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), stagingDir);
         outputNamespace = namespace;
-        OutputApplier applier = new OutputApplier(namespace, staging, outputDrain(), config.rank());
+        if (config.outputDir() != null) {
+            drain = new DirectoryDrain(config.outputDir(), upperDir, config.rank(), config.size(), namespace,
+                    key -> isInputDir(table, key)).start();
+        }
+        OutputApplier applier = new OutputApplier(namespace, upperDir, outputDrain(), config.rank());
         ClusterCommitter committer = ClusterCommitter.start(world, applier);
         // closed after the final barrier (finish), when no rank commits any more
         opened(committer);
         OutputData data = new FetchedOutputData(config.rank(), staging, fetcher, cacheDir);
-        OutputService service = new OutputService(namespace, committer, data, stagingDir, config.rank(), workers,
+        return new OutputService(namespace, committer, applier, data, stagingDir, upperDir, config.rank(), workers,
                 FETCH_TIMEOUT);
-        outputService = service;
-        opened(service);
-        return service;
+    }
+
+    private static boolean isInputDir(MetadataTable table, String key) {
+        int idx = table.lookup(key.getBytes(StandardCharsets.UTF_8));
+        return idx >= 0 && (table.mode(idx) & 0170000) == 0040000;
     }
 
     /** Registers c to be closed at the end, after everything registered later ({@link #close}). */
@@ -350,14 +345,12 @@ final class NodeRuntime implements AutoCloseable {
     }
 
     /**
-     * After {@link #finish}: completes the drain (at most {@link #DRAIN_TIMEOUT}) and returns the report lines
-     * for the launcher, one per output that is not safe on the output directory, then a summary.
+     * After {@link #finish}: the drain's final pass (at most {@link #DRAIN_TIMEOUT}) mirrors this rank's upper
+     * directory as the commands left it; returns the report lines for the launcher, one per file of that tree the
+     * pass could not save, then a summary.
      */
     List<String> finishOutputs() {
         List<String> lines = new ArrayList<>();
-        for (String key : staging.uncommitted()) {
-            lines.add(RuntimeReport.OUTPUT_OPEN + RuntimeReport.printable(key));
-        }
         if (drain != null) {
             DirectoryDrain.Report report = drain.finish(DRAIN_TIMEOUT);
             report.failed().forEach((key, why) -> lines.add(RuntimeReport.OUTPUT_FAILED

@@ -67,10 +67,12 @@ public enum RankDirectory {
      * files read faster from local disk than from tmpfs. The shim finds it beside the table's local root.
      */
     LOCAL_CACHE_DIR(Place.LOCAL, "cache", Kind.DIR, -1),
-    /** Output files being written and committed ones this rank holds (the shim opens them by name). */
+    /** Second names (hard links) of the outputs this rank published: what other ranks fetch by object id. */
     STAGING_DIR(Place.LOCAL, "staging", Kind.DIR, 0700),
-    /** One output file, named by its handle id (the record's object id) in decimal. */
+    /** One published output, named by its object id in decimal (a hard link to the file in {@link #UPPER_DIR}). */
     STAGING_FILE(Place.STAGING, "h<id>", Kind.FILE, 0600),
+    /** The outputs this rank's processes write: {@code upper/<key>}, a real tree the shim works on natively. */
+    UPPER_DIR(Place.LOCAL, "upper", Kind.DIR, 0700),
     /** The output journal the shim reads: committed files and directories (format: runtime/output/README.md). */
     OUTPUT_JOURNAL(Place.SHM, "outputs", Kind.FILE, 0600);
 

@@ -115,7 +115,8 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
             return Errno.EIO;
         }
         int owner = deciderOf(r, world.size());
-        int errno = owner == world.rank() ? decide(r, BoundedWait.deadlineAfter(timeout)).errno
+        applier.committing(r);
+        int errno = owner == world.rank() ? decide(r, world.rank(), BoundedWait.deadlineAfter(timeout)).errno
                 : propose(owner, r, timeout);
         applier.settled(r);
         return errno;
@@ -125,27 +126,28 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     private record Outcome(int errno, int failedRank) {
     }
 
-    private Outcome decide(OutputRecord r, long deadline) {
+    /** {@code origin}: the rank whose shim asked for {@code r}; every rank's applier is told it. */
+    private Outcome decide(OutputRecord r, int origin, long deadline) {
         byte[] path = r.kind() == OutputRecord.Kind.RENAME ? r.target() : r.key();
         synchronized (stripes[Math.floorMod(java.util.Arrays.hashCode(path), STRIPES)]) {
             int errno = applier.namespace().check(r);
             if (errno != 0) {
                 return new Outcome(errno, -1);
             }
-            applier.apply(r);
-            return broadcast(r, deadline);
+            applier.apply(r, origin);
+            return broadcast(r, origin, deadline);
         }
     }
 
     /** Sends a decided record to every other rank and waits for all their acknowledgements. */
-    private Outcome broadcast(OutputRecord r, long deadline) {
+    private Outcome broadcast(OutputRecord r, int origin, long deadline) {
         int[] peers = PeerLiveness.othersThan(world.rank(), world.size());
         if (peers.length == 0) {
             return new Outcome(0, -1);
         }
         int tag = MpiTags.commitReply(replySequence.getAndIncrement());
         int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-        byte[] message = CommitProtocol.encode(CommitProtocol.OP_APPLY, world.rank(), tag, budget, r);
+        byte[] message = CommitProtocol.encode(CommitProtocol.OP_APPLY, world.rank(), tag, budget, origin, r);
         byte[][] acks = new byte[world.size()][CommitProtocol.REPLY_BYTES];
         Request[] acked = new Request[world.size()];
         Request[] sent = new Request[world.size()];
@@ -178,7 +180,8 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         long deadline = BoundedWait.deadlineAfter(timeout);
         int tag = MpiTags.commitReply(replySequence.getAndIncrement());
         int budget = (int) Math.min(Integer.MAX_VALUE, Math.max(1, (long) (timeout.toMillis() * OWNER_SHARE)));
-        byte[] message = CommitProtocol.encode(CommitProtocol.OP_PROPOSE, world.rank(), tag, budget, r);
+        byte[] message = CommitProtocol.encode(CommitProtocol.OP_PROPOSE, world.rank(), tag, budget, world.rank(),
+                r);
         byte[] reply = new byte[CommitProtocol.REPLY_BYTES];
         try {
             Request answered = world.comm().Irecv(reply, 0, reply.length, MPI.BYTE, owner, tag);
@@ -233,12 +236,12 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
 
     private void serveProposal(CommitProtocol.Message m) {
         long deadline = BoundedWait.deadlineAfter(Duration.ofMillis(m.budgetMillis()));
-        Outcome o = decide(m.record(), deadline);
+        Outcome o = decide(m.record(), m.sender(), deadline);
         answer(m, CommitProtocol.reply(o.errno, o.failedRank));
     }
 
     private void serveApply(CommitProtocol.Message m) {
-        applier.apply(m.record());
+        applier.apply(m.record(), m.origin());
         answer(m, CommitProtocol.reply(0, -1));
     }
 
@@ -298,7 +301,8 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         long deadline = BoundedWait.deadlineAfter(timeout);
         if (world.size() > 1) {
             try {
-                byte[] shutdown = CommitProtocol.encode(CommitProtocol.OP_SHUTDOWN, world.rank(), 0, 0, null);
+                byte[] shutdown = CommitProtocol.encode(CommitProtocol.OP_SHUTDOWN, world.rank(), 0, 0, world.rank(),
+                        null);
                 Request[] sent = new Request[world.size()];
                 for (int peer : PeerLiveness.othersThan(world.rank(), world.size())) {
                     sent[peer] = isend(shutdown, peer, MpiTags.COMMIT_REQUEST, deadline);

@@ -34,8 +34,10 @@ final class CommitProtocol {
     static final int OBJECT_ID_OFFSET = 48;
     static final int KEY_LENGTH_OFFSET = 56;
     static final int TARGET_LENGTH_OFFSET = 60;
+    /** The rank whose shim asked for the record (PROPOSE: the sender; APPLY: the proposer, not the owner). */
+    static final int ORIGIN_OFFSET = 64;
     /** The key's bytes, then the target's, back to back. */
-    static final int KEYS_OFFSET = 64;
+    static final int KEYS_OFFSET = 72;
     /** PATH_MAX: no path the shim can pass is longer. */
     static final int MAX_KEY_BYTES = 4096;
     static final int MESSAGE_BYTES = KEYS_OFFSET + 2 * MAX_KEY_BYTES;
@@ -57,18 +59,18 @@ final class CommitProtocol {
     }
 
     /** A decoded request. */
-    record Message(int op, int sender, int replyTag, int budgetMillis, OutputRecord record) {
+    record Message(int op, int sender, int replyTag, int budgetMillis, int origin, OutputRecord record) {
     }
 
     static boolean fits(OutputRecord r) {
         return r.key().length <= MAX_KEY_BYTES && r.target().length <= MAX_KEY_BYTES;
     }
 
-    static byte[] encode(int op, int sender, int replyTag, int budgetMillis, OutputRecord r) {
+    static byte[] encode(int op, int sender, int replyTag, int budgetMillis, int origin, OutputRecord r) {
         byte[] bytes = new byte[MESSAGE_BYTES];
         ByteBuffer b = ByteBuffer.wrap(bytes)
                 .putInt(OP_OFFSET, op).putInt(SENDER_OFFSET, sender).putInt(REPLY_TAG_OFFSET, replyTag)
-                .putInt(BUDGET_MILLIS_OFFSET, budgetMillis);
+                .putInt(BUDGET_MILLIS_OFFSET, budgetMillis).putInt(ORIGIN_OFFSET, origin);
         if (r != null) {
             b.putInt(KIND_OFFSET, r.kind().code()).putInt(MODE_OFFSET, r.mode()).putInt(HOLDER_OFFSET, r.holderRank())
                     .putInt(EXCLUSIVE_OFFSET, r.exclusive() ? 1 : 0).putLong(SIZE_OFFSET, r.size())
@@ -97,7 +99,8 @@ final class CommitProtocol {
                     b.getInt(MODE_OFFSET), b.getLong(MTIME_OFFSET), b.getInt(HOLDER_OFFSET),
                     b.getLong(OBJECT_ID_OFFSET), b.getInt(EXCLUSIVE_OFFSET) != 0);
         }
-        return new Message(op, b.getInt(SENDER_OFFSET), b.getInt(REPLY_TAG_OFFSET), b.getInt(BUDGET_MILLIS_OFFSET), r);
+        return new Message(op, b.getInt(SENDER_OFFSET), b.getInt(REPLY_TAG_OFFSET), b.getInt(BUDGET_MILLIS_OFFSET),
+                b.getInt(ORIGIN_OFFSET), r);
     }
 
     static byte[] reply(int errno, int failedRank) {

@@ -9,42 +9,52 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
 
 /**
- * Copies the committed outputs this rank holds to the persistent output directory ({@code --output-dir}),
- * under their path relative to the mount, and mirrors renames and unlinks of them. One background thread works
- * through the records in the order they were applied, so a rename or unlink always follows the copy it concerns.
+ * Mirrors this rank's upper directory onto the persistent output directory ({@code --output-dir}), so that the
+ * directory ends up equal to the job's final namespace: files byte for byte with their modes and mtimes, symlinks,
+ * directories (empty ones too), removals and renames. Rules: README.md beside this class, "The drain".
+ *
+ * <p>One thread runs passes; {@link #wake} asks for one, and a pass takes every wake-up pending when it starts.
+ * A pass compares the upper tree with what this rank drained (key to inode, size, mtime, mode, kind). During the
+ * job a regular file is copied only once it is published unchanged (the journal holds it for this rank with the
+ * file's size and mtime, and that commit has settled on every rank); the final pass ({@link #finish}) copies
+ * every file as it is. The namespace's lock is held while a copy lands or a deletion is decided, and the applier
+ * holds it while another rank's record changes the upper and the journal, so a file another rank just replaced
+ * never lands over that rank's copy, and is never deleted from the directory.
  *
  * <p>A copy is never visible half-done: it is written to a hidden partial name beside the target
- * ({@code .NAME.fanstore-partial-PID-N}), fsynced, re-read and compared (CRC32C and length) with the staging
- * file, then renamed into place and the directory fsynced. A crash at any point leaves at most a partial name
- * behind, never a short file under the final name (the failure UnifyFS's stage-out once had).
- *
- * <p>Another rank may commit the same path later (last commit wins): this rank is told (its file was replaced)
- * and a copy of its own still in progress then does not land. The newer holder renames its copy into place only
- * once its commit has settled, that is once every rank, the older holder included, has applied it: the older
- * holder has then either already renamed its copy (and the newer one lands over it) or sees the takeover and
- * drops its copy. Without that wait a fast copy of the newer file could land first and the older one over it.
+ * ({@code .NAME.fanstore-partial-PID-N}), fsynced, re-read and compared (CRC32C and length), given its mode and
+ * mtime, then renamed into place and the directory fsynced.
  */
 public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private static final int BUFFER_BYTES = 1 << 20;
@@ -52,262 +62,516 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private static final long PID = ProcessHandle.current().pid();
     /** A partial name: {@code .NAME.fanstore-partial-PID-N} (groups: NAME, PID). */
     private static final Pattern PARTIAL = Pattern.compile("\\.(.+)\\.fanstore-partial-([0-9]{1,10})-[0-9]+");
-    /** A commit settles within its own bound (seconds); past this the copy lands anyway rather than never. */
-    private static final long SETTLE_WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
+    private static final String ATTRIBUTES = "unix:ino,mode,size,lastModifiedTime";
+    private static final int S_IFMT = 0170000;
+    private static final int S_IFREG = 0100000;
+    private static final int S_IFDIR = 0040000;
+    private static final int S_IFLNK = 0120000;
 
     private final Path dir;
+    private final Path upper;
     private final int rank;
     /** With one rank nobody else can take a name over, so no copy waits for its commit to settle. */
     private final boolean waitForSettle;
-    private final ExecutorService worker;
+    private final OutputNamespace journal;
+    private final Predicate<String> inputDir;
+    private final Thread thread;
     private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
-    /** Per key, bumped when another rank's bytes take the name over; a copy that saw an older value does not
-     * land. Guarded by {@code this}, as is the final rename that checks it. */
-    private final Map<String, Long> takeovers = new HashMap<>();
-    /** Keys whose latest copy failed, with why; cleared by a later successful copy, an unlink or a takeover. */
-    private final Map<String, String> failed = new TreeMap<>();
-    /** Keys queued or being copied, with how many copies of each are outstanding. */
-    private final Map<String, Integer> pending = new HashMap<>();
-    /** Object ids of this rank's files whose commit has not settled yet, and of those that have since. */
-    private final Set<Long> unsettled = new HashSet<>();
+    /** What this rank put in the output directory, by key. Only the pass touches it (one pass at a time). */
+    private final Map<String, Entry> drained = new HashMap<>();
+    /** Object ids of this rank's files whose commit has settled. Guarded by {@code this}. */
     private final Set<Long> settledIds = new HashSet<>();
+    /** Keys whose copy failed in the last pass, with why (logged once per reason). Only the pass touches it. */
+    private final Map<String, String> failing = new HashMap<>();
+    private boolean wakeups;
+    private boolean stopping;
     private long partialSequence;
     private long copiedFiles;
     private long copiedBytes;
     private long busyNanos;
-    private boolean finished;
 
-    public DirectoryDrain(Path dir, int rank, int worldSize) {
+    /**
+     * @param dir      the output directory
+     * @param upper    this rank's upper directory
+     * @param journal  this rank's view of the namespace (its lock is the applier's)
+     * @param inputDir whether a key is an input directory (in the metadata table)
+     */
+    public DirectoryDrain(Path dir, Path upper, int rank, int worldSize, OutputNamespace journal,
+                          Predicate<String> inputDir) {
         this.dir = dir.toAbsolutePath().normalize();
+        this.upper = upper.toAbsolutePath().normalize();
         this.rank = rank;
         this.waitForSettle = worldSize > 1;
-        this.worker = Executors.newSingleThreadExecutor(task -> {
-            Thread t = new Thread(task, "fanstore-drain");
-            t.setDaemon(true);
-            return t;
-        });
+        this.journal = journal;
+        this.inputDir = inputDir;
+        this.thread = new Thread(this::loop, "fanstore-drain");
+        this.thread.setDaemon(true);
     }
 
-    /** What finish found: every key that is not on the directory as committed, with why, and the totals. */
+    /** What the final pass found: every file of the final tree it could not save, with why, and the totals. */
     public record Report(Map<String, String> failed, long copiedFiles, long copiedBytes, long busyNanos) {
     }
 
+    /** One thing this rank put in the output directory (ino, size, mtime: 0 for a directory or a symlink). */
+    private record Entry(Kind kind, long ino, long size, long mtime, int mode, String linkTarget) {
+        boolean sameBytes(Entry o) {
+            return kind == o.kind && ino == o.ino && size == o.size && mtime == o.mtime
+                    && java.util.Objects.equals(linkTarget, o.linkTarget);
+        }
+    }
+
+    private enum Kind { FILE, LINK, DIR, OTHER }
+
+    /** A file's identity for rename detection. */
+    private record Identity(long ino, long size, long mtime) {
+    }
+
+    /** Starts the drain thread. */
+    public DirectoryDrain start() {
+        thread.start();
+        return this;
+    }
+
     @Override
-    public synchronized void applied(OutputRecord r, Path file) {
-        if (finished) {
-            return;
-        }
-        String key = new String(r.key(), UTF_8);
-        switch (r.kind()) {
-            case FILE -> {
-                if (r.holderRank() == rank) {
-                    long seen = takeover(key);
-                    long id = r.objectId();
-                    if (waitForSettle) {
-                        unsettled.add(id);
-                    }
-                    queue(key, () -> copy(key, file, r.size(), seen, id));
-                } else {
-                    takeOver(key);
-                }
-            }
-            case UNLINK -> queue(key, () -> unlink(key));
-            case RENAME -> {
-                String target = new String(r.target(), UTF_8);
-                if (r.holderRank() == rank) {
-                    long seen = takeover(target);
-                    queue(target, () -> rename(key, target, seen));
-                } else {
-                    takeOver(target);
-                }
-            }
-            case DIR, RMDIR -> {
-                // directories are created as the parents of copied files; empty ones are not mirrored
-            }
-            default -> throw new IllegalArgumentException("unknown record " + r);
-        }
+    public synchronized void wake() {
+        wakeups = true;
+        notifyAll();
     }
 
     @Override
     public synchronized void settled(OutputRecord r) {
-        if (unsettled.remove(r.objectId())) {
-            settledIds.add(r.objectId());
-            notifyAll();
-        }
+        settledIds.add(r.objectId());
+        wakeups = true;
+        notifyAll();
     }
 
-    /** Bounded: see SETTLE_WAIT_NANOS. */
-    private synchronized void awaitSettled(long objectId) throws InterruptedException {
-        long deadline = System.nanoTime() + SETTLE_WAIT_NANOS;
-        while (unsettled.contains(objectId)) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                unsettled.remove(objectId);
-                return;
-            }
-            TimeUnit.NANOSECONDS.timedWait(this, left);
-        }
-        settledIds.remove(objectId);
+    private synchronized boolean isSettled(long objectId) {
+        return !waitForSettle || settledIds.contains(objectId);
     }
 
-    private void queue(String key, Runnable task) {
-        pending.merge(key, 1, Integer::sum);
-        worker.execute(() -> {
-            try {
-                task.run();
-            } finally {
-                synchronized (this) {
-                    pending.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
+    private synchronized boolean stopping() {
+        return stopping;
+    }
+
+    private void loop() {
+        while (true) {
+            synchronized (this) {
+                while (!wakeups && !stopping) {
+                    try {
+                        wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
                 }
-            }
-        });
-    }
-
-    private long takeover(String key) {
-        return takeovers.getOrDefault(key, 0L);
-    }
-
-    private void takeOver(String key) {
-        takeovers.merge(key, 1L, Long::sum);
-        failed.remove(key);
-    }
-
-    private void copy(String key, Path staging, long size, long takeoverSeen, long objectId) {
-        long started = System.nanoTime();
-        Path target;
-        Path partial = null;
-        try {
-            target = resolve(key);
-            if (staging == null) {
-                throw new NoSuchFileException("the staging file of " + key, null, "this rank has none");
-            }
-            Path parent = target.getParent();
-            Files.createDirectories(parent);
-            synchronized (this) {
-                partial = parent.resolve(partialName(target.getFileName().toString(), PID, partialSequence++));
-            }
-            long sourceCrc = copyWithCrc(staging, partial);
-            long length = Files.size(partial);
-            long copyCrc = crcOf(partial);
-            if (length != size || copyCrc != sourceCrc) {
-                throw new IOException("the copy does not match: " + length + " bytes (CRC32C " + hex(copyCrc)
-                        + ") after writing " + size + " committed bytes (CRC32C " + hex(sourceCrc) + ")");
-            }
-            awaitSettled(objectId);
-            synchronized (this) {
-                if (takeover(key) != takeoverSeen) {
-                    return; // another rank's newer file owns the name now; its holder copies that
-                }
-                Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                partial = null;
-                failed.remove(key);
-            }
-            fsyncDirectory(parent);
-            synchronized (this) {
-                copiedFiles++;
-                copiedBytes += size;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            fail(key, "copy to " + dir.resolve(key) + " was stopped before it landed");
-        } catch (IOException | RuntimeException e) {
-            synchronized (this) {
-                if (takeover(key) == takeoverSeen) { // else a newer file of another rank replaced it: not lost
-                    fail(key, "copy to " + dir.resolve(key) + " failed: " + describe(e));
-                }
-            }
-        } finally {
-            deleteQuietly(partial);
-            addBusy(started);
-        }
-    }
-
-    private void rename(String source, String target, long takeoverSeen) {
-        long started = System.nanoTime();
-        try {
-            Path from = resolve(source);
-            Path to = resolve(target);
-            synchronized (this) {
-                String why = failed.remove(source);
-                if (why != null) {
-                    failed.put(target, why + " (then renamed to " + target + ")");
+                if (stopping) {
                     return;
                 }
-                if (takeover(target) != takeoverSeen || !Files.exists(from)) {
-                    return; // replaced by a newer file of another rank, or the source never landed: nothing to move
-                }
-                Files.createDirectories(to.getParent());
-                Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                wakeups = false;
             }
-            fsyncDirectory(to.getParent());
-            if (!to.getParent().equals(from.getParent())) {
-                fsyncDirectory(from.getParent());
+            try {
+                pass(false, Long.MAX_VALUE);
+            } catch (IOException | RuntimeException e) {
+                System.err.println("fanstore rank " + rank + ": output drain pass: " + describe(e));
             }
-        } catch (IOException | RuntimeException e) {
-            fail(target, "rename of " + dir.resolve(source) + " to " + dir.resolve(target) + " failed: "
-                    + describe(e));
-        } finally {
-            addBusy(started);
-        }
-    }
-
-    private void unlink(String key) {
-        try {
-            Path path = resolve(key);
-            synchronized (this) {
-                failed.remove(key);
-            }
-            if (Files.deleteIfExists(path)) {
-                fsyncDirectory(path.getParent());
-            }
-        } catch (IOException | RuntimeException e) {
-            fail(key, "removing " + dir.resolve(key) + " failed: " + describe(e));
         }
     }
 
     /**
-     * Waits (at most {@code timeout}) until every queued copy is done, then stops taking records. Keys whose copy
-     * failed or did not finish in time are in the report.
+     * Ends the background passes, then runs the final pass (at most {@code timeout}): every file of the upper tree,
+     * published or not, unless another rank holds its key. The report names what that pass could not save.
      */
     public Report finish(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
         synchronized (this) {
-            finished = true;
+            stopping = true;
+            notifyAll();
         }
-        Future<?> drained = worker.submit(() -> { });
-        worker.shutdown();
         try {
-            drained.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            // reported below as not copied in time
+            if (thread.isAlive()) {
+                thread.join(Math.max(1, timeout.toMillis()));
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException cannotHappen) {
-            // the marker task is empty
+        }
+        Map<String, String> failed;
+        try {
+            failed = pass(true, deadline);
+        } catch (IOException | RuntimeException e) {
+            failed = new TreeMap<>(Map.of("", "the output directory " + dir + " could not be mirrored: "
+                    + describe(e)));
         }
         synchronized (this) {
-            Map<String, String> all = new TreeMap<>(failed);
-            for (String key : pending.keySet()) {
-                all.put(key, "not copied to " + dir.resolve(key) + " within " + timeout.toSeconds()
-                        + " s of the job's end");
-            }
-            return new Report(all, copiedFiles, copiedBytes, busyNanos);
+            return new Report(new TreeMap<>(failed), copiedFiles, copiedBytes, busyNanos);
         }
     }
 
     @Override
     public void close() {
-        worker.shutdownNow();
+        synchronized (this) {
+            stopping = true;
+            notifyAll();
+        }
     }
 
-    private synchronized void fail(String key, String why) {
-        failed.put(key, why);
+    /** Files copied so far (a rename in the directory is no copy). */
+    synchronized long copiedFiles() {
+        return copiedFiles;
     }
 
-    private synchronized void addBusy(long started) {
-        busyNanos += System.nanoTime() - started;
+    /** Runs one pass now on the caller's thread (tests; the thread must not be started). */
+    Map<String, String> passNow(boolean last) throws IOException {
+        return pass(last, Long.MAX_VALUE);
     }
 
-    /** The key under the output directory; keys are normalised by the shim, this only refuses an escape. */
+    /** A file, directory or symlink seen in the upper tree. */
+    private record Seen(Kind kind, long ino, long size, long mtime, int mode, String linkTarget) {
+        Entry entry() {
+            return new Entry(kind, ino, size, mtime, mode, linkTarget);
+        }
+
+        Identity identity() {
+            return new Identity(ino, size, mtime);
+        }
+    }
+
+    /**
+     * One pass; returns the files of the tree it could not save (only the final pass reports them: during the job
+     * a later pass tries again). Stops early when the drain is stopping, unless {@code last}.
+     */
+    private Map<String, String> pass(boolean last, long deadline) throws IOException {
+        long started = System.nanoTime();
+        Map<String, String> failed = new TreeMap<>();
+        try {
+            TreeMap<String, Seen> now = scan();
+            // drained files gone from the upper, by identity: a file seen again under another key was renamed
+            Map<Identity, Deque<String>> gone = new HashMap<>();
+            for (Map.Entry<String, Entry> e : new TreeMap<>(drained).entrySet()) {
+                Entry d = e.getValue();
+                if (d.kind == Kind.FILE && !now.containsKey(e.getKey())) {
+                    gone.computeIfAbsent(new Identity(d.ino, d.size, d.mtime), i -> new ArrayDeque<>())
+                            .add(e.getKey());
+                }
+            }
+            for (Map.Entry<String, Seen> e : now.entrySet()) {  // parents before children
+                if (!last && stopping()) {
+                    return failed;
+                }
+                String key = e.getKey();
+                Seen s = e.getValue();
+                try {
+                    switch (s.kind) {
+                        case DIR -> directory(key, s);
+                        case LINK -> symlink(key, s);
+                        case FILE -> file(key, s, gone, last, deadline, failed);
+                        default -> { }  // fifos and sockets are not drained
+                    }
+                } catch (IOException | RuntimeException x) {
+                    if (s.kind == Kind.FILE) {
+                        failed.put(key, "copy to " + dir.resolve(key) + " failed: " + describe(x));
+                    } else {
+                        failed.put(key, "making " + dir.resolve(key) + " failed: " + describe(x));
+                    }
+                }
+            }
+            removeGone(now);
+        } finally {
+            synchronized (this) {
+                busyNanos += System.nanoTime() - started;
+            }
+        }
+        if (!last) {
+            for (Map.Entry<String, String> f : failed.entrySet()) {
+                if (!f.getValue().equals(failing.get(f.getKey()))) {
+                    System.err.println("fanstore rank " + rank + ": output " + f.getKey() + ": " + f.getValue()
+                            + " (tried again later)");
+                }
+            }
+            failing.clear();
+            failing.putAll(failed);
+        }
+        return failed;
+    }
+
+    /** The upper tree, symlinks not followed; entries that vanish while it is walked are left out. */
+    private TreeMap<String, Seen> scan() throws IOException {
+        TreeMap<String, Seen> seen = new TreeMap<>();
+        if (!Files.isDirectory(upper, NOFOLLOW)) {
+            return seen;
+        }
+        Files.walkFileTree(upper, EnumSet.noneOf(java.nio.file.FileVisitOption.class), Integer.MAX_VALUE,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                        if (!d.equals(upper)) {
+                            add(d);
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+                        add(f);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path f, IOException e) {
+                        return FileVisitResult.CONTINUE;  // vanished meanwhile: the next pass sees what is there
+                    }
+
+                    private void add(Path p) {
+                        Seen s = stat(p);
+                        if (s != null) {
+                            seen.put(upper.relativize(p).toString(), s);
+                        }
+                    }
+                });
+        return seen;
+    }
+
+    /** lstat of {@code p}, or null when it is gone. */
+    private static Seen stat(Path p) {
+        try {
+            Map<String, Object> a = Files.readAttributes(p, ATTRIBUTES, NOFOLLOW);
+            int mode = (Integer) a.get("mode");
+            Kind kind = switch (mode & S_IFMT) {
+                case S_IFREG -> Kind.FILE;
+                case S_IFDIR -> Kind.DIR;
+                case S_IFLNK -> Kind.LINK;
+                default -> Kind.OTHER;
+            };
+            if (kind == Kind.DIR || kind == Kind.OTHER) {
+                return new Seen(kind, 0, 0, 0, mode, null);
+            }
+            if (kind == Kind.LINK) {
+                return new Seen(kind, 0, 0, 0, mode, Files.readSymbolicLink(p).toString());
+            }
+            return new Seen(kind, (Long) a.get("ino"), (Long) a.get("size"),
+                    OutputService.nanos((FileTime) a.get("lastModifiedTime")), mode, null);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** A directory of the job: made with its mode (input directories only as parents of what is drained). */
+    private void directory(String key, Seen s) throws IOException {
+        if (inputDir.test(key)) {
+            return;
+        }
+        Entry d = drained.get(key);
+        Path target = resolve(key);
+        if (d != null && d.kind == Kind.DIR && d.mode == s.mode && Files.isDirectory(target, NOFOLLOW)) {
+            return;
+        }
+        if (Files.exists(target, NOFOLLOW) && !Files.isDirectory(target, NOFOLLOW)) {
+            Files.delete(target);  // a file this rank drained there before the key became a directory
+        }
+        makeParents(target.getParent());
+        if (!Files.isDirectory(target, NOFOLLOW)) {
+            Files.createDirectory(target);
+        }
+        Files.setPosixFilePermissions(target, permissions(s.mode));
+        drained.put(key, s.entry());
+    }
+
+    private void symlink(String key, Seen s) throws IOException {
+        Entry d = drained.get(key);
+        if (d != null && d.sameBytes(s.entry())) {
+            return;
+        }
+        Path target = resolve(key);
+        makeParents(target.getParent());
+        Path partial = partial(target);
+        try {
+            Files.createSymbolicLink(partial, Path.of(s.linkTarget));
+            land(key, partial, target, null);
+            partial = null;
+        } finally {
+            deleteQuietly(partial);
+        }
+        drained.put(key, s.entry());
+    }
+
+    private void file(String key, Seen s, Map<Identity, Deque<String>> gone, boolean last, long deadline,
+                      Map<String, String> failed) throws IOException {
+        Entry d = drained.get(key);
+        Path target = resolve(key);
+        if (d != null && d.sameBytes(s.entry())) {
+            if (d.mode != s.mode) {
+                Files.setPosixFilePermissions(target, permissions(s.mode));
+                drained.put(key, s.entry());
+            }
+            return;
+        }
+        Deque<String> from = gone.get(s.identity());
+        if (from != null && !from.isEmpty()) {
+            String source = from.poll();
+            if (rename(source, key, s)) {
+                return;
+            }
+        }
+        Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
+        boolean others = r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE && r.get().holderRank() != rank;
+        if (others) {
+            return;  // another rank's version: that rank drains it
+        }
+        OutputRecord published = null;
+        if (!last) {
+            if (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE || r.get().size() != s.size
+                    || r.get().mtimeNanos() != s.mtime || !isSettled(r.get().objectId())) {
+                return;  // not published as it is now: still being written, or its commit not settled yet
+            }
+            published = r.get();
+        } else if (System.nanoTime() > deadline) {
+            failed.put(key, "not copied to " + target + ": the job's drain time was up");
+            return;
+        }
+        copy(key, s, target, published);
+    }
+
+    /** Moves the drained copy of {@code source} to {@code key}; false when it is not there any more. */
+    private boolean rename(String source, String key, Seen s) throws IOException {
+        Path from = resolve(source);
+        Path to = resolve(key);
+        if (!Files.isRegularFile(from, NOFOLLOW)) {
+            return false;
+        }
+        makeParents(to.getParent());
+        Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Entry moved = drained.remove(source);
+        drained.put(key, s.entry());
+        if (moved == null || moved.mode != s.mode) {
+            Files.setPosixFilePermissions(to, permissions(s.mode));
+        }
+        fsyncDirectory(to.getParent());
+        if (!from.getParent().equals(to.getParent())) {
+            fsyncDirectory(from.getParent());
+        }
+        return true;
+    }
+
+    /**
+     * Copies {@code upper/key} to {@code target} through a partial name. A source that changes or vanishes during
+     * the copy is no failure: the copy is dropped and the next pass takes the file as it is then.
+     */
+    private void copy(String key, Seen s, Path target, OutputRecord published) throws IOException {
+        Path source = upper.resolve(key);
+        makeParents(target.getParent());
+        Path partial = partial(target);
+        try {
+            long sourceCrc;
+            try {
+                sourceCrc = copyWithCrc(source, partial);
+            } catch (IOException e) {
+                if (changed(source, s)) {
+                    return;
+                }
+                throw e;
+            }
+            if (changed(source, s)) {
+                return;
+            }
+            Files.setPosixFilePermissions(partial, permissions(s.mode));
+            Files.setLastModifiedTime(partial, FileTime.from(Instant.ofEpochSecond(0, s.mtime)));
+            long length = Files.size(partial);
+            long copyCrc = crcOf(partial);
+            if (length != s.size || copyCrc != sourceCrc) {
+                throw new IOException("the copy does not match: " + length + " bytes (CRC32C " + hex(copyCrc)
+                        + ") after writing " + s.size + " bytes (CRC32C " + hex(sourceCrc) + ")");
+            }
+            if (!land(key, partial, target, published)) {
+                return;
+            }
+            partial = null;
+            drained.put(key, s.entry());
+            synchronized (this) {
+                copiedFiles++;
+                copiedBytes += s.size;
+            }
+        } finally {
+            deleteQuietly(partial);
+        }
+    }
+
+    /**
+     * Renames {@code partial} over {@code target} under the namespace's lock; with {@code published}, only if the
+     * journal still has that record (else another rank's newer file took the name: its holder copies that).
+     */
+    private boolean land(String key, Path partial, Path target, OutputRecord published) throws IOException {
+        synchronized (journal) {
+            if (published != null && !published.equals(journal.lookup(key.getBytes(UTF_8)).orElse(null))) {
+                return false;
+            }
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        }
+        fsyncDirectory(target.getParent());
+        return true;
+    }
+
+    /** Whether the source is no longer what the pass saw. */
+    private static boolean changed(Path source, Seen s) {
+        Seen now = stat(source);
+        return now == null || !now.entry().sameBytes(s.entry());
+    }
+
+    /**
+     * Drained keys gone from the upper: files and symlinks are deleted from the directory (unless the journal
+     * holds the key as another rank's file), directories removed once empty (unless the journal has them).
+     */
+    private void removeGone(Map<String, Seen> now) {
+        List<String> keys = new ArrayList<>(new TreeMap<>(drained).descendingKeySet());  // children first
+        for (String key : keys) {
+            Entry d = drained.get(key);
+            Seen s = now.get(key);
+            if (s != null && (s.kind == d.kind || (s.kind == Kind.DIR && inputDir.test(key)))) {
+                continue;
+            }
+            if (s != null && d.kind != Kind.DIR) {
+                continue;  // replaced by another kind: the directory or symlink has been made over it already
+            }
+            try {
+                Path target = resolve(key);
+                synchronized (journal) {
+                    if (Files.exists(upper.resolve(key), NOFOLLOW) && s == null) {
+                        continue;  // back meanwhile: the next pass looks at it
+                    }
+                    Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
+                    if (d.kind == Kind.DIR) {
+                        if (r.isPresent() && LocalOutputNamespace.isDir(r.get().mode())) {
+                            continue;  // still a directory of the job (another rank has it)
+                        }
+                        try {
+                            Files.deleteIfExists(target);
+                        } catch (DirectoryNotEmptyException notYet) {
+                            continue;  // removed once empty
+                        }
+                    } else if (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE
+                            || r.get().holderRank() == rank) {
+                        Files.deleteIfExists(target);
+                    }
+                }
+                drained.remove(key);
+                fsyncDirectory(target.getParent());
+            } catch (IOException | RuntimeException e) {
+                System.err.println("fanstore rank " + rank + ": could not remove " + dir.resolve(key)
+                        + " from the output directory: " + describe(e));
+            }
+        }
+    }
+
+    /** Makes the missing parents of a target (input directories, or ones made by another rank meanwhile). */
+    private void makeParents(Path d) throws IOException {
+        if (d.startsWith(dir) && !Files.isDirectory(d)) {
+            Files.createDirectories(d);
+        }
+    }
+
+    private synchronized Path partial(Path target) {
+        return target.resolveSibling(partialName(target.getFileName().toString(), PID, partialSequence++));
+    }
+
+    /** The key under the output directory; keys come from the upper tree, this only refuses an escape. */
     private Path resolve(String key) {
         Path p = dir.resolve(key).normalize();
         if (!p.startsWith(dir) || p.equals(dir)) {
@@ -316,9 +580,20 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         return p;
     }
 
+    private static Set<PosixFilePermission> permissions(int mode) {
+        Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
+        PosixFilePermission[] all = PosixFilePermission.values();  // OWNER_READ .. OTHERS_EXECUTE = 0400..0001
+        for (int i = 0; i < all.length; i++) {
+            if ((mode & (0400 >> i)) != 0) {
+                set.add(all[i]);
+            }
+        }
+        return set;
+    }
+
     private long copyWithCrc(Path from, Path to) throws IOException {
         CRC32C crc = new CRC32C();
-        try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ);
+        try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
                 FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             while (true) {
                 buffer.clear();
@@ -331,17 +606,18 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                     out.write(buffer);
                 }
             }
-            out.force(true);
         }
         return crc.getValue();
     }
 
+    /** The file's CRC32C, and the file fsynced (its data, mode and mtime). */
     private long crcOf(Path file) throws IOException {
         CRC32C crc = new CRC32C();
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
             while (true) {
                 buffer.clear();
                 if (in.read(buffer) < 0) {
+                    in.force(true);
                     return crc.getValue();
                 }
                 buffer.flip();

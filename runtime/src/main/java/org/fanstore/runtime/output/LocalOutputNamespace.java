@@ -18,10 +18,9 @@ import org.fanstore.prep.format.table.MetadataTable;
  * (the metadata table: an input key is never changed) and mirrored into the shared-memory journal the shim
  * reads. Keys are held as ISO-8859-1 strings, a byte-exact and cheap map key.
  *
- * <p>Files this rank holds live in its staging directory as {@code h<objectId>}. Applying a record that drops
- * such a file (UNLINK, a FILE or RENAME that replaces it) deletes it here; open descriptors keep their data.
- * The drain hears of FILE and UNLINK records for files held here and of every RENAME (it may move a
- * directory holding such files).
+ * <p>Files this rank published have a second name in its staging directory, {@code h<objectId>} (what remote
+ * readers fetch). Applying a record that drops such a file (UNLINK, a FILE or RENAME that replaces it) deletes
+ * that name here; the file in the upper directory is the shim's (or the applier's) business.
  */
 public final class LocalOutputNamespace implements OutputNamespace {
     private static final int S_IFMT = 0170000;
@@ -31,17 +30,15 @@ public final class LocalOutputNamespace implements OutputNamespace {
     private final OutputJournal journal;
     private final int rank;
     private final Path stagingDir;
-    private final OutputDrain drain;
     private final Map<String, OutputRecord> entries = new HashMap<>();
     private final Map<String, Integer> children = new HashMap<>();
 
     public LocalOutputNamespace(final MetadataTable inputs, final OutputJournal journal, final int rank,
-                                final Path stagingDir, final OutputDrain drain) {
+                                final Path stagingDir) {
         this.inputs = inputs;
         this.journal = journal;
         this.rank = rank;
         this.stagingDir = stagingDir;
-        this.drain = drain;
     }
 
     /** The staging file of a FILE record held by this rank. */
@@ -161,12 +158,6 @@ public final class LocalOutputNamespace implements OutputNamespace {
         if (!journal.append(r)) {
             // check() keeps room for every record it accepts; reaching this means a caller skipped it.
             throw new IllegalStateException("output journal full: " + journal.path());
-        }
-        if (r.kind() == OutputRecord.Kind.FILE && r.holderRank() == rank) {
-            drain.applied(r, stagingFile(r.objectId()));
-        } else if (r.kind() == OutputRecord.Kind.RENAME
-                || (r.kind() == OutputRecord.Kind.UNLINK && r.holderRank() == rank)) {
-            drain.applied(r, null);
         }
     }
 

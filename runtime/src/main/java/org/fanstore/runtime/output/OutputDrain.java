@@ -1,16 +1,14 @@
 package org.fanstore.runtime.output;
 
-import java.nio.file.Path;
-
 /**
- * Copies this rank's committed outputs to the persistent output directory, mirroring renames and unlinks.
- * Called on the holder rank for every applied record that concerns a file it holds ({@code file} is the
- * staging file for FILE, null otherwise). Must not block the caller.
+ * Mirrors this rank's upper directory to the persistent output directory ({@link DirectoryDrain}). Told of every
+ * applied record that concerns this rank; must not block the caller.
  */
 public interface OutputDrain {
-    OutputDrain NONE = (r, file) -> { };
+    OutputDrain NONE = () -> { };
 
-    void applied(OutputRecord r, Path file);
+    /** Something in this rank's upper directory or journal changed: a pass should run soon. */
+    void wake();
 
     /**
      * The commit of {@code r}, started on this rank, has finished: every rank applied it, or the commit failed.

@@ -34,11 +34,11 @@ public final class OutputJournal implements AutoCloseable {
     }
 
     /** Creates the file (0600, must not exist) with room for {@code capacity} bytes including the header. */
-    public static OutputJournal create(final Path path, final int rank, final Path stagingDir, final int capacity)
+    public static OutputJournal create(final Path path, final int rank, final Path upperDir, final int capacity)
         throws IOException {
-        final byte[] staging = stagingDir.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
-        if (staging.length + 1 > HEADER_LENGTH - STAGING_PATH_OFFSET) {
-            throw new IOException("staging directory path too long for the output journal: " + stagingDir);
+        final byte[] upper = upperDir.toAbsolutePath().toString().getBytes(StandardCharsets.UTF_8);
+        if (upper.length + 1 > HEADER_LENGTH - UPPER_PATH_OFFSET) {
+            throw new IOException("upper directory path too long for the output journal: " + upperDir);
         }
         if (capacity < HEADER_LENGTH * 2) {
             throw new IllegalArgumentException("journal capacity too small: " + capacity);
@@ -56,8 +56,8 @@ public final class OutputJournal implements AutoCloseable {
         b.putInt(RANK_OFFSET, rank);
         b.putLong(CAPACITY_OFFSET, capacity);
         b.putLong(PUBLISHED_OFFSET, HEADER_LENGTH);
-        b.putInt(STAGING_LENGTH_OFFSET, staging.length);
-        b.putBytes(STAGING_PATH_OFFSET, staging);
+        b.putInt(UPPER_LENGTH_OFFSET, upper.length);
+        b.putBytes(UPPER_PATH_OFFSET, upper);
         b.putIntRelease(VERSION_OFFSET, VERSION);
         return j;
     }

@@ -8,7 +8,7 @@ public final class OutputJournalDescriptor {
     /** 8 bytes at offset 0. */
     public static final String MAGIC = "FANSOUT1";
     /** Format number, the top byte of {@link #VERSION}. */
-    public static final int FORMAT = 1;
+    public static final int FORMAT = 2;
     /** Bytes before the first record: one page. */
     public static final int HEADER_LENGTH = 4096;
     /** Fixed part of a record, before its key and target bytes. */
@@ -22,16 +22,16 @@ public final class OutputJournalDescriptor {
     public static final int MAGIC_OFFSET = 0;
     /** 4 bytes: {@link #VERSION}, stored last (release) when the file is created. */
     public static final int VERSION_OFFSET = 8;
-    /** 4 bytes: the rank that writes this journal (a FILE record held by it is opened from the staging dir). */
+    /** 4 bytes: the rank that writes this journal (the shim ignores FILE records held by it: its upper has them). */
     public static final int RANK_OFFSET = 12;
     /** 8 bytes: the file's length; records never pass it. */
     public static final int CAPACITY_OFFSET = 16;
     /** 8 bytes: end of the published records (file offset); stored with release after each record. */
     public static final int PUBLISHED_OFFSET = 24;
-    /** 4 bytes: length of the staging directory path that follows the fields. */
-    public static final int STAGING_LENGTH_OFFSET = 32;
-    /** The staging directory's absolute path, NUL-terminated, up to the end of the header page. */
-    public static final int STAGING_PATH_OFFSET = 64;
+    /** 4 bytes: length of the upper directory path that follows the fields. */
+    public static final int UPPER_LENGTH_OFFSET = 32;
+    /** The rank's upper directory's absolute path (format 2; format 1: staging), NUL-terminated. */
+    public static final int UPPER_PATH_OFFSET = 64;
 
     /** 4 bytes: the record's length, header + key + target + padding (a multiple of 8). */
     public static final int RECORD_LENGTH_OFFSET = 0;

@@ -17,8 +17,8 @@ public final class OutputObjects {
         return objectId >= FIRST;
     }
 
-    /** The object id of the file written through handle {@code handleId} (the shim's id, a small int). */
-    public static long ofHandle(int handleId) {
-        return FIRST + Integer.toUnsignedLong(handleId);
+    /** The object id of the {@code n}th file this rank published. */
+    public static long nth(int n) {
+        return FIRST + Integer.toUnsignedLong(n);
     }
 }

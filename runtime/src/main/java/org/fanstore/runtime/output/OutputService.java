@@ -3,79 +3,65 @@ package org.fanstore.runtime.output;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.time.Duration;
-import java.util.EnumSet;
+import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.fanstore.runtime.cache.DiskFull;
 import org.fanstore.runtime.layout.RankDirectory;
-import org.fanstore.runtime.shm.OwnerLiveness;
 import org.fanstore.runtime.shm.Request;
 import org.fanstore.runtime.shm.Responder;
 
 /**
- * The node side of writes: answers the shim's output operations (CREATE, RELEASE, HOLD, UNLINK, RENAME, MKDIR,
- * RMDIR, and OPEN of a committed output). Staging files are made in this rank's staging directory; a commit
- * goes through the {@link OutputCommitter}, which may block (the cluster one waits for the owner rank), so every
- * operation runs on a worker, never on the dispatcher. A sweeper deletes files whose writers all died.
+ * The node side of writes: answers the shim's output operations (PUBLISH, UNLINK, RENAME, MKDIR, RMDIR, and
+ * OPEN of a committed output). The files themselves live in this rank's upper directory, where the shim works on
+ * them natively; PUBLISH makes one visible to the other ranks. A commit goes through the {@link OutputCommitter},
+ * which may block (the cluster one waits for the owner rank), so every operation runs on a worker, never on the
+ * dispatcher.
  */
-public final class OutputService implements AutoCloseable {
-    private static final int O_ACCMODE = 3;
-    private static final int O_CREAT = 0100;
-    private static final int O_EXCL = 0200;
-    private static final int O_TRUNC = 01000;
-    private static final int S_IFREG = 0100000;
+public final class OutputService {
     private static final int S_IFDIR = 0040000;
-    private static final long SWEEP_MS = 500;
-    /** RELEASE flag: the shim could not open the file; drop it instead of committing. */
-    private static final int RELEASE_DISCARD = 1;
 
-    private final LocalOutputNamespace namespace;
+    private final OutputNamespace namespace;
     private final OutputCommitter committer;
+    private final OutputApplier applier;
     private final OutputData data;
     private final Path stagingDir;
+    private final Path upperDir;
     private final int rank;
     private final ExecutorService workers;
     private final Duration timeout;
-    private final OutputHandles handles = new OutputHandles();
-    private final ScheduledExecutorService sweeper;
+    private final AtomicInteger published = new AtomicInteger();
 
-    public OutputService(final LocalOutputNamespace namespace, final OutputCommitter committer, final OutputData data,
-                         final Path stagingDir, final int rank, final ExecutorService workers, final Duration timeout) {
+    public OutputService(final OutputNamespace namespace, final OutputCommitter committer,
+                         final OutputApplier applier, final OutputData data, final Path stagingDir,
+                         final Path upperDir, final int rank, final ExecutorService workers, final Duration timeout) {
         this.namespace = namespace;
         this.committer = committer;
+        this.applier = applier;
         this.data = data;
         this.stagingDir = stagingDir;
+        this.upperDir = upperDir;
         this.rank = rank;
         this.workers = workers;
         this.timeout = timeout;
-        this.sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
-            final Thread t = new Thread(r, "fanstore-output-sweep");
-            t.setDaemon(true);
-            return t;
-        });
-        sweeper.scheduleWithFixedDelay(this::sweep, SWEEP_MS, SWEEP_MS, TimeUnit.MILLISECONDS);
+    }
+
+    /** Whether {@code request} (one this service serves) opens a file: OPEN of a committed output. */
+    public static boolean opensAFile(final Request request) {
+        return request.op() == OP_OPEN;
     }
 
     /** Whether this service answers the request (output operations, and OPEN of no table entry). */
-    /** Whether {@code request} (one this service serves) opens a file: CREATE, or OPEN of a committed output. */
-    public static boolean opensAFile(final Request request) {
-        return request.op() == OP_OPEN || request.op() == OP_CREATE;
-    }
-
     public static boolean serves(final Request request) {
         return request.op() != OP_OPEN || request.entryIndex() == ENTRY_NONE;
     }
@@ -96,19 +82,16 @@ public final class OutputService implements AutoCloseable {
     }
 
     private void run(final Request r, final Responder responder) throws IOException {
-        final int pid = (int)r.argument();
         switch (r.op()) {
             case OP_OPEN -> openCommitted(r.source(), responder);
-            case OP_CREATE -> create(r.source(), r.flags(), r.entryIndex(), pid, responder);
-            case OP_HOLD -> answer(responder, handles.hold(r.entryIndex(), pid) ? 0 : Errnos.EBADF);
-            case OP_RELEASE -> release(r.entryIndex(), pid, (r.flags() & RELEASE_DISCARD) != 0, responder);
+            case OP_PUBLISH -> answer(responder, publish(r.source()));
             case OP_UNLINK -> answer(responder, commit(record(OutputRecord.Kind.UNLINK, r.source(), null, 0, false)));
             case OP_RMDIR -> answer(responder, commit(record(OutputRecord.Kind.RMDIR, r.source(), null, 0, false)));
             case OP_MKDIR -> answer(responder, commit(record(OutputRecord.Kind.DIR, r.source(), null,
                     S_IFDIR | (r.entryIndex() & 07777), true)));
             case OP_RENAME -> answer(responder, commit(record(OutputRecord.Kind.RENAME, r.source(), r.target(), 0,
                     false)));
-            default -> responder.error(Errnos.EINVAL);
+            default -> responder.error(Errnos.EINVAL);  // 2-4: CREATE, RELEASE, HOLD of the staging design
         }
     }
 
@@ -144,113 +127,73 @@ public final class OutputService implements AutoCloseable {
     }
 
     /**
-     * A staging file for key. Checked against this rank's view first (the owner checks again at commit: two
-     * ranks may race). An existing output is copied in unless O_TRUNC (copy-on-write: readers keep the old one
-     * until the new one commits).
+     * Publishes {@code upper/key}: a second name {@code staging/h<id>} for its inode (remote readers fetch it by
+     * object id, even after a local rename or unlink), then a FILE record with what the file says now. 0 when
+     * there is no regular file to publish. From before the lstat, the applier knows the key is being published: a
+     * file of another rank decided meanwhile does not delete ours, which is decided after it and wins.
      */
-    private void create(final byte[] key, final int flags, final int mode, final int pid, final Responder responder)
-        throws IOException {
-        final boolean exclusive = (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL);
-        final Optional<OutputRecord> existing = namespace.lookup(key);
-        if (existing.isEmpty() && (flags & O_CREAT) == 0) {
-            final int errno = namespace.check(record(OutputRecord.Kind.FILE, key, null, S_IFREG, false));
-            responder.error(errno != 0 ? errno : Errnos.ENOENT);
-            return;
+    int publish(final byte[] key) throws IOException {
+        final Path file = upper(upperDir, key);
+        if (file == null) {
+            return Errnos.EINVAL;
         }
-        final int errno = namespace.check(record(OutputRecord.Kind.FILE, key, null, S_IFREG, exclusive));
-        if (errno != 0) {
-            responder.error(errno);
-            return;
-        }
-        final OutputHandles.Handle h = handles.open(key, S_IFREG | (mode & 07777), exclusive, pid);
-        final Path file = RankDirectory.STAGING_FILE.in(stagingDir, OutputObjects.ofHandle(h.id()));
+        final long id = OutputObjects.nth(published.incrementAndGet());
+        applier.publishing(key, id);
         try {
-            // The caller's mode (plus owner rw, so the writer can write): fchmod on the descriptor (tar, cp -p)
-            // changes it before the commit, which takes the mode from the file.
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(permissions(h.mode() | 0600)));
-            if (existing.isPresent() && (flags & O_TRUNC) == 0 && (flags & O_ACCMODE) != 0) {
-                copy(data.readable(existing.get(), timeout), file);
-            }
+            return publish(key, file, id);
+        } finally {
+            applier.notPublishing(key, id);
+        }
+    }
+
+    private int publish(final byte[] key, final Path file, final long id) throws IOException {
+        final BasicFileAttributes seen;
+        try {
+            seen = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (final NoSuchFileException e) {
+            return 0;
+        }
+        if (!seen.isRegularFile()) {
+            return 0;
+        }
+        final Path link = RankDirectory.STAGING_FILE.in(stagingDir, id);
+        try {
+            Files.createLink(link, file);
+        } catch (final NoSuchFileException e) {
+            return 0;  // gone meanwhile (unlinked or renamed): the shim publishes it again under its new name
         } catch (final IOException e) {
-            handles.release(h.id(), pid);
-            Files.deleteIfExists(file);
-            responder.error(DiskFull.causedBy(e) ? Errnos.ENOSPC : Errnos.EIO);
-            return;
+            return DiskFull.causedBy(e) ? Errnos.ENOSPC : Errnos.EIO;
         }
-        responder.ok(h.id(), file.toString().getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static Set<PosixFilePermission> permissions(final int mode) {
-        final Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-        final PosixFilePermission[] all = PosixFilePermission.values();  // OWNER_READ .. OTHERS_EXECUTE = 0400..0001
-        for (int i = 0; i < all.length; i++) {
-            if ((mode & (0400 >> i)) != 0) {
-                set.add(all[i]);
-            }
-        }
-        return set;
-    }
-
-    private static int bits(final Set<PosixFilePermission> set) {
-        int mode = 0;
-        for (final PosixFilePermission p : set) {
-            mode |= 0400 >> p.ordinal();
-        }
-        return mode;
-    }
-
-    private static void copy(final Path from, final Path to) throws IOException {
-        try (InputStream in = Files.newInputStream(from);
-             OutputStream out = Files.newOutputStream(to, StandardOpenOption.WRITE)) {
-            in.transferTo(out);
-        }
-    }
-
-    private void release(final int id, final int pid, final boolean discard, final Responder responder)
-        throws IOException {
-        final OutputHandles.Handle h = handles.release(id, pid);
-        if (h == null) {
-            responder.ok(0, null);  // others still hold it (or it ended already)
-            return;
-        }
-        final Path file = RankDirectory.STAGING_FILE.in(stagingDir, OutputObjects.ofHandle(h.id()));
         final int errno;
-        if (discard) {
-            errno = 0;
-            Files.deleteIfExists(file);
-        } else if (!Files.exists(file)) {
-            errno = Errnos.EIO;
-        } else {
-            final int mode = S_IFREG | bits(Files.getPosixFilePermissions(file));
-            // Read-only before it is published: a reader's descriptor cannot be reopened for writing.
-            Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("r--r--r--"));
-            final long mtime = Files.getLastModifiedTime(file).toInstant().toEpochMilli() * 1_000_000L;
-            errno = commit(new OutputRecord(OutputRecord.Kind.FILE, h.key(), null, Files.size(file), mode, mtime,
-                    rank, OutputObjects.ofHandle(h.id()), h.exclusive()));
+        try {
+            // the link's attributes are the inode's: the file may have been replaced after the lstat above
+            final Map<String, Object> a = Files.readAttributes(link, "unix:mode,size,lastModifiedTime",
+                    LinkOption.NOFOLLOW_LINKS);
+            errno = commit(new OutputRecord(OutputRecord.Kind.FILE, key, null, (Long) a.get("size"),
+                    (Integer) a.get("mode"), nanos((FileTime) a.get("lastModifiedTime")), rank, id, false));
+        } catch (final IOException | RuntimeException e) {
+            Files.deleteIfExists(link);
+            throw e;
         }
         if (errno != 0) {
-            Files.deleteIfExists(file);
+            Files.deleteIfExists(link);
         }
-        answer(responder, errno);
+        return errno;
     }
 
-    private void sweep() {
-        try {
-            for (final OutputHandles.Handle h : handles.sweep(OwnerLiveness::isAlive)) {
-                Files.deleteIfExists(RankDirectory.STAGING_FILE.in(stagingDir, OutputObjects.ofHandle(h.id())));
-            }
-        } catch (final IOException | RuntimeException e) {
-            System.err.println("fanstore rank " + rank + ": output sweep: " + e.getMessage());
+    /** Nanoseconds since the epoch. */
+    static long nanos(final FileTime t) {
+        final java.time.Instant i = t.toInstant();
+        return i.getEpochSecond() * 1_000_000_000L + i.getNano();
+    }
+
+    /** {@code upper/key}, or null for a key that would leave the upper directory (the shim never sends one). */
+    static Path upper(final Path upperDir, final byte[] key) {
+        final String k = new String(key, StandardCharsets.UTF_8);
+        if (k.isEmpty()) {
+            return null;
         }
-    }
-
-    /** Keys of files still being written (a job that ends with them open reports them). */
-    public java.util.List<String> stillOpen() {
-        return handles.open().stream().map(h -> new String(h.key(), StandardCharsets.UTF_8)).toList();
-    }
-
-    @Override
-    public void close() {
-        sweeper.shutdownNow();
+        final Path p = upperDir.resolve(k).normalize();
+        return p.startsWith(upperDir) && !p.equals(upperDir) ? p : null;
     }
 }

@@ -120,12 +120,7 @@ public final class ControlFileDescriptor {
 
     /** Operation: materialise an entry for opening (entry NONE: a committed output file). */
     public static final int OP_OPEN = 1;
-    /** Operation: make a staging file for an output (entry: mode; generation: pid); result: the handle id. */
-    public static final int OP_CREATE = 2;
-    /** Operation: a process holds an output handle no more (entry: handle; generation: pid); last one commits. */
-    public static final int OP_RELEASE = 3;
-    /** Operation: another process (a fork child) holds an output handle too (entry: handle; generation: pid). */
-    public static final int OP_HOLD = 4;
+    // Codes 2, 3 and 4 (CREATE, RELEASE, HOLD of the staging design) stay reserved: the runtime answers EINVAL.
     /** Operation: remove an output file. */
     public static final int OP_UNLINK = 5;
     /** Operation: rename an output (payload: key, NUL, target, NUL). */
@@ -134,6 +129,8 @@ public final class ControlFileDescriptor {
     public static final int OP_MKDIR = 7;
     /** Operation: remove an empty output directory. */
     public static final int OP_RMDIR = 8;
+    /** Operation: publish {@code upper/<key>} (a regular file) to the other ranks; result: the commit's errno. */
+    public static final int OP_PUBLISH = 9;
     /** Entry index meaning "the client resolved none". */
     public static final int ENTRY_NONE = 0xFFFFFFFF;
 

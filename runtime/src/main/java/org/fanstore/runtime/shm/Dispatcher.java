@@ -154,7 +154,7 @@ final class Dispatcher implements Runnable, MessageHandler {
         final SlotResponder responder = new SlotResponder(server, slot);
         final int op = file.slotOp(slot);
         final int keyLength = file.requestKeyLength(slot);
-        if (op < OP_OPEN || op > OP_RMDIR) {
+        if (op < OP_OPEN || op > OP_PUBLISH) {
             responder.error(Errno.ENOSYS);
             return;
         }

@@ -8,7 +8,7 @@ public interface Responder {
     /** Success: {@code path} (no NUL) is the file the client opens. Too long for the slot becomes ENAMETOOLONG. */
     void ok(byte[] path);
 
-    /** Success with a result other than 0 (CREATE: the handle id, >= 0) and a path (may be null). */
+    /** Success with a result other than 0 and a path (may be null). */
     void ok(int result, byte[] path);
 
     /** Failure with a positive errno (see {@link Errno}). */

@@ -26,7 +26,8 @@ import org.fanstore.runtime.output.OutputRecord;
 
 /**
  * One rank of the output-commit process tests ({@link ClusterCommitterProcessTest}), in its own JVM. The
- * namespace is the in-memory stand-in; staging files, the fetch, the drain and MPJ are real.
+ * namespace is the in-memory stand-in; the upper directory (written as the shim would), staging links, the fetch,
+ * the drain and MPJ are real.
  * Usage: {@code CommitRankMain <commit|survive> <rank> <size> <endpoint> <workdir>}. Exits 0 only if every
  * check held; prints one line per check.
  */
@@ -40,9 +41,11 @@ public final class CommitRankMain {
     private final MpiWorld world;
     private final int rank;
     private final Path work;
+    private final Path upper;
     private final MapStaging staging = new MapStaging();
     private final MapOutputNamespace ns = new MapOutputNamespace(Set.of("input.bin"));
     private final DirectoryDrain drain;
+    private final OutputApplier applier;
     private final ClusterCommitter committer;
     private final RemoteFetcher fetcher;
     private long nextId;
@@ -52,8 +55,11 @@ public final class CommitRankMain {
         this.rank = world.rank();
         this.work = work;
         this.nextId = OutputObjects.FIRST + ((long) rank << 32);
-        this.drain = new DirectoryDrain(work.resolve("out"), rank, world.size());
-        this.committer = ClusterCommitter.start(world, new OutputApplier(ns, staging, drain, rank));
+        this.upper = work.resolve("upper-" + rank);
+        this.drain = new DirectoryDrain(work.resolve("out"), upper, rank, world.size(), ns, key -> false);
+        this.applier = new OutputApplier(ns, upper, drain, rank);
+        this.committer = ClusterCommitter.start(world, applier);
+        drain.start();
         this.fetcher = RemoteFetcher.start(world, new OutputFetchSource(staging, new PatternObjects(rank)),
                 JobSecret.of(SHARED_SECRET));
     }
@@ -99,7 +105,7 @@ public final class CommitRankMain {
     }
 
     private void visibleEverywhereBeforeCommitReturns() throws Exception {
-        expect(0, committer.commit(MapOutputNamespace.dir("r" + rank), TIMEOUT), "mkdir r" + rank);
+        expect(0, mkdir("r" + rank), "mkdir r" + rank);
         int[] owners = new int[world.size()];
         for (int i = 0; i < 16; i++) {
             String key = "r" + rank + "/f" + i;
@@ -120,7 +126,7 @@ public final class CommitRankMain {
 
     private void exclusiveRace() throws Exception {
         if (rank == 0) {
-            expect(0, committer.commit(MapOutputNamespace.dir("race"), TIMEOUT), "mkdir race");
+            expect(0, mkdir("race"), "mkdir race");
         }
         int[] winners = new int[world.size()];
         for (int i = 0; i < 12; i++) {
@@ -147,7 +153,7 @@ public final class CommitRankMain {
 
     private void lastCommitWins() throws Exception {
         if (rank == 0) {
-            expect(0, committer.commit(MapOutputNamespace.dir("lww"), TIMEOUT), "mkdir lww");
+            expect(0, mkdir("lww"), "mkdir lww");
         }
         world.barrier(TIMEOUT);
         // Many keys: both ranks commit each at about the same time, and the drain of the older copy must never
@@ -175,7 +181,7 @@ public final class CommitRankMain {
 
     private void renameAcrossOwners() throws Exception {
         if (rank == 1) {
-            expect(0, committer.commit(MapOutputNamespace.dir("ckpt"), TIMEOUT), "mkdir ckpt");
+            expect(0, mkdir("ckpt"), "mkdir ckpt");
             String target = "ckpt/model.pt";
             String tmp = "ckpt/.tmp-0";
             for (int i = 1; OutputOwner.of(tmp.getBytes(UTF_8), world.size())
@@ -184,10 +190,12 @@ public final class CommitRankMain {
             }
             expect(0, commitFile(tmp, 4321, false), "commit " + tmp);
             long id = ns.lookup(tmp.getBytes(UTF_8)).orElseThrow().objectId();
+            Files.move(upper.resolve(tmp), upper.resolve(target));  // the shim renames first, then commits
             expect(0, committer.commit(MapOutputNamespace.rename(tmp, target, rank, id), TIMEOUT), "rename");
             expect(MapOutputNamespace.EROFS, committer.commit(MapOutputNamespace.rename(target, "input.bin", rank,
                     id), TIMEOUT), "rename onto an input");
             expect(0, commitFile("junk", 10, false), "commit junk");
+            Files.delete(upper.resolve("junk"));
             expect(0, committer.commit(MapOutputNamespace.unlink("junk"), TIMEOUT), "unlink junk");
             System.out.println("RENAMED " + tmp);
         }
@@ -258,10 +266,30 @@ public final class CommitRankMain {
         long id = nextId++;
         Path dir = work.resolve("stage-" + rank);
         Files.createDirectories(dir);
-        Path f = dir.resolve("obj-" + Long.toHexString(id));
-        Files.write(f, content(id, size));
-        staging.put(id, f);
-        return committer.commit(MapOutputNamespace.file(key, size, rank, id, exclusive), timeout);
+        Path file = upper.resolve(key);  // written in the upper as the shim does, then published
+        Files.createDirectories(file.getParent());
+        Files.write(file, content(id, size));
+        Path link = dir.resolve("obj-" + Long.toHexString(id));
+        applier.publishing(key.getBytes(UTF_8), id);  // as OutputService.publish does
+        try {
+            try {
+                Files.createLink(link, file);
+            } catch (java.nio.file.NoSuchFileException replaced) {
+                // another rank's file of this key was decided before this publish began: ours is gone, theirs won
+                return exclusive ? EEXIST : 0;
+            }
+            staging.put(id, link);
+            java.time.Instant t = Files.getLastModifiedTime(link).toInstant();
+            return committer.commit(new OutputRecord(OutputRecord.Kind.FILE, key.getBytes(UTF_8), null, size,
+                    0100644, t.getEpochSecond() * 1_000_000_000L + t.getNano(), rank, id, exclusive), timeout);
+        } finally {
+            applier.notPublishing(key.getBytes(UTF_8), id);
+        }
+    }
+
+    private int mkdir(String key) throws Exception {
+        Files.createDirectories(upper.resolve(key));
+        return committer.commit(MapOutputNamespace.dir(key), TIMEOUT);
     }
 
     static byte[] content(long id, int size) {

@@ -1,6 +1,6 @@
 package org.fanstore.runtime.output;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,12 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
+import java.time.Instant;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -21,140 +26,272 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The drain on real files: what lands in the output directory, what is reported, what a crash leaves. */
+/**
+ * The drain as a mirror of a real upper directory onto a real output directory: files, modes, mtimes, symlinks,
+ * empty directories, renames, removals, the published-unchanged rule, what the final pass reports, a crash.
+ */
 class DirectoryDrainTest {
     @TempDir
-    Path staging;
+    Path upper;
     @TempDir
     Path out;
 
-    private final MapStaging files = new MapStaging();
+    private final MapOutputNamespace journal = new MapOutputNamespace(Set.of());
     private long nextId = OutputObjects.FIRST;
 
-    @Test
-    @Timeout(60)
-    void copiesAreByteIdenticalAndRenamesAndUnlinksAreMirrored() throws Exception {
-        DirectoryDrain drain = new DirectoryDrain(out, 0, 1);
-        OutputApplier applier = new OutputApplier(new MapOutputNamespace(Set.of()), files, drain, 0);
-        byte[] a = random(3 * (1 << 20) + 17, 1);
-        byte[] model = random(1 << 20, 2);
-        byte[] empty = new byte[0];
-        applier.apply(MapOutputNamespace.dir("ckpt"));
-        commit(applier, "a.bin", a);
-        commit(applier, "empty", empty);
-        long tmpId = commit(applier, "ckpt/.tmp-123", model);
-        applier.apply(MapOutputNamespace.rename("ckpt/.tmp-123", "ckpt/model.pt", 0, tmpId));
-        commit(applier, "junk.txt", random(100, 3));
-        applier.apply(MapOutputNamespace.unlink("junk.txt"));
+    private DirectoryDrain drain() {
+        return new DirectoryDrain(out, upper, 0, 1, journal, key -> key.equals("input") || key.equals("input/unused"));
+    }
 
-        DirectoryDrain.Report report = drain.finish(Duration.ofSeconds(30));
+    private Path write(String key, String content, String mode) throws IOException {
+        Path p = upper.resolve(key);
+        Files.createDirectories(p.getParent());
+        Files.writeString(p, content);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(mode));
+        return p;
+    }
 
-        assertEquals(0, report.failed().size(), () -> "failed: " + report.failed());
-        assertArrayEquals(a, Files.readAllBytes(out.resolve("a.bin")));
-        assertArrayEquals(empty, Files.readAllBytes(out.resolve("empty")));
-        assertArrayEquals(model, Files.readAllBytes(out.resolve("ckpt/model.pt")));
-        assertFalse(Files.exists(out.resolve("ckpt/.tmp-123")), "the renamed source is gone");
-        assertFalse(Files.exists(out.resolve("junk.txt")), "the unlinked file is gone");
-        assertEquals(List.of("a.bin", "ckpt", "ckpt/model.pt", "empty"), tree(out), "no partial names left over");
-        assertEquals(4, report.copiedFiles());
+    /** What PUBLISH commits: the file's size and mtime, held by {@code holder}. */
+    private void publish(String key, int holder) throws IOException {
+        Path p = upper.resolve(key);
+        Instant t = Files.getLastModifiedTime(p).toInstant();
+        journal.apply(new OutputRecord(OutputRecord.Kind.FILE, key.getBytes(UTF_8), null, Files.size(p), 0100644,
+                t.getEpochSecond() * 1_000_000_000L + t.getNano(), holder, nextId++, false));
+    }
+
+    private String mode(Path p) throws IOException {
+        return PosixFilePermissions.toString(Files.getPosixFilePermissions(p, LinkOption.NOFOLLOW_LINKS));
     }
 
     @Test
-    @Timeout(60)
-    void aFailingCopyIsReportedByNameInWordsAndOthersStillLand() throws Exception {
-        Files.writeString(out.resolve("blocked"), "a file where the drain needs a directory");
-        DirectoryDrain drain = new DirectoryDrain(out, 0, 1);
-        OutputApplier applier = new OutputApplier(new MapOutputNamespace(Set.of()), files, drain, 0);
-        applier.apply(MapOutputNamespace.dir("blocked"));
-        commit(applier, "blocked/x.bin", random(1000, 4));
-        byte[] fine = random(5000, 5);
-        commit(applier, "fine.bin", fine);
-
-        DirectoryDrain.Report report = drain.finish(Duration.ofSeconds(30));
-
-        assertEquals(Set.of("blocked/x.bin"), report.failed().keySet());
-        String why = report.failed().get("blocked/x.bin");
-        assertTrue(why.contains(out.resolve("blocked").toString()), why);
-        assertFalse(why.contains("Exception") || why.contains("java."), "no Java class names: " + why);
-        assertArrayEquals(fine, Files.readAllBytes(out.resolve("fine.bin")));
+    void mirrorsFilesModesMtimesSymlinksAndEmptyDirectories() throws Exception {
+        write("input/a.txt", "alpha", "rw-r-----");
+        write("run.sh", "#!/bin/sh\n", "rwxr-xr-x");
+        Files.setLastModifiedTime(upper.resolve("run.sh"),
+                FileTime.from(Instant.ofEpochSecond(1_600_000_000, 123_456_789)));
+        Files.createDirectories(upper.resolve("empty"));
+        Files.setPosixFilePermissions(upper.resolve("empty"), PosixFilePermissions.fromString("rwxr-x---"));
+        Files.createDirectories(upper.resolve("input/unused"));
+        Files.createSymbolicLink(upper.resolve("link"), Path.of("input/a.txt"));
+        Files.createSymbolicLink(upper.resolve("dangling"), Path.of("nowhere"));
+        new ProcessBuilder("mkfifo", upper.resolve("fifo").toString()).start().waitFor();
+        publish("input/a.txt", 0);
+        publish("run.sh", 0);
+        DirectoryDrain d = drain();
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("alpha", Files.readString(out.resolve("input/a.txt")));
+        assertEquals("rw-r-----", mode(out.resolve("input/a.txt")));
+        assertEquals("rwxr-xr-x", mode(out.resolve("run.sh")));
+        assertEquals(Files.getLastModifiedTime(upper.resolve("run.sh")),
+                Files.getLastModifiedTime(out.resolve("run.sh")));
+        assertEquals(Files.getLastModifiedTime(upper.resolve("input/a.txt")),
+                Files.getLastModifiedTime(out.resolve("input/a.txt")));
+        assertTrue(Files.isDirectory(out.resolve("empty")));
+        assertEquals("rwxr-x---", mode(out.resolve("empty")));
+        assertFalse(Files.exists(out.resolve("input/unused")), "an input directory only as a parent");
+        assertEquals(Path.of("input/a.txt"), Files.readSymbolicLink(out.resolve("link")));
+        assertEquals(Path.of("nowhere"), Files.readSymbolicLink(out.resolve("dangling")));
+        assertFalse(Files.exists(out.resolve("fifo"), LinkOption.NOFOLLOW_LINKS), "fifos are not drained");
+        assertEquals(Set.of("dangling", "empty", "input", "input/a.txt", "link", "run.sh"), tree(out).keySet());
+        // a chmod after publish reaches the copy without copying again
+        Files.setPosixFilePermissions(upper.resolve("run.sh"), PosixFilePermissions.fromString("r-x------"));
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("r-x------", mode(out.resolve("run.sh")));
+        assertEquals(Set.of(), d.finish(Duration.ofSeconds(30)).failed().keySet());
+        assertEquals(2, d.finish(Duration.ofSeconds(30)).copiedFiles());
     }
 
     @Test
-    @Timeout(60)
-    void aFileReplacedByAnotherRanksCommitIsNotReportedAndOnlyTheUnlinkOfOwnFilesTouchesTheDirectory()
-            throws Exception {
-        DirectoryDrain drain = new DirectoryDrain(out, 0, 1);
-        MapOutputNamespace ns = new MapOutputNamespace(Set.of());
-        OutputApplier applier = new OutputApplier(ns, files, drain, 0);
-        long id = nextId++;
-        applier.apply(MapOutputNamespace.file("shared.pt", 10, 0, id, false)); // no staging file: would fail
-        applier.apply(MapOutputNamespace.file("shared.pt", 20, 1, OutputObjects.FIRST + 999, false));
-        DirectoryDrain.Report report = drain.finish(Duration.ofSeconds(30));
-        assertEquals(Set.of(), report.failed().keySet(), "rank 1's newer file owns the name: " + report.failed());
-        assertEquals(List.of(), tree(out));
+    void duringTheJobOnlyFilesPublishedUnchangedAreCopiedAndTheFinalPassCopiesTheRest() throws Exception {
+        DirectoryDrain d = drain();
+        write("x", "first", "rw-r--r--");
+        d.passNow(false);
+        assertFalse(Files.exists(out.resolve("x")), "never published: still being written");
+        publish("x", 0);
+        d.passNow(false);
+        assertEquals("first", Files.readString(out.resolve("x")));
+        Files.writeString(upper.resolve("x"), " and more", StandardOpenOption.APPEND);
+        Files.setLastModifiedTime(upper.resolve("x"), FileTime.from(Instant.now().plusSeconds(5)));
+        d.passNow(false);
+        assertEquals("first", Files.readString(out.resolve("x")), "written since its publish: not copied half-done");
+        write("y", "never closed", "rw-r--r--");
+        DirectoryDrain.Report r = d.finish(Duration.ofSeconds(30));
+        assertEquals(Set.of(), r.failed().keySet());
+        assertEquals("first and more", Files.readString(out.resolve("x")));
+        assertEquals("never closed", Files.readString(out.resolve("y")));
+    }
+
+    @Test
+    void anotherRanksFileIsNeverCopiedNorDeletedHere() throws Exception {
+        DirectoryDrain d = drain();
+        write("mine", "v1", "rw-r--r--");
+        publish("mine", 0);
+        d.passNow(false);
+        // another rank published the same key later: its version is in the journal, it drains it
+        journal.apply(MapOutputNamespace.file("mine", 2, 1, 99, false));
+        Files.delete(upper.resolve("mine"));  // what the applier does to our upper
+        write("theirs", "local leftover", "rw-r--r--");
+        journal.apply(MapOutputNamespace.file("theirs", 2, 1, 100, false));
+        DirectoryDrain.Report r = d.finish(Duration.ofSeconds(30));
+        assertEquals(Set.of(), r.failed().keySet());
+        assertEquals("v1", Files.readString(out.resolve("mine")), "left for the other rank to replace");
+        assertFalse(Files.exists(out.resolve("theirs")));
+    }
+
+    @Test
+    void renamesAreRenamesEvenOverAnExistingFileAndRmMinusRRemovesTheTree() throws Exception {
+        DirectoryDrain d = drain();
+        write("ckpt/model.pt", "old", "rw-r--r--");
+        write("ckpt/tmp", "new", "rw-------");
+        write("logs/a/1.log", "1", "rw-r--r--");
+        write("logs/2.log", "2", "rw-r--r--");
+        Files.createDirectories(upper.resolve("logs/empty"));
+        for (String k : new String[] {"ckpt/model.pt", "ckpt/tmp", "logs/a/1.log", "logs/2.log"}) {
+            publish(k, 0);
+        }
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals(4, d.copiedFiles());
+        // os.replace(tmp, model.pt) and rm -r logs
+        Files.move(upper.resolve("ckpt/tmp"), upper.resolve("ckpt/model.pt"),
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        journal.apply(MapOutputNamespace.rename("ckpt/tmp", "ckpt/model.pt", 0, 0));
+        try (Stream<Path> s = Files.walk(upper.resolve("logs"))) {
+            for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("new", Files.readString(out.resolve("ckpt/model.pt")));
+        assertEquals("rw-------", mode(out.resolve("ckpt/model.pt")));
+        assertEquals(4, d.copiedFiles(), "renamed in the output directory, not copied again");
+        assertEquals(Set.of("ckpt", "ckpt/model.pt"), tree(out).keySet());
+    }
+
+    @Test
+    void aFileChangedDuringItsCopyIsNoFailureAndTheNextPassTakesIt() throws Exception {
+        Path big = upper.resolve("big");
+        byte[] block = random(1 << 20, 3);
+        try (var o = Files.newOutputStream(big)) {
+            for (int i = 0; i < 256; i++) {
+                o.write(block);
+            }
+        }
+        DirectoryDrain d = drain();
+        Thread changer = new Thread(() -> {
+            try {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (System.nanoTime() < deadline) {
+                    if (tree(out).keySet().stream().anyMatch(n -> n.contains(".fanstore-partial-"))) {
+                        Files.write(big, new byte[] {1, 2, 3}, StandardOpenOption.APPEND);
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        changer.start();
+        Map<String, String> failed = d.passNow(true);
+        changer.join();
+        assertEquals(Map.of(), failed, "a source that changes during its copy is not a failure");
+        assertFalse(Files.exists(out.resolve("big")), "the copy of the changed file did not land");
+        assertEquals(Map.of(), d.passNow(true));
+        assertEquals(-1L, Files.mismatch(big, out.resolve("big")));
+        assertEquals(Set.of("big"), tree(out).keySet(), "no partial name left behind");
+    }
+
+    @Test
+    void onlyWhatTheFinalPassCannotSaveIsReported() throws Exception {
+        DirectoryDrain d = drain();
+        write("blocked", "x", "rw-r--r--");
+        write("fine", "y", "rw-r--r--");
+        publish("blocked", 0);
+        Files.createDirectories(out.resolve("blocked/inside"));  // a non-empty directory where the file must go
+        Map<String, String> during = d.passNow(false);
+        assertEquals(Set.of("blocked"), during.keySet(), "found during the job, tried again later");
+        Files.delete(out.resolve("blocked/inside"));
+        Files.delete(out.resolve("blocked"));
+        assertEquals(Set.of(), d.finish(Duration.ofSeconds(30)).failed().keySet(), "saved by the final pass");
+
+        DirectoryDrain e = new DirectoryDrain(out, upper, 0, 1, journal, key -> false);
+        write("late", "z", "rw-r--r--");
+        Files.createDirectories(out.resolve("late/inside"));
+        DirectoryDrain.Report r = e.finish(Duration.ofSeconds(30));
+        assertEquals(Set.of("late"), r.failed().keySet(), "not saved by the final pass: the job exits 4");
+        assertTrue(r.failed().get("late").contains(out.resolve("late").toString()), r.failed().get("late"));
+    }
+
+    @Test
+    void wakeUpsRunPassesOnTheDrainThread() throws Exception {
+        DirectoryDrain d = drain().start();
+        write("w", "woken", "rw-r--r--");
+        publish("w", 0);
+        d.wake();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!Files.exists(out.resolve("w")) && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals("woken", Files.readString(out.resolve("w")));
+        assertEquals(Set.of(), d.finish(Duration.ofSeconds(30)).failed().keySet());
     }
 
     @Test
     @Timeout(90)
     void aCrashMidCopyNeverLeavesAPartialFileUnderTheFinalName() throws Exception {
-        Path big = staging.resolve("big");
+        Path big = upper.resolve("ckpt.bin");
         byte[] block = random(1 << 20, 6);
         try (var o = Files.newOutputStream(big)) {
             for (int i = 0; i < 384; i++) {
                 o.write(block);
             }
         }
+        Path log = Files.createTempFile("drain-crash", ".log");
         Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m", "-cp", System.getProperty("java.class.path") + File.pathSeparator,
-                DrainCrashMain.class.getName(), big.toString(), out.toString(), "ckpt.bin")
-                .redirectErrorStream(true).redirectOutput(staging.resolve("child.log").toFile()).start();
+                DrainCrashMain.class.getName(), upper.toString(), out.toString())
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         try {
             boolean sawPartial = false;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!sawPartial && p.isAlive() && System.nanoTime() < deadline) {
-                sawPartial = tree(out).stream().anyMatch(n -> n.contains(".fanstore-partial-"));
+                sawPartial = tree(out).keySet().stream().anyMatch(n -> n.contains(".fanstore-partial-"));
                 Thread.sleep(2);
             }
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            assertTrue(sawPartial, "the copy was never caught in progress: " + Files.readString(
-                    staging.resolve("child.log")));
+            assertTrue(sawPartial, "the copy was never caught in progress: " + Files.readString(log));
             assertFalse(Files.exists(out.resolve("ckpt.bin")), "killed mid-copy: the final name must not exist");
         } finally {
             p.destroyForcibly();
+            Files.deleteIfExists(log);
         }
         // A later drain of the same file still ends with the whole file under the final name.
-        DirectoryDrain again = new DirectoryDrain(out, 0, 1);
-        files.put(OutputObjects.FIRST, big);
-        new OutputApplier(new MapOutputNamespace(Set.of()), files, again, 0)
-                .apply(MapOutputNamespace.file("ckpt.bin", Files.size(big), 0, OutputObjects.FIRST, false));
-        assertEquals(Set.of(), again.finish(Duration.ofSeconds(60)).failed().keySet());
-        assertEquals(Files.size(big), Files.size(out.resolve("ckpt.bin")));
+        assertEquals(Set.of(), drain().finish(Duration.ofSeconds(60)).failed().keySet());
         assertEquals(-1L, Files.mismatch(big, out.resolve("ckpt.bin")));
     }
 
-    private long commit(OutputApplier applier, String key, byte[] content) throws IOException {
-        long id = nextId++;
-        Path f = staging.resolve("obj-" + id);
-        Files.write(f, content);
-        files.put(id, f);
-        applier.apply(MapOutputNamespace.file(key, content.length, 0, id, false));
-        return id;
+    @Test
+    void partialNamesAreRecognisedForTheNextJobsCleanup() {
+        String name = DirectoryDrain.partialName("model.pt", 4242, 7);
+        assertEquals(4242, DirectoryDrain.partialOwner(name));
+        assertEquals("model.pt", DirectoryDrain.partialTarget(name));
+        assertEquals(-1, DirectoryDrain.partialOwner("model.pt"));
+    }
+
+    /** Every path under root (relative), with whether it is a directory. */
+    private static Map<String, Boolean> tree(Path root) throws IOException {
+        Map<String, Boolean> names = new TreeMap<>();
+        try (Stream<Path> s = Files.walk(root)) {
+            s.filter(p -> !p.equals(root)).forEach(p -> names.put(root.relativize(p).toString(),
+                    Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)));
+        } catch (java.io.UncheckedIOException raced) {
+            return tree(root);  // a partial name came or went while walking
+        }
+        return names;
     }
 
     private static byte[] random(int n, long seed) {
         byte[] b = new byte[n];
         new Random(seed).nextBytes(b);
         return b;
-    }
-
-    private static List<String> tree(Path root) throws IOException {
-        List<String> names = new ArrayList<>();
-        try (Stream<Path> s = Files.walk(root)) {
-            s.filter(p -> !p.equals(root)).forEach(p -> names.add(root.relativize(p).toString()));
-        } catch (java.io.UncheckedIOException raced) {
-            return tree(root);
-        }
-        names.sort(null);
-        return names;
     }
 }

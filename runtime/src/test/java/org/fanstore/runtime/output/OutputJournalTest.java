@@ -21,14 +21,14 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OutputJournalTest {
     static final long MTIME = 1_700_000_000_123_456_789L;
-    static final String STAGING = "/local/fanstore-0-job/rank-1/staging";
+    static final String UPPER = "/local/fanstore-0-job/rank-1/upper";
 
     @TempDir
     Path dir;
 
     /** The golden journal: what its README lists. */
     static void writeBasic(Path file) throws Exception {
-        try (OutputJournal j = OutputJournal.create(file, 1, Path.of(STAGING), 8192)) {
+        try (OutputJournal j = OutputJournal.create(file, 1, Path.of(UPPER), 8192)) {
             assertTrue(j.append(new OutputRecord(OutputRecord.Kind.DIR, key("out"), null, 0, 040755, MTIME, -1, 0,
                     true)));
             assertTrue(j.append(new OutputRecord(OutputRecord.Kind.FILE, key("out/a.pt"), null, 12345, 0100644,
@@ -57,9 +57,9 @@ class OutputJournalTest {
         writeBasic(file);
         ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(file)).order(ByteOrder.nativeOrder());
         assertEquals(8192, b.capacity());
-        assertEquals(0x01000030, b.getInt(OutputJournalDescriptor.VERSION_OFFSET));
+        assertEquals(0x02000030, b.getInt(OutputJournalDescriptor.VERSION_OFFSET));
         assertEquals(1, b.getInt(OutputJournalDescriptor.RANK_OFFSET));
-        assertEquals(STAGING.length(), b.getInt(OutputJournalDescriptor.STAGING_LENGTH_OFFSET));
+        assertEquals(UPPER.length(), b.getInt(OutputJournalDescriptor.UPPER_LENGTH_OFFSET));
         int at = OutputJournalDescriptor.HEADER_LENGTH;
         assertEquals(56, b.getInt(at));                        // DIR "out": 48 + 3, padded to 56
         at += 56;
