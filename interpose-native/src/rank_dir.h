@@ -36,10 +36,6 @@
 #define FS_RANK_FILES_DIR       "files"
 /* Beside FILES_DIR (the table's local root): materialised files of at least cache.ref's threshold. */
 #define FS_RANK_LOCAL_CACHE_DIR "cache"
-#define FS_RANK_STAGING_DIR     "staging"
-/* Output files are "h" then the object id (2^48 + handle id) in decimal; the shim opens committed ones so. */
-#define FS_RANK_STAGING_FILE_PREFIX "h"
-#define FS_RANK_STAGING_FILE    FS_RANK_STAGING_FILE_PREFIX "<id>"
 /* The rank's upper directory: every output the job writes on this node lives at upper/<key>. */
 #define FS_RANK_UPPER_DIR       "upper"
 #define FS_RANK_OUTPUT_JOURNAL  "outputs"
@@ -69,8 +65,6 @@
     X(PARTITION_COPY, "parts", FS_RANK_PARTITION_COPY, "file", -1)   \
     X(FILES_DIR,      "local", FS_RANK_FILES_DIR,      "dir",  -1)   \
     X(LOCAL_CACHE_DIR, "local", FS_RANK_LOCAL_CACHE_DIR, "dir", -1)   \
-    X(STAGING_DIR,    "local", FS_RANK_STAGING_DIR,    "dir",  0700) \
-    X(STAGING_FILE,   "staging", FS_RANK_STAGING_FILE, "file", 0600) \
     X(UPPER_DIR,      "local", FS_RANK_UPPER_DIR,      "dir",  0700) \
     X(OUTPUT_JOURNAL, "shm",   FS_RANK_OUTPUT_JOURNAL, "file", 0600)
 

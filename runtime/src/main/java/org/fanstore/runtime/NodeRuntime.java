@@ -35,7 +35,7 @@ import org.fanstore.runtime.output.OutputDrain;
 import org.fanstore.runtime.output.OutputFetchSource;
 import org.fanstore.runtime.output.OutputJournal;
 import org.fanstore.runtime.output.OutputService;
-import org.fanstore.runtime.output.OutputStaging;
+import org.fanstore.runtime.output.HeldOutputs;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.metadata.TableLanding;
 import org.fanstore.runtime.RuntimeConfig.TableLoad;
@@ -100,10 +100,12 @@ final class NodeRuntime implements AutoCloseable {
     /** Null without --output-dir. */
     private DirectoryDrain drain;
     private volatile LocalOutputNamespace outputNamespace;
-    /** This rank's staging links, as the fetch service sees them. */
-    private final OutputStaging staging = objectId -> {
+    /** The outputs this rank published, by object id, as the fetch service sees them. */
+    /** The drain's final pass, run in {@link #finish} before the table is unmapped. */
+    private DirectoryDrain.Report drainReport;
+    private final HeldOutputs staging = objectId -> {
         LocalOutputNamespace ns = outputNamespace;
-        Path f = ns == null ? null : ns.stagingFile(objectId);
+        Path f = ns == null ? null : ns.heldFile(objectId);
         return f != null && Files.isRegularFile(f) ? f : null;
     };
     /** Completed with the first world failure once the orderly end has begun. */
@@ -288,24 +290,20 @@ final class NodeRuntime implements AutoCloseable {
     }
 
     /**
-     * The write path: the upper directory (where the shim keeps this rank's outputs), the staging directory (their
-     * published second names), the journal the shim reads, this rank's view of the output namespace, the drain to
-     * --output-dir and the service that answers the shim. Commits go through the path's owner rank
+     * The write path: the upper directory (where the shim keeps this rank's outputs), the journal the shim reads,
+     * this rank's view of the output namespace, the drain to --output-dir and the service that answers the shim. Commits go through the path's owner rank
      * (ClusterCommitter; a world of one decides in place without MPJ); the applier mirrors other ranks' records
      * into the upper and wakes the drain; readers of an output held by another rank get a fetched read-only copy.
      */
     private OutputService startOutputs(MetadataTable table, ExecutorService workers, RemoteFetcher fetcher,
                                        Path cacheDir) throws IOException {
-        Path stagingDir = RankDirectory.STAGING_DIR.in(config.localDir());
-        Files.createDirectories(stagingDir);
-        Files.setPosixFilePermissions(stagingDir, RankDirectory.STAGING_DIR.permissions());
         Path upperDir = RankDirectory.UPPER_DIR.in(config.localDir());
         Files.createDirectories(upperDir);
         Files.setPosixFilePermissions(upperDir, RankDirectory.UPPER_DIR.permissions());
         OutputJournal journal = OutputJournal.create(RankDirectory.OUTPUT_JOURNAL.in(config.shmDir()), config.rank(),
                 upperDir, JOURNAL_BYTES);
         opened(journal);
-        LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), stagingDir);
+        LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), upperDir);
         outputNamespace = namespace;
         if (config.outputDir() != null) {
             drain = new DirectoryDrain(config.outputDir(), upperDir, config.rank(), config.size(), namespace,
@@ -316,7 +314,7 @@ final class NodeRuntime implements AutoCloseable {
         // closed after the final barrier (finish), when no rank commits any more
         opened(committer);
         OutputData data = new FetchedOutputData(config.rank(), staging, fetcher, cacheDir);
-        return new OutputService(namespace, committer, applier, data, stagingDir, upperDir, config.rank(), workers,
+        return new OutputService(namespace, committer, applier, data, upperDir, config.rank(), workers,
                 FETCH_TIMEOUT);
     }
 
@@ -352,7 +350,7 @@ final class NodeRuntime implements AutoCloseable {
     List<String> finishOutputs() {
         List<String> lines = new ArrayList<>();
         if (drain != null) {
-            DirectoryDrain.Report report = drain.finish(DRAIN_TIMEOUT);
+            DirectoryDrain.Report report = drainReport != null ? drainReport : drain.finish(DRAIN_TIMEOUT);
             report.failed().forEach((key, why) -> lines.add(RuntimeReport.OUTPUT_FAILED
                     + RuntimeReport.printable(key) + "\t" + RuntimeReport.printable(why)));
             lines.add(RuntimeReport.OUTPUT_DRAINED + "files=" + report.copiedFiles() + " bytes="
@@ -425,6 +423,11 @@ final class NodeRuntime implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        if (drain != null) {
+            // the final pass reads the table and the namespace, which close() unmaps; every rank's commands have
+            // ended and (after the barrier) nothing commits any more
+            drainReport = drain.finish(DRAIN_TIMEOUT);
         }
         close();
     }

@@ -66,9 +66,24 @@ class OutputStressTest {
             assertTrue(all.contains("stress rank " + rank + ": "), all);
             Map<String, String> expected = parse(Files.readString(manifests.resolve("rank-" + rank + ".json")));
             Map<String, String> actual = tree(outDir.resolve("ds/stress/r" + rank));
-            assertEquals(expected, actual, "seed " + seed + ", rank " + rank + ": output dir != the job's final tree");
+            assertEquals("", difference(expected, actual), "seed " + seed + ", rank " + rank
+                    + ": output dir != the job's final tree\n" + all);
             assertTrue(expected.size() > 3 * ranks, "the round left too little to compare: " + expected);
         }
+    }
+
+    /** What differs, one line per path ("" when equal). */
+    private static String difference(Map<String, String> expected, Map<String, String> actual) {
+        StringBuilder b = new StringBuilder();
+        Set<String> keys = new java.util.TreeSet<>(expected.keySet());
+        keys.addAll(actual.keySet());
+        for (String k : keys) {
+            if (!java.util.Objects.equals(expected.get(k), actual.get(k))) {
+                b.append(k).append(": job ").append(expected.get(k)).append(", output dir ").append(actual.get(k))
+                        .append('\n');
+            }
+        }
+        return b.toString();
     }
 
     /** The script's manifest as path -> canonical description. */

@@ -67,10 +67,6 @@ public enum RankDirectory {
      * files read faster from local disk than from tmpfs. The shim finds it beside the table's local root.
      */
     LOCAL_CACHE_DIR(Place.LOCAL, "cache", Kind.DIR, -1),
-    /** Second names (hard links) of the outputs this rank published: what other ranks fetch by object id. */
-    STAGING_DIR(Place.LOCAL, "staging", Kind.DIR, 0700),
-    /** One published output, named by its object id in decimal (a hard link to the file in {@link #UPPER_DIR}). */
-    STAGING_FILE(Place.STAGING, "h<id>", Kind.FILE, 0600),
     /** The outputs this rank's processes write: {@code upper/<key>}, a real tree the shim works on natively. */
     UPPER_DIR(Place.LOCAL, "upper", Kind.DIR, 0700),
     /** The output journal the shim reads: committed files and directories (format: runtime/output/README.md). */
@@ -100,9 +96,7 @@ public enum RankDirectory {
         /** {@link #TASKS_DIR}. */
         TASKS,
         /** {@link #PARTS_DIR}. */
-        PARTS,
-        /** {@link #STAGING_DIR}. */
-        STAGING
+        PARTS
     }
 
     public enum Kind { FILE, DIR }

@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.fanstore.runtime.mpi.RemoteFetcher;
 
 /**
- * Where this rank's readers open a committed output: the staging file when this rank holds it, else a
+ * Where this rank's readers open a committed output: its file in the upper directory when this rank holds it, else a
  * read-only copy in this rank's tmpfs cache area, fetched from the holder once (concurrent readers of one
  * file share the fetch) and kept for later opens. The copy appears under its final name only when complete.
  *
@@ -27,12 +27,12 @@ import org.fanstore.runtime.mpi.RemoteFetcher;
  */
 public final class FetchedOutputData implements OutputData {
     private final int rank;
-    private final OutputStaging staging;
+    private final HeldOutputs staging;
     private final RemoteFetcher fetcher;
     private final Path cacheDir;
     private final Map<Long, CompletableFuture<Path>> fetching = new ConcurrentHashMap<>();
 
-    public FetchedOutputData(int rank, OutputStaging staging, RemoteFetcher fetcher, Path cacheDir) {
+    public FetchedOutputData(int rank, HeldOutputs staging, RemoteFetcher fetcher, Path cacheDir) {
         this.rank = rank;
         this.staging = staging;
         this.fetcher = fetcher;

@@ -19,6 +19,6 @@ public final class LocalOutputData implements OutputData {
         if (file.holderRank() != rank) {
             throw new IOException("output " + file + " is held by rank " + file.holderRank());
         }
-        return namespace.stagingFile(file.objectId());
+        return namespace.heldFile(file.objectId());
     }
 }

@@ -1,16 +1,14 @@
 package org.fanstore.runtime.output;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static java.nio.charset.StandardCharsets.UTF_8;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.prep.format.table.MetadataTable;
 
 /**
@@ -18,9 +16,9 @@ import org.fanstore.prep.format.table.MetadataTable;
  * (the metadata table: an input key is never changed) and mirrored into the shared-memory journal the shim
  * reads. Keys are held as ISO-8859-1 strings, a byte-exact and cheap map key.
  *
- * <p>Files this rank published have a second name in its staging directory, {@code h<objectId>} (what remote
- * readers fetch). Applying a record that drops such a file (UNLINK, a FILE or RENAME that replaces it) deletes
- * that name here; the file in the upper directory is the shim's (or the applier's) business.
+ * <p>Files this rank published are found by their object id (what remote readers fetch) under their current key in
+ * this rank's upper directory: a rename moves the id with the key, an unlink or a newer FILE drops it. The files
+ * themselves are the shim's (or the applier's) business.
  */
 public final class LocalOutputNamespace implements OutputNamespace {
     private static final int S_IFMT = 0170000;
@@ -29,21 +27,24 @@ public final class LocalOutputNamespace implements OutputNamespace {
     private final MetadataTable inputs;
     private final OutputJournal journal;
     private final int rank;
-    private final Path stagingDir;
+    private final Path upperDir;
+    /** Object id -> current key of each FILE this rank holds. */
+    private final Map<Long, String> held = new HashMap<>();
     private final Map<String, OutputRecord> entries = new HashMap<>();
     private final Map<String, Integer> children = new HashMap<>();
 
     public LocalOutputNamespace(final MetadataTable inputs, final OutputJournal journal, final int rank,
-                                final Path stagingDir) {
+                                final Path upperDir) {
         this.inputs = inputs;
         this.journal = journal;
         this.rank = rank;
-        this.stagingDir = stagingDir;
+        this.upperDir = upperDir;
     }
 
-    /** The staging file of a FILE record held by this rank. */
-    public Path stagingFile(final long objectId) {
-        return RankDirectory.STAGING_FILE.in(stagingDir, objectId);
+    /** The file in the upper directory of FILE {@code objectId} held by this rank, or null when no key names it. */
+    public synchronized Path heldFile(final long objectId) {
+        final String key = held.get(objectId);
+        return key == null ? null : upperDir.resolve(new String(key.getBytes(ISO_8859_1), UTF_8));
     }
 
     static boolean isDir(final int mode) {
@@ -142,12 +143,10 @@ public final class LocalOutputNamespace implements OutputNamespace {
                     return;  // idempotent: applied already
                 }
                 put(key, r);
-                dropHeld(old, r);
                 break;
             case UNLINK:
             case RMDIR:
-                final OutputRecord gone = remove(key);
-                dropHeld(gone, null);
+                remove(key);
                 break;
             case RENAME:
                 move(key, k(r.target()));
@@ -183,19 +182,24 @@ public final class LocalOutputNamespace implements OutputNamespace {
         for (int i = moving.size() - 1; i >= 0; i--) {
             records.add(0, remove(moving.get(i)));
         }
-        final OutputRecord replaced = remove(target);
+        remove(target);
         for (int i = 0; i < moving.size(); i++) {
             final String to = target + moving.get(i).substring(key.length());
             final OutputRecord r = records.get(i);
             put(to, new OutputRecord(r.kind(), to.getBytes(ISO_8859_1), null, r.size(), r.mode(), r.mtimeNanos(),
                     r.holderRank(), r.objectId(), false));
         }
-        dropHeld(replaced, records.isEmpty() ? null : records.get(0));
     }
 
     private void put(final String key, final OutputRecord r) {
-        if (entries.put(key, r) == null) {
+        final OutputRecord old = entries.put(key, r);
+        if (old == null) {
             children.merge(parent(key), 1, Integer::sum);
+        } else if (isHeld(old)) {
+            held.remove(old.objectId(), key);
+        }
+        if (isHeld(r)) {
+            held.put(r.objectId(), key);
         }
     }
 
@@ -204,24 +208,17 @@ public final class LocalOutputNamespace implements OutputNamespace {
         if (r != null) {
             children.merge(parent(key), -1, Integer::sum);
             children.remove(key);
+            if (isHeld(r)) {
+                held.remove(r.objectId(), key);
+            }
         }
         return r;
     }
 
-    /** Deletes the staging file of a file this rank held that {@code now} no longer names. */
-    private void dropHeld(final OutputRecord old, final OutputRecord now) {
-        if (old == null || isDir(old.mode()) || old.holderRank() != rank) {
-            return;
-        }
-        if (now != null && now.holderRank() == rank && now.objectId() == old.objectId()) {
-            return;
-        }
-        try {
-            Files.deleteIfExists(stagingFile(old.objectId()));
-        } catch (final IOException e) {
-            System.err.println("fanstore: could not delete a replaced output file: " + e.getMessage());
-        }
+    private boolean isHeld(final OutputRecord r) {
+        return r.kind() == OutputRecord.Kind.FILE && r.holderRank() == rank;
     }
+
 
     private int parentError(final String key) {
         final String parent = parent(key);

@@ -19,9 +19,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * Applies decided records to this rank's namespace and, for records another rank originated, to this rank's upper
  * directory first (this rank's own changes were made there by the shim already):
  * <ul>
- * <li>FILE held by another rank: a regular file or symlink {@code upper/K} is deleted (the other node's version
- *   replaced ours: last publish wins), unless this rank is publishing K right now and its record is not applied
- *   yet (it will be decided after this one, and win);</li>
+ * <li>FILE held by another rank: {@code upper/K} is deleted when it is the version this rank published, unchanged
+ *   since (the other node's version replaced it: last publish wins). A file this rank is still writing (never
+ *   published, or changed since its publish) stays: its close publishes it later, and it wins then. Nor is it
+ *   deleted while this rank's own publish of K is under way and not applied yet (decided after this one).</li>
  * <li>UNLINK: {@code upper/K} is deleted unless it is a directory;</li>
  * <li>RENAME A to B: {@code upper/A} moves to {@code upper/B} (missing parents made 0755), else a non-directory
  *   {@code upper/B} is deleted (the other rank's file replaced it);</li>
@@ -70,7 +71,7 @@ public final class OutputApplier {
         }
     }
 
-    /** This rank publishes {@code upper/key} as {@code objectId} (from before its staging link is made). */
+    /** This rank publishes {@code upper/key} as {@code objectId} (from before it reads the file). */
     public void publishing(byte[] key, long objectId) {
         publishing.put(new String(key, UTF_8), objectId);
     }
@@ -98,6 +99,16 @@ public final class OutputApplier {
         return now.isEmpty() || now.get().holderRank() != rank || now.get().objectId() != mine;
     }
 
+    /** Is {@code upper/K} (attributes {@code a}) the version this rank published at {@code other}'s key, unchanged? */
+    private boolean publishedUnchanged(OutputRecord other, BasicFileAttributes a) {
+        Optional<OutputRecord> mine = namespace.lookup(other.key());
+        if (mine.isEmpty() || mine.get().kind() != OutputRecord.Kind.FILE || mine.get().holderRank() != rank) {
+            return false;
+        }
+        long mtime = OutputService.nanos(a.lastModifiedTime());
+        return a.size() == mine.get().size() && mtime == mine.get().mtimeNanos();
+    }
+
     /** Another rank's record, on this rank's upper; whether it changed anything. Failures are logged, not fatal. */
     private boolean mirror(OutputRecord r) {
         Path key = resolve(r.key());
@@ -108,7 +119,7 @@ public final class OutputApplier {
             switch (r.kind()) {
                 case FILE -> {
                     BasicFileAttributes a = attributes(key);
-                    return r.holderRank() != rank && a != null && (a.isRegularFile() || a.isSymbolicLink())
+                    return r.holderRank() != rank && a != null && a.isRegularFile() && publishedUnchanged(r, a)
                             && !publishingLater(r) && Files.deleteIfExists(key);
                 }
                 case UNLINK -> {

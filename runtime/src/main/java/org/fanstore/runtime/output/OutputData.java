@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 
 /**
- * Where this rank's readers open a committed output file: the holder's own staging file when this rank holds
+ * Where this rank's readers open a committed output file: its file in the upper directory when this rank holds
  * it, otherwise a read-only copy fetched from the holder. Implementations may block (call off the dispatcher).
  */
 public interface OutputData {

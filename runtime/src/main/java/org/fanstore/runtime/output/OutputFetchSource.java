@@ -13,13 +13,14 @@ import org.fanstore.runtime.mpi.FetchSource;
 
 /**
  * What this rank serves to remote fetchers: committed outputs it holds (ids of {@link OutputObjects}) from their
- * staging files, everything else from the inputs' source. One fetch service per rank, so one source routes.
+ * files in the upper directory, everything else from the inputs' source. One fetch service per rank, so one
+ * source routes.
  */
 public final class OutputFetchSource implements FetchSource {
-    private final OutputStaging staging;
+    private final HeldOutputs staging;
     private final FetchSource inputs;
 
-    public OutputFetchSource(OutputStaging staging, FetchSource inputs) {
+    public OutputFetchSource(HeldOutputs staging, FetchSource inputs) {
         this.staging = staging;
         this.inputs = inputs;
     }
@@ -56,7 +57,7 @@ public final class OutputFetchSource implements FetchSource {
             throw new NoSuchFileException("output object " + id);
         }
         // Opened per chunk: a committed output is read by few remote readers, and a held channel would keep an
-        // unlinked staging file's space in use until the job ends.
+        // unlinked file's space in use until the job ends.
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             long at = position;
             while (dst.hasRemaining()) {

@@ -49,7 +49,7 @@ public final class OutputJournalDescriptor {
     public static final int RECORD_MTIME_OFFSET = 24;
     /** 4 bytes: rank that holds the bytes (FILE). */
     public static final int RECORD_HOLDER_OFFSET = 32;
-    /** 8 bytes: object id under which the holder serves the bytes (FILE: its staging file is h&lt;id&gt;). */
+    /** 8 bytes: object id under which the holder serves the bytes (FILE: remote readers fetch it by this id). */
     public static final int RECORD_OBJECT_ID_OFFSET = 40;
     /** Key bytes, then target bytes, then zero padding. */
     public static final int RECORD_KEY_OFFSET = RECORD_HEADER_LENGTH;

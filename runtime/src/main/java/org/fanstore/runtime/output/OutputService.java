@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.Map;
@@ -16,8 +15,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.fanstore.runtime.cache.DiskFull;
-import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.shm.Request;
 import org.fanstore.runtime.shm.Responder;
 
@@ -35,7 +32,6 @@ public final class OutputService {
     private final OutputCommitter committer;
     private final OutputApplier applier;
     private final OutputData data;
-    private final Path stagingDir;
     private final Path upperDir;
     private final int rank;
     private final ExecutorService workers;
@@ -43,13 +39,12 @@ public final class OutputService {
     private final AtomicInteger published = new AtomicInteger();
 
     public OutputService(final OutputNamespace namespace, final OutputCommitter committer,
-                         final OutputApplier applier, final OutputData data, final Path stagingDir,
+                         final OutputApplier applier, final OutputData data,
                          final Path upperDir, final int rank, final ExecutorService workers, final Duration timeout) {
         this.namespace = namespace;
         this.committer = committer;
         this.applier = applier;
         this.data = data;
-        this.stagingDir = stagingDir;
         this.upperDir = upperDir;
         this.rank = rank;
         this.workers = workers;
@@ -127,9 +122,9 @@ public final class OutputService {
     }
 
     /**
-     * Publishes {@code upper/key}: a second name {@code staging/h<id>} for its inode (remote readers fetch it by
-     * object id, even after a local rename or unlink), then a FILE record with what the file says now. 0 when
-     * there is no regular file to publish. From before the lstat, the applier knows the key is being published: a
+     * Publishes {@code upper/key}: a FILE record with what the file says now, under a new object id (remote readers
+     * fetch it by that id, which follows the key through renames: LocalOutputNamespace#heldFile). 0 when there is
+     * no regular file to publish. From before the lstat, the applier knows the key is being published: a
      * file of another rank decided meanwhile does not delete ours, which is decided after it and wins.
      */
     int publish(final byte[] key) throws IOException {
@@ -147,38 +142,43 @@ public final class OutputService {
     }
 
     private int publish(final byte[] key, final Path file, final long id) throws IOException {
-        final BasicFileAttributes seen;
+        final Map<String, Object> a;
         try {
-            seen = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-        } catch (final NoSuchFileException e) {
-            return 0;
-        }
-        if (!seen.isRegularFile()) {
-            return 0;
-        }
-        final Path link = RankDirectory.STAGING_FILE.in(stagingDir, id);
-        try {
-            Files.createLink(link, file);
+            a = Files.readAttributes(file, "unix:mode,size,lastModifiedTime", LinkOption.NOFOLLOW_LINKS);
         } catch (final NoSuchFileException e) {
             return 0;  // gone meanwhile (unlinked or renamed): the shim publishes it again under its new name
-        } catch (final IOException e) {
-            return DiskFull.causedBy(e) ? Errnos.ENOSPC : Errnos.EIO;
         }
-        final int errno;
-        try {
-            // the link's attributes are the inode's: the file may have been replaced after the lstat above
-            final Map<String, Object> a = Files.readAttributes(link, "unix:mode,size,lastModifiedTime",
-                    LinkOption.NOFOLLOW_LINKS);
-            errno = commit(new OutputRecord(OutputRecord.Kind.FILE, key, null, (Long) a.get("size"),
-                    (Integer) a.get("mode"), nanos((FileTime) a.get("lastModifiedTime")), rank, id, false));
-        } catch (final IOException | RuntimeException e) {
-            Files.deleteIfExists(link);
-            throw e;
+        final int mode = (Integer) a.get("mode");
+        if ((mode & 0170000) != 0100000) {
+            return 0;
         }
-        if (errno != 0) {
-            Files.deleteIfExists(link);
+        final int errno = announceParents(key);
+        return errno != 0 ? errno : commit(new OutputRecord(OutputRecord.Kind.FILE, key, null, (Long) a.get("size"),
+                mode, nanos((FileTime) a.get("lastModifiedTime")), rank, id, false));
+    }
+
+    /**
+     * Directories above {@code key} that other ranks do not know yet (made without a MKDIR: by a process without
+     * the shim) are recorded first, top down, so the file is reachable there. 0 or the errno of a failed commit.
+     */
+    private int announceParents(final byte[] key) throws IOException {
+        for (int i = 0; i < key.length; i++) {
+            if (key[i] != '/') {
+                continue;
+            }
+            final byte[] dir = java.util.Arrays.copyOf(key, i);
+            final OutputRecord r = record(OutputRecord.Kind.DIR, dir, null, 0, true);
+            if (namespace.check(r) != 0) {
+                continue;   // exists already (an input or a recorded directory), or cannot be made: the FILE says
+            }
+            final Path p = upper(upperDir, dir);
+            final int mode = p == null ? 0755 : (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
+            final int errno = commit(record(OutputRecord.Kind.DIR, dir, null, S_IFDIR | (mode & 07777), false));
+            if (errno != 0 && errno != Errnos.EEXIST) {
+                return errno;
+            }
         }
-        return errno;
+        return 0;
     }
 
     /** Nanoseconds since the epoch. */

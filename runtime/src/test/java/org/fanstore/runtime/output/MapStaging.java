@@ -4,8 +4,8 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** A stand-in for the node side's staging links: object id to a real file the test wrote. */
-public final class MapStaging implements OutputStaging {
+/** A stand-in for the node side's published outputs: object id to a real file the test wrote. */
+public final class MapStaging implements HeldOutputs {
     private final Map<Long, Path> files = new ConcurrentHashMap<>();
 
     public void put(long objectId, Path file) {

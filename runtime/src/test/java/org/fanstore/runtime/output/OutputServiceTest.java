@@ -3,7 +3,6 @@ package org.fanstore.runtime.output;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,16 +13,13 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import org.fanstore.runtime.layout.RankDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** PUBLISH on a real upper directory: the staging link and the FILE record it commits. */
+/** PUBLISH on a real upper directory: the FILE record it commits, and what it refuses to publish. */
 class OutputServiceTest {
     @TempDir
     Path upper;
-    @TempDir
-    Path staging;
 
     private final MapOutputNamespace ns = new MapOutputNamespace(Set.of());
     private final List<OutputRecord> committed = new ArrayList<>();
@@ -34,12 +30,12 @@ class OutputServiceTest {
             committed.add(r);
             return answer;
         };
-        return new OutputService(ns, committer, new OutputApplier(ns, upper, OutputDrain.NONE, 3), null, staging,
-                upper, 3, null, Duration.ofSeconds(1));
+        return new OutputService(ns, committer, new OutputApplier(ns, upper, OutputDrain.NONE, 3), null, upper, 3,
+                null, Duration.ofSeconds(1));
     }
 
     @Test
-    void publishLinksTheInodeAndCommitsWhatTheFileSays() throws Exception {
+    void publishCommitsWhatTheFileSays() throws Exception {
         Path f = upper.resolve("d/x.h5");
         Files.createDirectories(f.getParent());
         Files.writeString(f, "hello");
@@ -47,8 +43,10 @@ class OutputServiceTest {
         Instant mtime = Instant.ofEpochSecond(1_700_000_000, 987_654_321);
         Files.setLastModifiedTime(f, FileTime.from(mtime));
         assertEquals(0, service().publish("d/x.h5".getBytes(UTF_8)));
-        assertEquals(1, committed.size());
-        OutputRecord r = committed.get(0);
+        assertEquals(2, committed.size(), "the directory the namespace did not know, then the file");
+        assertEquals(OutputRecord.Kind.DIR, committed.get(0).kind());
+        assertEquals("d", new String(committed.get(0).key(), UTF_8));
+        OutputRecord r = committed.get(1);
         assertEquals(OutputRecord.Kind.FILE, r.kind());
         assertEquals("d/x.h5", new String(r.key(), UTF_8));
         assertEquals(5, r.size());
@@ -57,14 +55,11 @@ class OutputServiceTest {
         assertEquals(3, r.holderRank());
         assertEquals(OutputObjects.FIRST + 1, r.objectId());
         assertFalse(r.exclusive());
-        Path link = RankDirectory.STAGING_FILE.in(staging, r.objectId());
-        assertTrue(Files.isSameFile(f, link), "the staging name is a hard link to the upper file");
-        Files.delete(f);
-        assertEquals("hello", Files.readString(link), "the bytes stay reachable after a local unlink");
+        assertEquals(1, (Integer) Files.getAttribute(f, "unix:nlink"), "publishing adds no name to the file");
     }
 
     @Test
-    void nothingToPublishIsNoErrorAndAFailedCommitDropsTheLink() throws Exception {
+    void nothingToPublishIsNoErrorAndARefusedCommitIsTheAnswer() throws Exception {
         OutputService s = service();
         assertEquals(0, s.publish("absent".getBytes(UTF_8)));
         Files.createDirectories(upper.resolve("dir"));
@@ -75,8 +70,5 @@ class OutputServiceTest {
         Files.writeString(upper.resolve("ro"), "x");
         answer = Errnos.EROFS;
         assertEquals(Errnos.EROFS, s.publish("ro".getBytes(UTF_8)));
-        try (var names = Files.list(staging)) {
-            assertEquals(0, names.count(), "no staging link is left for a refused commit");
-        }
     }
 }
