@@ -291,9 +291,10 @@ final class NodeRuntime implements AutoCloseable {
 
     /**
      * The write path: the upper directory (where the shim keeps this rank's outputs), the journal the shim reads,
-     * this rank's view of the output namespace, the drain to --output-dir and the service that answers the shim. Commits go through the path's owner rank
-     * (ClusterCommitter; a world of one decides in place without MPJ); the applier mirrors other ranks' records
-     * into the upper and wakes the drain; readers of an output held by another rank get a fetched read-only copy.
+     * this rank's view of the output namespace, the drain to --output-dir and the service that answers the shim.
+     * Commits go through the path's owner rank (ClusterCommitter; a world of one decides in place without MPJ); the
+     * applier mirrors other ranks' records into the upper and wakes the drain; readers of an output held by
+     * another rank get a fetched read-only copy.
      */
     private OutputService startOutputs(MetadataTable table, ExecutorService workers, RemoteFetcher fetcher,
                                        Path cacheDir) throws IOException {
