@@ -108,10 +108,18 @@ static DIR *dir_open_key(int c, fs_key *k)
         return (fs_fail(-EIO), NULL);
     uint32_t idx;
     int rc = fs_ns_resolve(s, t, k, 1, &idx);
-    if (rc == FS_RESOLVED_OUTSIDE)
-        return CALL_REAL(NULL, opendir, k->buf);
-    if (rc < 0)
+    if (rc == FS_RESOLVED_OUTSIDE) {
+        /* This node's directory. When other ranks know it (a recorded directory: they may have files in it), it
+         * is listed like theirs, this node's entries last; otherwise libc lists the real one. */
+        char key[PATH_MAX];
+        int kl = fs_up_key(s, k->buf, k->len, key, sizeof key);
+        int64_t slot = kl > 0 ? fs_ov_lookup(s, key, (size_t)kl, NULL) : -1;
+        if (slot < 0 || !S_ISDIR(fs_ns_mode(t, (uint32_t)t->entry_count + (uint32_t)slot)))
+            return CALL_REAL(NULL, opendir, k->buf);
+        idx = (uint32_t)t->entry_count + (uint32_t)slot;
+    } else if (rc < 0) {
         return (fs_fail(rc), NULL);
+    }
     if (!S_ISDIR(fs_ns_mode(t, idx)))
         return (fs_fail(-ENOTDIR), NULL);
     int fd = fs_state_void_dup(1);
@@ -159,8 +167,10 @@ static struct dirent64 *upper_next(fs_dir *d, const char *dkey, size_t dlen)
     if (!d->upper_phase) {
         d->upper_phase = 1;
         char path[PATH_MAX];
+        int saved = errno;   /* a directory this node never wrote in has no upper place: not an error */
         if (s != NULL && fs_up_path(s, dkey, dlen, path, sizeof path) >= 0)
             d->up = CALL_REAL(NULL, opendir, path);
+        errno = saved;
     }
     if (d->up == NULL || s == NULL || t == NULL)
         return NULL;
