@@ -56,7 +56,8 @@ static long header_path(const fs_state *s, char *out, size_t cap)
     long got = syscall(SYS_pread64, fd, head, sizeof head, 0);
     syscall(SYS_close, fd);
     const fs_oj_header *h = (const fs_oj_header *)head;
-    if (got != (long)sizeof head || memcmp(h->magic, FS_OJ_MAGIC, 8) != 0 || h->staging_len == 0 ||
+    if (got != (long)sizeof head || memcmp(h->magic, FS_OJ_MAGIC, 8) != 0 || h->version != FS_OJ_VERSION ||
+        h->staging_len == 0 ||
         h->staging_len >= FS_OJ_HEADER_SIZE - FS_OJ_STAGING_OFFSET || h->staging_len >= cap)
         return -1;
     memcpy(out, head + FS_OJ_STAGING_OFFSET, h->staging_len);

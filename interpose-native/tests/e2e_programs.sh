@@ -84,6 +84,19 @@ java $("$repo/scripts/jvm-flags" runtime) \
     -cp "$repo/runtime/target/classes:$repo/prep/format/target/classes:$agrona" \
     org.fanstore.runtime.metadata.TableFromTree "$src" "$name" "$shm/meta.tbl" >/dev/null \
     || { echo "FAIL TableFromTree"; exit 1; }
+# What a runtime would give the shim besides the table: an empty output journal naming the upper directory
+# (format: runtime/src/main/java/org/fanstore/runtime/output/README.md), where the shim keeps outputs and the
+# places of the directories a process enters.
+mkdir -p "$work/upper" && chmod 700 "$work/upper"
+/usr/bin/python3 - "$shm/outputs" "$work/upper" <<'EOF'
+import struct, sys
+path, upper = sys.argv[1], sys.argv[2].encode()
+cap = 65536
+head = struct.pack("<8sIiQQI28s", b"FANSOUT1", 0x02000030, 0, cap, 4096, len(upper), bytes(28)) + upper + b"\0"
+with open(path, "wb") as f:
+    f.write(head.ljust(cap, b"\0"))
+EOF
+chmod 600 "$shm/outputs"
 fi
 
 shim() { env LD_PRELOAD="$lib" FANSTORE_SHM_DIR="$shm" FANSTORE_MOUNT="$mount" "$@"; }
@@ -260,7 +273,7 @@ expect("unlink", EROFS, lambda: os.unlink(V + "/empty.txt"))
 expect("rmdir", EROFS, lambda: os.rmdir(V + "/emptydir"))
 expect("rename inside", EROFS, lambda: os.rename(V + "/empty.txt", V + "/e2"))
 expect("rename out", errno.EXDEV, lambda: os.rename(V + "/empty.txt", "/tmp/e2-fanstore"))
-expect("symlink", EROFS, lambda: os.symlink("x", V + "/newlink"))
+expect("symlink over an input", errno.EEXIST, lambda: os.symlink("x", V + "/empty.txt"))
 expect("chmod", EROFS, lambda: os.chmod(V + "/empty.txt", 0o600))
 expect("utime", EROFS, lambda: os.utime(V + "/empty.txt"))
 expect("truncate", EROFS, lambda: os.truncate(V + "/val/labels.csv", 0))
