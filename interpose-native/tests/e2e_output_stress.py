@@ -36,10 +36,16 @@ def body(rng):
 def verify(path):
     """1 when path read whole and checked, 0 when it vanished; raises on a bad byte."""
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        f = open(path, "rb")
     except (FileNotFoundError, IsADirectoryError):
         return 0
+    except OSError as e:
+        raise AssertionError("open %s: %r" % (path, e))
+    with f:
+        try:
+            data = f.read()
+        except OSError as e:
+            raise AssertionError("read %s: %r" % (path, e))
     if len(data) < 32 or hashlib.sha256(data[32:]).digest() != data[:32]:
         raise AssertionError("%s: %d bytes fail their checksum" % (path, len(data)))
     return 1

@@ -3,6 +3,9 @@ package org.fanstore.runtime.output;
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,6 +33,8 @@ public final class LocalOutputNamespace implements OutputNamespace {
     private final Path upperDir;
     /** Object id -> current key of each FILE this rank holds. */
     private final Map<Long, String> held = new HashMap<>();
+    /** Object id -> the inode it was published from (a file replaced under the key is not that id's bytes). */
+    private final Map<Long, Long> inodes = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, OutputRecord> entries = new HashMap<>();
     private final Map<String, Integer> children = new HashMap<>();
 
@@ -41,10 +46,32 @@ public final class LocalOutputNamespace implements OutputNamespace {
         this.upperDir = upperDir;
     }
 
-    /** The file in the upper directory of FILE {@code objectId} held by this rank, or null when no key names it. */
-    public synchronized Path heldFile(final long objectId) {
-        final String key = held.get(objectId);
-        return key == null ? null : upperDir.resolve(new String(key.getBytes(ISO_8859_1), UTF_8));
+    @Override
+    public void publishing(final long objectId, final long inode) {
+        inodes.put(objectId, inode);
+    }
+
+    /**
+     * The file in the upper directory of FILE {@code objectId} held by this rank, or null when no key names it any
+     * more or the file under its key is no longer the one published (replaced by another file: a reader then
+     * retries with the key's newer record).
+     */
+    public Path heldFile(final long objectId) {
+        final String key;
+        synchronized (this) {
+            key = held.get(objectId);
+        }
+        if (key == null) {
+            return null;
+        }
+        final Path p = upperDir.resolve(new String(key.getBytes(ISO_8859_1), UTF_8));
+        final Long inode = inodes.get(objectId);
+        try {
+            final Object now = Files.getAttribute(p, "unix:ino", LinkOption.NOFOLLOW_LINKS);
+            return inode == null || inode.equals(now) ? p : null;
+        } catch (final IOException e) {
+            return null;
+        }
     }
 
     static boolean isDir(final int mode) {
@@ -195,8 +222,8 @@ public final class LocalOutputNamespace implements OutputNamespace {
         final OutputRecord old = entries.put(key, r);
         if (old == null) {
             children.merge(parent(key), 1, Integer::sum);
-        } else if (isHeld(old)) {
-            held.remove(old.objectId(), key);
+        } else if (isHeld(old) && old.objectId() != r.objectId() && held.remove(old.objectId(), key)) {
+            inodes.remove(old.objectId());
         }
         if (isHeld(r)) {
             held.put(r.objectId(), key);
@@ -208,8 +235,8 @@ public final class LocalOutputNamespace implements OutputNamespace {
         if (r != null) {
             children.merge(parent(key), -1, Integer::sum);
             children.remove(key);
-            if (isHeld(r)) {
-                held.remove(r.objectId(), key);
+            if (isHeld(r) && held.remove(r.objectId(), key)) {
+                inodes.remove(r.objectId());
             }
         }
         return r;

@@ -17,6 +17,13 @@ public interface OutputNamespace {
     /** Applies a decided record to this rank's view (and its shared-memory journal). Idempotent for FILE/DIR. */
     void apply(OutputRecord r);
 
+    /**
+     * This rank is publishing the file with inode {@code inode} as {@code objectId}: it serves that id only while
+     * the file under the id's key is still that inode (a file replaced under the key is another one).
+     */
+    default void publishing(long objectId, long inode) {
+    }
+
     /** The committed FILE or DIR record at {@code key}, if any. */
     Optional<OutputRecord> lookup(byte[] key);
 }

@@ -27,6 +27,8 @@ import org.fanstore.runtime.shm.Responder;
  */
 public final class OutputService {
     private static final int S_IFDIR = 0040000;
+    /** Between fetches of an output its holder could not serve yet: a commit's broadcast takes about this long. */
+    private static final long RETRY_MS = 5;
 
     private final OutputNamespace namespace;
     private final OutputCommitter committer;
@@ -68,6 +70,11 @@ public final class OutputService {
                 try {
                     run(request, responder);
                 } catch (final IOException | RuntimeException e) {
+                    System.err.println("fanstore rank " + rank + ": " + what(request) + " failed (EIO): "
+                            + DirectoryDrain.describe(e));
+                    responder.error(Errnos.EIO);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
                     responder.error(Errnos.EIO);
                 }
             });
@@ -76,18 +83,27 @@ public final class OutputService {
         }
     }
 
-    private void run(final Request r, final Responder responder) throws IOException {
+    private void run(final Request r, final Responder responder) throws IOException, InterruptedException {
         switch (r.op()) {
             case OP_OPEN -> openCommitted(r.source(), responder);
             case OP_PUBLISH -> answer(responder, publish(r.source()));
             case OP_UNLINK -> answer(responder, commit(record(OutputRecord.Kind.UNLINK, r.source(), null, 0, false)));
+            case OP_RENAME -> answer(responder, commit(record(OutputRecord.Kind.RENAME, r.source(), r.target(), 0,
+                    false)));
             case OP_RMDIR -> answer(responder, commit(record(OutputRecord.Kind.RMDIR, r.source(), null, 0, false)));
             case OP_MKDIR -> answer(responder, commit(record(OutputRecord.Kind.DIR, r.source(), null,
                     S_IFDIR | (r.entryIndex() & 07777), true)));
-            case OP_RENAME -> answer(responder, commit(record(OutputRecord.Kind.RENAME, r.source(), r.target(), 0,
-                    false)));
             default -> responder.error(Errnos.EINVAL);  // 2-4: CREATE, RELEASE, HOLD of the staging design
         }
+    }
+
+    private static String what(final Request r) {
+        final String key = new String(r.source(), StandardCharsets.UTF_8);
+        return switch (r.op()) {
+            case OP_OPEN -> "reading output " + key;
+            case OP_PUBLISH -> "publishing output " + key;
+            default -> "changing output " + key;
+        };
     }
 
     private static OutputRecord record(final OutputRecord.Kind kind, final byte[] key, final byte[] target,
@@ -108,17 +124,34 @@ public final class OutputService {
         }
     }
 
-    private void openCommitted(final byte[] key, final Responder responder) throws IOException {
-        final Optional<OutputRecord> r = namespace.lookup(key);
-        if (r.isEmpty()) {
-            responder.error(Errnos.ENOENT);
-            return;
+    /**
+     * Another rank's output for reading. Its holder may have renamed, replaced or removed it a moment before and
+     * not yet applied the record that says so, or this rank not yet applied it (each hears of a change one
+     * broadcast apart): a fetch the holder cannot serve is tried again, with the key's newest record, until the
+     * fetch budget ends; ENOENT once the key is gone, as a local file system answers an open that lost that race.
+     */
+    private void openCommitted(final byte[] key, final Responder responder) throws IOException, InterruptedException {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            final Optional<OutputRecord> r = namespace.lookup(key);
+            if (r.isEmpty()) {
+                responder.error(Errnos.ENOENT);
+                return;
+            }
+            if (LocalOutputNamespace.isDir(r.get().mode())) {
+                responder.error(Errnos.EISDIR);
+                return;
+            }
+            try {
+                responder.ok(data.readable(r.get(), timeout).toString().getBytes(StandardCharsets.UTF_8));
+                return;
+            } catch (final IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            Thread.sleep(RETRY_MS);
         }
-        if (LocalOutputNamespace.isDir(r.get().mode())) {
-            responder.error(Errnos.EISDIR);
-            return;
-        }
-        responder.ok(data.readable(r.get(), timeout).toString().getBytes(StandardCharsets.UTF_8));
     }
 
     /**
@@ -132,7 +165,7 @@ public final class OutputService {
         if (file == null) {
             return Errnos.EINVAL;
         }
-        final long id = OutputObjects.nth(published.incrementAndGet());
+        final long id = OutputObjects.of(rank, published.incrementAndGet());
         applier.publishing(key, id);
         try {
             return publish(key, file, id);
@@ -144,7 +177,7 @@ public final class OutputService {
     private int publish(final byte[] key, final Path file, final long id) throws IOException {
         final Map<String, Object> a;
         try {
-            a = Files.readAttributes(file, "unix:mode,size,lastModifiedTime", LinkOption.NOFOLLOW_LINKS);
+            a = Files.readAttributes(file, "unix:ino,mode,size,lastModifiedTime", LinkOption.NOFOLLOW_LINKS);
         } catch (final NoSuchFileException e) {
             return 0;  // gone meanwhile (unlinked or renamed): the shim publishes it again under its new name
         }
@@ -153,6 +186,7 @@ public final class OutputService {
             return 0;
         }
         final int errno = announceParents(key);
+        namespace.publishing(id, (Long) a.get("ino"));
         return errno != 0 ? errno : commit(new OutputRecord(OutputRecord.Kind.FILE, key, null, (Long) a.get("size"),
                 mode, nanos((FileTime) a.get("lastModifiedTime")), rank, id, false));
     }

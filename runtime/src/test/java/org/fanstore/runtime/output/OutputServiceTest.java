@@ -53,7 +53,7 @@ class OutputServiceTest {
         assertEquals(0100640, r.mode());
         assertEquals(1_700_000_000_987_654_321L, r.mtimeNanos());
         assertEquals(3, r.holderRank());
-        assertEquals(OutputObjects.FIRST + 1, r.objectId());
+        assertEquals(OutputObjects.of(3, 1), r.objectId());
         assertFalse(r.exclusive());
         assertEquals(1, (Integer) Files.getAttribute(f, "unix:nlink"), "publishing adds no name to the file");
     }
