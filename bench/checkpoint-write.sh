@@ -6,7 +6,9 @@
 # /fanstore/ds/ckpt. The clock runs inside the writer around the write loop only (not the job's start or end; the
 # payload is made before). ROUNDS rounds (default 5), the order alternating each round, each variant after `sync`
 # with the previous variant's files removed. Prints each round's MB/s (MB = 10^6 B), then a table of the medians
-# and the ratio of medians fanstore/native.
+# and the ratio of medians fanstore/native. Then the same comparison inside one job, after it started: ROUNDS rounds
+# alternating the mount and a directory of the same disk outside it (WORK_DIR/plain), both written by the job's
+# command, so the runtime's start (its JVM warming up on the same cores) is out of both.
 #   bench/checkpoint-write.sh [WORK_DIR] [N] [MIB]     e.g. ROUNDS=5 bench/checkpoint-write.sh /tmp/ckw 4 256
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -57,17 +59,33 @@ for r in $(seq "$rounds"); do
   done
 done
 clean
+cat > "$work/injob.sh" <<EOF
+for r in \$(seq $rounds); do
+  order="mount plain"; [ \$((r % 2)) = 0 ] && order="plain mount"
+  for v in \$order; do
+    rm -rf /fanstore/ds/ckpt "$work/plain"; sync
+    d=/fanstore/ds/ckpt; [ \$v = plain ] && d="$work/plain"
+    echo "injob \$r \$v \$("$py" "$work/writer.py" "\$d" $n $mib)"
+  done
+done
+EOF
+"$repo/fanstore" run --ranks 1 --data "$work/ds.fs" --local-dir "$work" -- bash "$work/injob.sh" 2>"$work/run.err" \
+  | awk '/^injob/ {print "round", $2, "in-job-" $3, $9}' | tee -a "$rows"
 "$py" - "$rows" <<'PY'
 import sys, statistics as st
 rows = {}
 for line in open(sys.argv[1]):
     f = line.split()
     rows.setdefault(f[2], []).append(float(f[3]))
-nat = st.median(rows["native"])
+def table(base, other):
+    nat = st.median(rows[base])
+    for k in (base, other):
+        v = rows[k]
+        print("| %s | %s | %.0f | %.2f |" % (k, " ".join("%.0f" % x for x in v), st.median(v), st.median(v) / nat))
 print("| variant | MB/s per round | median MB/s | x native |")
 print("|---|---|---:|---:|")
-for k in ("native", "fanstore"):
-    v = rows[k]
-    print("| %s | %s | %.0f | %.2f |" % (k, " ".join("%.0f" % x for x in v), st.median(v), st.median(v) / nat))
+table("native", "fanstore")
+if "in-job-plain" in rows:
+    table("in-job-plain", "in-job-mount")
 PY
 rm -rf "$work"
