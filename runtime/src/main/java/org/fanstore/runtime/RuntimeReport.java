@@ -5,10 +5,8 @@ package org.fanstore.runtime;
  * prefix followed by its fields; keys are paths relative to the mount, made {@link #printable}.
  */
 public final class RuntimeReport {
-    /** {@code KEY TAB WHY}: a committed output that is not on the output directory. */
+    /** {@code KEY TAB WHY}: a file of the job's final tree that is not on the output directory. */
     public static final String OUTPUT_FAILED = "FANSTORE-OUTPUT-FAILED ";
-    /** {@code KEY}: an output still open (never committed) when the job's commands ended. */
-    public static final String OUTPUT_OPEN = "FANSTORE-OUTPUT-OPEN ";
     /** {@code files=N bytes=B ms=M}: what this rank's drain copied, and how long it was busy. */
     public static final String OUTPUT_DRAINED = "FANSTORE-OUTPUT-DRAINED ";
 

@@ -77,10 +77,6 @@ final class RuntimeProcess {
                     String[] keyWhy = line.substring(RuntimeReport.OUTPUT_FAILED.length()).split("\t", 2);
                     System.err.println("fanstore: rank " + rank + ": output " + keyWhy[0] + " was NOT saved: "
                             + (keyWhy.length > 1 ? keyWhy[1] : "unknown reason"));
-                } else if (line.startsWith(RuntimeReport.OUTPUT_OPEN)) {
-                    System.err.println("fanstore: rank " + rank + ": output "
-                            + line.substring(RuntimeReport.OUTPUT_OPEN.length())
-                            + " was still open when the command ended: never committed, not saved");
                 } else if (line.startsWith(RuntimeReport.OUTPUT_DRAINED)) {
                     drainedLine = line.substring(RuntimeReport.OUTPUT_DRAINED.length());
                 } else if (line.startsWith(STATS)) {
