@@ -444,7 +444,10 @@ def case_chmod_utime():
     expect("mode after os.chmod", oct(0o604), oct(os.stat(cf).st_mode & 0o7777))
     os.utime(cf, (1500000000, 1500000100))
     st = os.stat(cf)
-    expect("atime, mtime after os.utime", (1500000000, 1500000100), (int(st.st_atime), int(st.st_mtime)))
+    # The access time is the kernel's (relatime): any reader may move it after utime, here the drain copying the
+    # published file to --output-dir, as a backup reader would on a local disk. The modification time is exact.
+    expect("mtime after os.utime", 1500000100, int(st.st_mtime))
+    expect("atime after os.utime is the one set or a later read's", True, int(st.st_atime) >= 1500000000)
     os.chmod(d, 0o751)
     expect("mode of a directory after os.chmod", oct(0o751), oct(os.stat(d).st_mode & 0o7777))
 
