@@ -17,8 +17,8 @@ import java.util.function.Function;
  * says so.
  */
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
-                            Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean progress,
-                            boolean verbose, String localCapacity, boolean prefetch, Path outputDir,
+                            Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean verbose,
+                            String localCapacity, boolean prefetch, Path outputDir,
                             Path secretFile, TableLoad tableLoad) {
 
     /** How the metadata table reaches each node: rank 0 reads it and broadcasts it, or every rank reads it. */
@@ -83,7 +83,6 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         REPLICAS("replicas", c -> Integer.toString(c.replicas())),
         JOB_ID("job-id", RuntimeConfig::jobId),
         UNPACK("unpack", c -> c.unpack().argument()),
-        PROGRESS("progress", c -> c.progress() ? "" : null, true),
         VERBOSE("verbose", c -> c.verbose() ? "" : null, true),
         LOCAL_CAPACITY("local-capacity", RuntimeConfig::localCapacity),
         PREFETCH("prefetch", c -> c.prefetch() ? "on" : "off"),
@@ -168,7 +167,7 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 Path.of(need(kv, Key.LOCAL_DIR)), Path.of(need(kv, Key.SHM_DIR)),
                 longOf(Key.CACHE_MB, need(kv, Key.CACHE_MB)), intOf(Key.REPLICAS, need(kv, Key.REPLICAS)),
                 need(kv, Key.JOB_ID),
-                Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.PROGRESS), kv.containsKey(Key.VERBOSE),
+                Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.VERBOSE),
                 localCapacity, prefetch.equals("on"),
                 kv.containsKey(Key.OUTPUT_DIR) ? Path.of(kv.get(Key.OUTPUT_DIR)) : null,
                 Path.of(need(kv, Key.SECRET_FILE)), TableLoad.of(need(kv, Key.TABLE_LOAD)));

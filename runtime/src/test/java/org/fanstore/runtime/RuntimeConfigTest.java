@@ -13,19 +13,19 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /** The launcher's toArgs and the runtime's parse are one contract: what one writes the other reads back. */
 class RuntimeConfigTest {
-    static RuntimeConfig sample(RuntimeConfig.Unpack unpack, boolean progress, boolean verbose) {
+    static RuntimeConfig sample(RuntimeConfig.Unpack unpack, boolean other, boolean verbose) {
         return new RuntimeConfig(3, 8, "fe80::1%eth0", 45123, Path.of("/data/in=1.fs"), Path.of("/tmp/f/rank-3"),
-                Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, progress, verbose,
-                progress ? "auto" : "50%", !verbose, progress ? Path.of("/lustre/out put") : null,
+                Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, verbose,
+                other ? "auto" : "50%", !verbose, other ? Path.of("/lustre/out put") : null,
                 Path.of("/dev/shm/f/secret"),
-                progress ? RuntimeConfig.TableLoad.READ : RuntimeConfig.TableLoad.BROADCAST);
+                other ? RuntimeConfig.TableLoad.READ : RuntimeConfig.TableLoad.BROADCAST);
     }
 
     @ParameterizedTest
     @EnumSource(RuntimeConfig.Unpack.class)
     void parseReadsBackWhatToArgsWrites(RuntimeConfig.Unpack unpack) {
-        for (boolean progress : new boolean[] {false, true}) {
-            RuntimeConfig c = sample(unpack, progress, !progress);
+        for (boolean other : new boolean[] {false, true}) {
+            RuntimeConfig c = sample(unpack, other, !other);
             assertEquals(c, RuntimeConfig.parse(c.toArgs().toArray(String[]::new)));
         }
     }
@@ -68,7 +68,7 @@ class RuntimeConfigTest {
                 "--colour=red", "unknown runtime argument --colour (are the launcher and the runtime from the same"
                         + " build?)",
                 "--rank=4", "runtime argument --rank is given twice",
-                "--progress=yes", "runtime argument '--progress=yes': --progress takes no value",
+                "--verbose=yes", "runtime argument '--verbose=yes': --verbose takes no value",
                 "rank=1", "runtime argument 'rank=1' is not --key=value");
         cases.forEach((extra, message) -> {
             List<String> args = new ArrayList<>(base);

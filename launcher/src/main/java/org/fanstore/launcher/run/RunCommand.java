@@ -408,7 +408,7 @@ public final class RunCommand implements Callable<Integer> {
         cmd.addAll(new RuntimeConfig(rank, worldSize, rv.host(), rv.port(), data.toAbsolutePath(),
                 layout.localDir(rank), layout.shmDir(rank),
                 cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
-                RuntimeConfig.Unpack.of(unpack), rank == 0 && System.console() != null,
+                RuntimeConfig.Unpack.of(unpack),
                 RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch),
                 outputDir == null ? null : outputDir.toAbsolutePath(),
                 RankDirectory.JOB_SECRET.in(layout.shmDir(rank)), RuntimeConfig.TableLoad.of(tableLoad)).toArgs());
