@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Metadata table measurement for bench/RESULTS.md: Java write + lookups (MetadataTableBench), then C open,
+# Metadata table measurement (bench/RESULTS.md, "metadata table"): Java write + lookups (MetadataTableBench), then C open,
 # lookups and native stat() on real files (interpose-native/bench/bench_meta_table.c) on the same table.
 # Usage: bench/metadata-table.sh [table path, default /dev/shm/fanstore-bench-meta.tbl]
 set -euo pipefail

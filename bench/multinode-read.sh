@@ -20,7 +20,7 @@
 # the table used before (the same link, without the two idle JVMs); and raw MPJ with each object appended to a file
 # in WORK_DIR while the next arrives ("landed"): the price of putting fetched bytes in fresh page-cache pages, which
 # making remote files local pays and raw does not (on this VM kind, with free page reporting, a page's first touch
-# after the host took it back costs more than the copy; bench/RESULTS.md, "landing");
+# after the host took it back costs more than the copy; bench/journal/2026-11-26-RESULTS-history.md, "landing");
 # the pass runs with --stats, and the line under it gives the remote opens' mean time per stage (docs/stats.md;
 # ring_wait included), then the shim's mean wake-up after the runtime's answers.
 # "decoder into a new local file": the same decode with every body written into its place in one new sparse file in

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The paper's measurements in one run (issue 11): single node (Figure 3), metadata, several nodes in network
 # namespaces (Figures 5-6), LZ4 (Figures 10-11), a torchvision input pipeline, JMH and the shim's per-call cost;
-# then the scaling model, the plots and a section appended to bench/RESULTS.md.
+# then the scaling model, the plots and a section written to bench/journal/<date>-run-paper-<commit>.md (the
+# path is printed; bench/RESULTS.md holds the current numbers and is edited by hand).
 #   bench/run-paper.sh [--quick] [--work DIR] [--keep-data]
 # --quick: small data (64 MiB per file size, a 50,000-file tree in the same 2,002 directories, 2,000 JPEGs),
 # under 10 minutes on 2 cores. Full: 512 MiB per size, 1.3M-file tree, 10,000 JPEGs; as long as it takes.
@@ -278,8 +279,11 @@ awk '/^off-prefix/ {m=$2; sub(/\(.*/,"",m); print "shim,native,off-" m ",1,1,-,n
      /^fs_path_classify/ {print "shim,classify,off,1,1,-,ns_per_call," $5}' "$work/shim.out" >> "$csv"
 
 echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >> "$out/machine.txt"
-# ---- model, plots, RESULTS.md ----
-say "scaling model, plots, RESULTS.md"
+# ---- model, plots, journal ----
+say "scaling model, plots, journal"
 "$py" "$repo/bench/model/scaling.py" --csv "$csv" --out "$out" --plot "$repo/bench/plots/scaling-model.png" > "$out/model.md"
-"$py" "$repo/bench/paper/report.py" "$out" "$repo/bench/plots" >> "$repo/bench/RESULTS.md"
-say "done: $out, bench/plots/, section appended to bench/RESULTS.md ($(machine))"
+mkdir -p "$repo/bench/journal"
+journal="$repo/bench/journal/$(date -u +%F)-run-paper$([ "$quick" = 1 ] && echo -quick)-$(git -C "$repo" rev-parse --short HEAD).md"
+"$py" "$repo/bench/paper/report.py" "$out" "$repo/bench/plots" >> "$journal"
+say "done: $out, bench/plots/, section written to ${journal#"$repo"/} ($(machine))"
+echo "journal: ${journal#"$repo"/}"

@@ -1,7 +1,7 @@
-"""The RESULTS.md section and the plots of one bench/run-paper.sh run.
+"""The journal section and the plots of one bench/run-paper.sh run.
 
   report.py RUN_DIR PLOT_DIR     reads RUN_DIR/{paper.csv,machine.txt,model.md}, writes PNGs into PLOT_DIR,
-                                 prints the Markdown section (run-paper.sh appends it to bench/RESULTS.md)
+                                 prints the Markdown section (run-paper.sh writes it to bench/journal/<date>-run-paper-<commit>.md)
 Every number printed comes from paper.csv; ratios are computed here, nothing is typed in.
 """
 import collections
@@ -131,7 +131,7 @@ for s in SIZES:
                 "(docs/slices.md), read like native ones once decoded; this job reads the sizes in turn while its "
                 "background pass still decodes the others (every size's files, %s MiB raw each), so these passes "
                 "share the cores with it (perf: the decode threads take 34% of the samples during such passes; "
-                "bench/RESULTS.md, \"LZ4 warm during the decode pass\")" % machine.get("mib_per_size", "?")))
+                "bench/journal/2026-11-26-RESULTS-history.md, \"LZ4 warm during the decode pass\")" % machine.get("mib_per_size", "?")))
 if why:
     p("Where a single-node goal is missed, what this run's measurements account for:\n")
     for w in why:
