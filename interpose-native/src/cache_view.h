@@ -11,7 +11,7 @@
  * gives either the whole, right file (kept alive by the descriptor) or ENOENT, a miss the runtime then serves.
  * A runtime answer is a pin (fs_cache_release_pin), which eviction cannot remove before the opener's open.
  * A view whose ref file is missing, not ours or of another length is not usable: the caller asks the runtime for
- * every file, as before (slower, never wrong). No function here allocates or calls exit(). */
+ * every file (slower, never wrong). No function here allocates or calls exit(). */
 #ifndef FANSTORE_CACHE_VIEW_H
 #define FANSTORE_CACHE_VIEW_H
 

@@ -46,7 +46,7 @@ typedef struct fs_oj_record {
     /* key bytes, target bytes, zero padding */
 } fs_oj_record;
 
-/* Where the rank's upper directory path lies (the name is format 1's, when it was the staging directory). */
+/* Where the rank's upper directory path lies (the field is named staging; it holds the upper path). */
 #define FS_OJ_STAGING_OFFSET 64u
 #define FS_OJ_VERSION ((FS_OJ_FORMAT << 24) | (uint32_t)sizeof(fs_oj_record))
 

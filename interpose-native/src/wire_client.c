@@ -179,7 +179,7 @@ static void count_wakeup(fs_wire *w, const fs_slot_header *slot)
 }
 
 /* Whether process `pid` exists and is neither stopped nor a zombie, from /proc/<pid>/stat read with raw
- * syscalls (no re-entry into the shim). A process we cannot look at counts as gone: the old rule, stale = dead. */
+ * syscalls (no re-entry into the shim). A process we cannot look at counts as gone: then stale = dead. */
 static int process_running(int32_t pid)
 {
     if (pid <= 0)

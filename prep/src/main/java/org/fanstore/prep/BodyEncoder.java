@@ -19,8 +19,7 @@ import org.fanstore.prep.format.PartitionWriter;
  * a few MiB of memory. Where "small" ends depends on the work per byte ({@link #readsWhole}): compressing pays
  * for reading ahead on several threads up to {@link #IN_MEMORY_LIMIT}; copying raw bytes does not, because a
  * body read ahead has left the CPU caches by the time it is written, and the write then runs at memory speed
- * (measured: 8 MiB bodies read whole cost 1.5-3x the CPU time of the same bytes streamed in 1 MiB chunks, and
- * 512 KiB bodies about 15% more).
+ * (more CPU time than the same bytes streamed in 1 MiB chunks, the more so the larger the body).
  * Compression is kept only when it saves at least 1/21 of the bytes (ratio 1.05): below that, the
  * decompression cost on every read buys too little.
  */

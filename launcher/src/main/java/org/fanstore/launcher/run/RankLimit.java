@@ -4,13 +4,13 @@ import java.lang.management.ManagementFactory;
 
 /**
  * How many simulated nodes {@code --ranks N} may start on one machine. Each rank is a runtime JVM with its own
- * copy of the metadata and its own load threads: past a few per core they only thrash (99,999 ranks once put a
- * 2-core machine at load 55 before anything was served), so the bound is stated up front instead.
+ * copy of the metadata and its own load threads: past a few per core they only thrash, and far past it the
+ * machine is saturated before anything is served, so the bound is stated up front instead.
  */
 final class RankLimit {
     /** Ranks per core that still make progress: loading is I/O and decompression, a core can interleave a few. */
     static final int PER_CORE = 4;
-    /** Resident memory of an idle runtime JVM with a small namespace (measured ~80-100 MiB), with headroom. */
+    /** Resident memory of an idle runtime JVM with a small namespace, with headroom. */
     static final long MIB_PER_RANK = 128;
 
     private RankLimit() {

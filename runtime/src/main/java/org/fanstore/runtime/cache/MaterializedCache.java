@@ -29,7 +29,7 @@ import org.fanstore.runtime.layout.RankDirectory;
  * under its final name only when complete and checked (written under a temporary name, then renamed), so a reader
  * never opens a partial file; two requests for the same id materialise it once.
  *
- * <p>Pins (issue 8, "never a wrong answer"): every answer, hit or fresh file, is a {@link CachePins pin}, a hard
+ * <p>Pins ("never a wrong answer"): every answer, hit or fresh file, is a {@link CachePins pin}, a hard
  * link made under the lock while the file is certainly present, which the reader's shim opens and then unlinks.
  * So an entry the runtime has just answered cannot vanish before the reader's open: eviction unlinks only the
  * file's own name ({@code e<index>}), and a pinned or opened inode keeps its data (open descriptors already did).
@@ -64,8 +64,8 @@ public final class MaterializedCache {
 
     /**
      * Files from this size on are materialised on node-local disk, smaller ones on tmpfs. Why: reads of large
-     * tmpfs files run at a third of ext4's speed here (4 KiB pages against large folios; bench/RESULTS.md,
-     * "large materialised files on local disk"), while creating a small file costs ~7x more on the disk.
+     * tmpfs files are much slower than from ext4 (4 KiB pages against large folios), while creating a small
+     * file costs much more on the disk than on tmpfs.
      */
     public static final long LOCAL_MIN_BYTES = 1L << 20;
     /** Free room a large file must leave on the local disk, else it spills: the unpacker and puller write there too. */

@@ -42,7 +42,7 @@ import org.fanstore.runtime.placement.LocalPartitions;
 public final class Fill implements LocalPartitions.Partial, AutoCloseable {
     /**
      * Ranges just under MPJ's protocol switch limit, so every peer reply goes eagerly: multi-MiB ranges (rendezvous
-     * sends) between two ranks pulling from each other deadlocked niodev (threads parked in NIODevice.isend).
+     * sends) between two ranks pulling from each other can deadlock niodev (threads parked in NIODevice.isend).
      */
     public static final int RANGE_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
     /**

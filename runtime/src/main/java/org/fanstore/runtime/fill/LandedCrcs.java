@@ -13,10 +13,9 @@ import org.fanstore.runtime.placement.CorruptBodyException;
 
 /**
  * CRC32Cs of a pull file's bytes, summed while they land (the received bytes are still in the CPU's cache), so
- * neither a reader riding the pull nor the publisher reads the file back for its checks. A profile of the 8 MiB,
- * 4-rank first pass had the rider's re-read of its file alone at 2.7% of the pass's CPU, and the publisher read each
- * whole partition again, then each body once more for its slice (bench/RESULTS.md, "where the 8 MiB, 4-rank cold
- * pass goes").
+ * neither a reader riding the pull nor the publisher reads the file back for its checks. Reading back would cost
+ * the rider a second read of its file, and the publisher a read of each whole partition and then of each body once
+ * more for its slice, all while the first pass still competes for the CPU.
  *
  * <p>The file is cut into pieces at every body's start and end and at every range boundary, and each piece's CRC is
  * kept: a piece lies inside one range, so a transfer of whole ranges completes each of its pieces, and any body or the

@@ -11,7 +11,7 @@ import org.fanstore.runtime.shm.NativeCalls;
 /**
  * Frees the blocks of byte ranges of a file and keeps its size and every other byte: fallocate(2) with
  * FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE. For an abandoned pull file that slices still read: until the job ends
- * it needs only those slices' bytes, and the pull was most often abandoned because the disk filled. ext4, xfs,
+ * it needs only those slices' bytes, and a pull is most often abandoned because the disk is full. ext4, xfs,
  * btrfs and tmpfs support it; where the file system does not, the caller says so and the file keeps its blocks.
  */
 final class PunchHoles {

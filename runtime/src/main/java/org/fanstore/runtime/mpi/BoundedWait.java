@@ -13,11 +13,10 @@ import mpi.Status;
  * marks a request complete and calls {@code notify()} on that monitor ({@code NIORequest.notifyMe}), which
  * is exactly how MPJ's own blocking {@code Wait()} wakes up. Waking on that notification instead of polling
  * with {@code parkNanos} matters: on Linux a park of a few microseconds sleeps for the timer slack (50 us by
- * default) or longer, so a yield-then-park backoff overshoots a reply by tens of microseconds; replacing
- * it took 128 KiB fetches from a median 0.43x to 0.79x raw MPJ (bench/RESULTS.md). Each sleep is capped at
- * {@link #SLICE_MILLIS}, so a completion that arrives without a notification (niodev marks a request that
- * matches an already-arrived message complete while posting it, without notifying) or a missed wake-up
- * costs at most one slice, never the deadline.
+ * default) or longer, so a yield-then-park backoff would overshoot each reply by tens of microseconds, a large
+ * part of a small fetch's time. Each sleep is capped at {@link #SLICE_MILLIS}, so a completion that arrives
+ * without a notification (niodev marks a request that matches an already-arrived message complete while
+ * posting it, without notifying) or a missed wake-up costs at most one slice, never the deadline.
  */
 final class BoundedWait {
     /** Longest single sleep before checking the request again without a notification. */

@@ -16,17 +16,17 @@ import mpi.Status;
 
 /**
  * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
- * {@code Recv(ANY_SOURCE, FETCH_REQUEST)} (measured 2-3x the request rate of an Iprobe loop) and hands
+ * {@code Recv(ANY_SOURCE, FETCH_REQUEST)} (not an Iprobe loop, which serves fewer requests a second) and hands
  * each request to a small worker pool that reads from the {@link FetchSource} and sends the reply, so a
- * slow disk read or a large reply never delays the next request. (Serving small requests on the dispatcher
- * thread itself saved a thread wake-up per fetch, but the 4-rank x 8-thread test then stalled about once in
- * eight runs, with ranks waiting on replies that never came: taken out until that is understood.)
+ * slow disk read or a large reply never delays the next request. The dispatcher answers no fetch itself, not
+ * even a small one: that would save a thread wake-up per fetch, but can stall concurrent fetches (ranks wait on
+ * replies that never come), for a reason not yet understood.
  *
  * <p>The dispatcher's receive is the one unbounded wait in this package, on purpose: it is idle waiting,
  * and it ends with the first shutdown request from a peer (every rank sends one to each peer when it stops,
  * after the job's final barrier) or with the process (daemon thread). A rank cannot wake itself: in niodev
- * 0.44 a message a rank sends itself never matches a receive it posted earlier (measured: the Isend completes,
- * the Recv stays blocked), which cost ~5 s at every job end while stop waited out its join. A world of one
+ * 0.44 a message a rank sends itself never matches a receive it posted earlier (the Isend completes, the Recv
+ * stays blocked), so a self-sent shutdown would leave stop to wait out its join at every job end. A world of one
  * rank has nobody to serve, so it starts no dispatcher.
  *
  * <p>Every request, a shutdown too, must carry the job's {@link JobSecret}: niodev accepts connections from
@@ -212,8 +212,8 @@ final class FetchDispatcher {
 
     /**
      * Sends the data in chunks, one message in flight at a time. Overlapping the next chunk's read with the
-     * previous Isend (two rendezvous sends outstanding on one tag) gained nothing measurable and was the
-     * prime suspect when the 4-rank test stalled once, so it was taken out.
+     * previous Isend (two rendezvous sends outstanding on one tag) gains nothing and is suspected of stalling
+     * niodev, so a chunk's read waits for the previous send.
      */
     private long sendData(FetchProtocol.Request r, long objectLength) throws Exception {
         ByteBuffer buffer = buffer(r.chunkBytes());
@@ -288,8 +288,8 @@ final class FetchDispatcher {
     /**
      * This thread's direct buffer (PackedMessages) for a header and one chunk of {@code chunkBytes} (the request's),
      * grown when a request asks for larger chunks. Sized by the request, not by {@link FetchProtocol#MAX_CHUNK_BYTES}:
-     * eight serving threads with 8 MiB each would hold 64 MiB (as heap arrays they once filled a fresh runtime's young
-     * generation: a 25 ms pause in each JVM in the first epoch, bench/RESULTS.md).
+     * eight serving threads with 8 MiB each would hold 64 MiB (and direct, not heap arrays: those would fill a fresh
+     * runtime's young generation and pause each JVM for a collection in the first epoch).
      */
     private ByteBuffer buffer(int chunkBytes) {
         int needed = FetchProtocol.REPLY_HEADER_BYTES + chunkBytes;

@@ -30,9 +30,9 @@ public final class MpiWorld {
      * niodev sends messages up to this size eagerly and larger ones with a rendezvous round trip (the
      * sender waits until the receiver has posted its receive). MPJ's default, 128 KiB, puts a 128 KiB fetch
      * (128 KiB + a 24-byte header) on the slow path. notes/mpj-express.md suggests 16 MiB, which is best for
-     * raw Send/Recv, but measured with {@link RemoteFetcher} (bench/RESULTS.md) 512 KiB was faster for every
-     * size: 2 MiB and 8 MiB fetches ran at 1150-1280 MB/s (vs 500-900 with 16 MiB), and the rendezvous path
-     * also means a large reply never sits in the receiver's memory as an unexpected message.
+     * raw Send/Recv, but {@link RemoteFetcher} fetches of every size are faster with 512 KiB (its chunks and
+     * the fill's ranges stay just under it, so they all go eagerly), and the rendezvous path also means a large
+     * reply never sits in the receiver's memory as an unexpected message.
      */
     public static final int DEFAULT_PROTOCOL_SWITCH_LIMIT = 512 << 10;
 

@@ -20,10 +20,10 @@ import mpi.Status;
  */
 public final class RemoteFetcher implements AutoCloseable {
     /**
-     * Just under MPJ's protocol switch limit (header included), so every data message goes eagerly. With 4 MiB
-     * chunks (rendezvous sends) the 4-rank x 8-thread fetch test stalled for good in niodev (threads parked in
-     * NIODevice.isend on both sides) in 3 of 4 runs under full tiered JIT; the puller saw the same with
-     * multi-MiB ranges. Eager 508 KiB messages cost no throughput (see PartitionPuller).
+     * Just under MPJ's protocol switch limit (header included), so every data message goes eagerly: multi-MiB
+     * chunks (rendezvous sends) between ranks fetching from each other with several threads can stall niodev for
+     * good (threads parked in NIODevice.isend on both sides), as can multi-MiB fill ranges. Eager 508 KiB
+     * messages cost no throughput (see PartitionPuller).
      */
     public static final int DEFAULT_CHUNK_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
     public static final int DEFAULT_WORKERS = 4;
@@ -34,7 +34,7 @@ public final class RemoteFetcher implements AutoCloseable {
     private final JobSecret secret;
     private final AtomicLong replySequence = new AtomicLong();
     /** Each fetching thread's two direct receive buffers ({@link PackedMessages}), kept between fetches: allocating
-     * (and zeroing) up to two chunks per fetch cost as much as the copy itself for multi-MiB objects. At most
+     * (and zeroing) up to two chunks per fetch would cost as much as the copy itself for multi-MiB objects. At most
      * 2 x (chunk + header) per thread that ever fetched; dropped after a failed fetch. */
     private final ThreadLocal<ByteBuffer[]> receiveBuffers = new ThreadLocal<>();
 

@@ -30,7 +30,7 @@ public final class OutputJournalDescriptor {
     public static final int PUBLISHED_OFFSET = 24;
     /** 4 bytes: length of the upper directory path that follows the fields. */
     public static final int UPPER_LENGTH_OFFSET = 32;
-    /** The rank's upper directory's absolute path (format 2; format 1: staging), NUL-terminated. */
+    /** The rank's upper directory's absolute path, NUL-terminated. */
     public static final int UPPER_PATH_OFFSET = 64;
 
     /** 4 bytes: the record's length, header + key + target + padding (a multiple of 8). */

@@ -64,7 +64,7 @@ final class Dispatcher implements Runnable, MessageHandler {
     /**
      * Ends the loop within a wake-up. The doorbell moves too: a loop that read it before this point and is about
      * to sleep on it returns at once instead of sleeping out a {@link ControlFileDescriptor#WAIT_SLICE_NS}
-     * (that lost wake-up added ~100 ms to every job end).
+     * (a lost wake-up would hold every job's end for that slice).
      */
     void stop() {
         running = false;
@@ -167,7 +167,7 @@ final class Dispatcher implements Runnable, MessageHandler {
         try {
             handler.handle(request, responder);
         } catch (final RuntimeException e) {
-            if (++unexpected <= LOGGED_UNEXPECTED) { // a reader's EIO is never silent (issue 35)
+            if (++unexpected <= LOGGED_UNEXPECTED) { // a reader's EIO is never silent: logged, up to the cap
                 System.err.println("fanstore: a request for " + request.keyString() + " failed inside the runtime ("
                     + (e.getMessage() == null ? "no message; FANSTORE_DEBUG=1 shows where" : e.getMessage())
                     + "); the reader got EIO" + (unexpected == LOGGED_UNEXPECTED ? "; not logging more of these" : ""));

@@ -29,8 +29,8 @@ import org.fanstore.runtime.placement.CorruptBodyException;
 
 /**
  * Decoded copies of this node's compressed partitions, read as slices (docs/slices.md, "compressed partitions").
- * A first open of an LZ4 file used to make a new tmpfs file per open (decode, create, write, rename), and the kernel's
- * part of that alone (bench/native/tmpfs-floor.c) ran at half LZ4-java's decode rate on this machine. Here each
+ * Without one, each open of an LZ4 file makes a new tmpfs file (decode, create, write, rename: the per-open path),
+ * and the kernel's part of that alone (bench/native/tmpfs-floor.c) is slower than LZ4-java's decode. Here each
  * compressed partition copy {@code part-N.fsp} this node holds gets one sparse file beside it, {@code part-N.fsp.raw},
  * holding every entry's raw bytes at a fixed offset (entries in index order, each from a 4 KiB boundary, so no page is
  * shared by two files). An entry is decoded into its place once, its CRC32C checked on the decoded bytes
@@ -41,7 +41,7 @@ import org.fanstore.runtime.placement.CorruptBodyException;
  * first. Two callers of one entry decode it once: the second waits for the first (bounded).
  *
  * <p>Room: all decoded copies are made only if the local file system keeps max(10% of its size, 1 GiB) free after
- * them (the rule of --local-capacity auto); otherwise none, and LZ4 files take the per-open path as before (the log
+ * them (the rule of --local-capacity auto); otherwise none, and LZ4 files take the per-open path (the log
  * says so). A write that fails anyway (the disk filled since) leaves that entry to the per-open path, never an error.
  *
  * <p>Pulled partitions ({@link #addPulled}) get a decoded copy too, once the puller has added them, taken from the
@@ -149,7 +149,7 @@ public final class DecodedArenas implements AutoCloseable {
      * Gives pulled partition p (already a local copy) a decoded copy when it holds compressed entries and the budget
      * grants its bytes. {@code claim} must make the copy's path the partition's slice slot and says whether it did;
      * when it cannot (the slot already names the pull file) the copy is dropped. Returns whether p is covered now.
-     * Never throws: without a decoded copy the per-open path serves the partition, as before.
+     * Never throws: without a decoded copy the per-open path serves the partition.
      */
     public boolean addPulled(int p, Predicate<Path> claim) {
         LongPredicate budget = room;

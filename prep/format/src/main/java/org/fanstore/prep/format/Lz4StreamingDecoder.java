@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
 /**
  * Decodes a codec-1 body (format: {@link Lz4Chunked}) while its stored bytes arrive in pieces of any size, such
  * as the messages of a fetch from another rank: a compressed body is then never stored anywhere before it is
- * decoded (it used to go to a scratch file first, which cost a write, a read and a file per open).
+ * decoded (a scratch file would cost a write, a read and a file per open).
  *
  * <p>A chunk that arrives whole inside one piece decodes straight from that piece; a chunk split across pieces
  * is gathered in a direct buffer first, which only happens at message boundaries. Each chunk's raw bytes are
