@@ -22,8 +22,7 @@ public final class RemoteFetcher implements AutoCloseable {
     /**
      * Just under MPJ's protocol switch limit (header included), so every data message goes eagerly: multi-MiB
      * chunks (rendezvous sends) between ranks fetching from each other with several threads can stall niodev for
-     * good (threads parked in NIODevice.isend on both sides), as can multi-MiB fill ranges. Eager 508 KiB
-     * messages cost no throughput (see PartitionPuller).
+     * good (threads parked in NIODevice.isend on both sides), as can multi-MiB fill ranges.
      */
     public static final int DEFAULT_CHUNK_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
     public static final int DEFAULT_WORKERS = 4;

@@ -37,16 +37,17 @@ import org.fanstore.runtime.placement.CorruptBodyException;
  * ({@link BodyCheck#settle}), and only then published as a slice of that file; the slot of partition N in
  * slices.map names the decoded file, so every entry of such a partition (raw-stored ones too) is served from it.
  *
- * <p>Who decodes: the background slice pass ({@link SlicePublisher#startBackground}), and an open that gets there
+ * <p>Who decodes: the fill's publish thread (fanstore-fill-publish), and an open that gets there
  * first. Two callers of one entry decode it once: the second waits for the first (bounded).
  *
  * <p>Room: all decoded copies are made only if the local file system keeps max(10% of its size, 1 GiB) free after
- * them (the rule of --local-capacity auto); otherwise none, and LZ4 files take the per-open path (the log
- * says so). A write that fails anyway (the disk filled since) leaves that entry to the per-open path, never an error.
+ * them (stricter than --local-capacity auto's 10%: decoded copies are optional, kept partitions are not);
+ * otherwise none, and LZ4 files take the per-open path (the log says so). A write that fails anyway (the disk
+ * filled since) leaves that entry to the per-open path, never an error.
  *
- * <p>Pulled partitions ({@link #addPulled}) get a decoded copy too, once the puller has added them, taken from the
- * pull's --local-capacity budget ({@link PartitionPuller#reserve}: only room no partition still to pull needs), so
- * a decoded copy never displaces a pull. Their files are decoded on the puller's background publish thread; until
+ * <p>Pulled partitions ({@link #addPulled}) get a decoded copy too, once the fill has added them, taken from the
+ * fill's --local-capacity budget ({@code Fill#reserve}: only room no partition still to pull needs), so
+ * a decoded copy never displaces a pull. Their files are decoded on the fill's background publish thread; until
  * then, and without the room, they take the per-open path.
  */
 public final class DecodedArenas implements AutoCloseable {

@@ -134,7 +134,7 @@ public final class SlicePublisher implements AutoCloseable {
     /**
      * Publishes entry index, stored raw, as a slice of {@code copy}: a byte-identical copy of its partition that is
      * not (yet) this node's local copy, whose bytes of this entry the caller has checked against its CRC32C (a pull
-     * file a reader rides, PartitionPuller#sliceablePath). False when it cannot be a slice; the partition's slot keeps
+     * file a reader rides, Fill#sliceablePath). False when it cannot be a slice; the partition's slot keeps
      * the first path published for it, which names the same bytes.
      */
     public boolean publishCopy(int index, Path copy) {
