@@ -5,7 +5,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Where background work gives way to readers, in one place (README.md, "Giving way to readers"): background transfers
- * in flight are bounded, foreground ones start first and are bounded only by the readers waiting. Every decision is
+ * in flight are bounded, foreground ones start first and have a larger bound of their own (Config). Every decision is
  * counted for --stats. The rule has no signal beyond the counts the scheduler passes in; docs/decisions/
  * fill-governor.md says which signals were tried and why none stayed.
  */

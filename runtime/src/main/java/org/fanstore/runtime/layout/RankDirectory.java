@@ -8,8 +8,9 @@ import java.util.Set;
 /**
  * The names of a job's directories, spelled once (contract: README.md beside this class; golden list:
  * {@code tests/vectors/layout/rank-dir.txt}; C side: {@code interpose-native/src/rank_dir.h}). The launcher, the
- * runtime, the shim and the tasks sharing a node's runtime meet only through these names, so a name is never
- * written as a literal anywhere else: {@code RankDirectory.READY.in(shmDir)}.
+ * runtime, the shim and the tasks sharing a node's runtime meet only through these names, so none of them is
+ * written as a literal anywhere else: {@code RankDirectory.READY.in(shmDir)}. Private temporaries and per-entry
+ * names inside these directories (a fill's partial copy, a cache entry) are spelled by the class that owns them.
  *
  * <p>A pattern's {@code <...>} placeholders are filled in order by {@link #in}'s arguments.
  */
@@ -42,7 +43,7 @@ public enum RankDirectory {
     SLICE_MAP(Place.SHM, "slices.map", Kind.FILE, 0600),
     /** Empty; exists once the rank serves (after the world barrier): sharing tasks wait for it. */
     READY(Place.SHM, "ready", Kind.FILE, -1),
-    /** Empty; appears (atomic rename) when this rank's background pull of other ranks' partitions has ended. */
+    /** Appears (atomic rename) when this rank's fill has ended; one line of counts (Fill#writeMarker). */
     PREFETCHED(Place.SHM, "prefetched", Kind.FILE, -1),
     /** The job's remote-fetch secret (32 bytes), written by the launcher, read by the runtime (mpi.JobSecret). */
     JOB_SECRET(Place.SHM, "job-secret", Kind.FILE, 0600),

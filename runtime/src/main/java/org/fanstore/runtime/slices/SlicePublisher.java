@@ -180,7 +180,7 @@ public final class SlicePublisher implements AutoCloseable {
         }
     }
 
-    /** Publishes the entries of partition p (just added by the puller); returns how many. */
+    /** Publishes the entries of partition p (just added by the fill); returns how many. */
     public int publishPartition(int p) {
         int count = 0;
         for (int i = 0; i < bodies.entries() && !closed; i++) {
