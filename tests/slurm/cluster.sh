@@ -17,15 +17,24 @@ stop() {
     scancel --quiet --user="$(id -un)" 2>/dev/null || true
     for _ in $(seq 75); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.2; done
   fi
-  # Then the daemons, nodes first, so no step is left without its controller; each by the pid it wrote.
-  for pidfile in "$dir"/slurmd-n1.pid "$dir"/slurmd-n2.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
-    [ -f "$pidfile" ] || continue
-    pid="$(cat "$pidfile")"
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
+  # Then the daemons, each by the pid it wrote: both nodes at once, then the controller and munged, so no step is
+  # left without its controller. Each group gets 5 s to exit on SIGTERM, then SIGKILL.
+  stop_daemons "$dir"/slurmd-n1.pid "$dir"/slurmd-n2.pid
+  stop_daemons "$dir"/slurmctld.pid "$dir"/munged.pid
   rm -rf "$dir"
+}
+
+stop_daemons() {
+  local pids=() pid
+  for pidfile in "$@"; do [ -f "$pidfile" ] && pids+=("$(cat "$pidfile")"); done
+  [ ${#pids[@]} -gt 0 ] || return 0
+  kill "${pids[@]}" 2>/dev/null || true
+  for _ in $(seq 50); do
+    alive=0; for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" -eq 0 ] && break
+    sleep 0.1
+  done
+  kill -9 "${pids[@]}" 2>/dev/null || true
 }
 
 fail() {
