@@ -1,0 +1,98 @@
+package org.fanstore.launcher.docs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.fanstore.launcher.run.FanstoreProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The documentation cannot drift from the code: every command block of the README and the user guide is run as a
+ * newcomer would type it (tests/docs/walkthrough.py: real fanstore jobs, a real test SLURM cluster, real mpirun and
+ * hydra), and what the page shows must be what the commands print. Also the pages' promised shape: sizes, and the
+ * current numbers first in bench/RESULTS.md.
+ */
+class DocsWalkthroughTest {
+    private static final Path REPO = FanstoreProcess.repo();
+
+    @Test
+    void everyCommandOfTheReadmeRunsAsShown() throws Exception {
+        walk("README.md");
+    }
+
+    @Test
+    void everyCommandOfTheUserGuideRunsAsShown() throws Exception {
+        walk("docs/user-guide.md");
+    }
+
+    @Test
+    void aPageThatShowsWhatTheCommandDoesNotPrintFails(@TempDir Path dir) throws Exception {
+        Path page = dir.resolve("page.md");
+        Files.writeString(page, "# p\n```console\n$ echo one; echo two\ntwo\none\n```\n");
+        Run r = run(page.toString());
+        assertEquals(1, r.status, r.output);
+        assertTrue(r.output.contains("the page shows a line it did not print:\n    one"), r.output);
+        Files.writeString(page, "# p\n```bash\n$ echo not run\n```\n");
+        r = run(page.toString());
+        assertEquals(1, r.status, r.output);
+        assertTrue(r.output.contains("must be tagged `console`"), r.output);
+        Files.writeString(page, "# p\n```console\n$ test -d /; echo \"exit $?\"\nexit 0\n$ false\n```\n");
+        r = run(page.toString());
+        assertEquals(1, r.status, r.output);
+        assertTrue(r.output.contains("$ false\n  exited 1"), r.output);
+    }
+
+    @Test
+    void thePagesHaveTheirPromisedShape() throws IOException {
+        assertTrue(lines("README.md").size() < 150, "README.md must stay under 150 lines");
+        assertTrue(lines("docs/user-guide.md").size() > 100, "docs/user-guide.md");
+        assertTrue(lines("docs/architecture.md").size() > 100, "docs/architecture.md");
+        List<String> results = lines("bench/RESULTS.md");
+        assertTrue(results.size() <= 400, "bench/RESULTS.md holds the current numbers only: " + results.size());
+        String firstSection = results.stream().filter(l -> l.startsWith("## ")).findFirst().orElse("");
+        assertEquals("## Current numbers", firstSection);
+    }
+
+    private static List<String> lines(String page) throws IOException {
+        return Files.readAllLines(REPO.resolve(page), StandardCharsets.UTF_8);
+    }
+
+    private static void walk(String page) throws Exception {
+        assumeTrue("root".equals(System.getProperty("user.name")),
+                "the walk-through starts a test SLURM cluster, which needs root");
+        Run r = run(page);
+        assertEquals(0, r.status, page + ":\n" + r.output);
+        assertTrue(r.output.contains("each as documented"), r.output);
+    }
+
+    private record Run(int status, String output) {}
+
+    private static Run run(String page) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder("/usr/bin/python3", "tests/docs/walkthrough.py", page)
+                .directory(REPO.toFile()).redirectErrorStream(true);
+        Path out = Files.createTempFile("walkthrough", ".txt");
+        pb.redirectOutput(out.toFile());
+        Process p = pb.start();
+        try {
+            if (!p.waitFor(10, TimeUnit.MINUTES)) {
+                throw new AssertionError(page + ": the walk-through still runs after 10 minutes:\n"
+                        + Files.readString(out));
+            }
+            String text = Files.readString(out);
+            System.out.print(text);
+            return new Run(p.exitValue(), text);
+        } finally {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            Files.deleteIfExists(out);
+        }
+    }
+}
