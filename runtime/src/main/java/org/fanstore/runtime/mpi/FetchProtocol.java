@@ -4,30 +4,24 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The remote-fetch wire layout, in one place. Big-endian (Java's default) on both ends.
+ * The remote-fetch wire layout, in one place: offsets, kinds, statuses and the codecs both ends use. The specification
+ * (every field, the reply's messages, tags, status codes, errors, versions) is "Remote fetch: wire format" in this
+ * package's README.md; golden vectors in tests/vectors/fetch/ (FetchProtocolVectorsTest, test_fetch_vectors.c).
  *
- * <p>A request is one {@link #REQUEST_BYTES}-byte message to the owner on {@link MpiTags#FETCH_REQUEST}.
- * The owner answers on the request's private reply tag with: one message of {@link #REPLY_HEADER_BYTES}
- * header bytes followed by the first chunk of data, then further messages of raw data, each at most the
- * requested chunk size, until {@code replyLength} bytes have been sent. An error is the header alone, with
- * {@code replyLength} 0. Messages between one pair on one tag arrive in order (MPI's non-overtaking rule),
- * so chunks need no sequence numbers. Chunking bounds the buffers on both sides and lets objects exceed a
- * Java array (2 GiB).
- *
- * <p>Replies travel as MPJ's {@code MPI.PACKED} messages of raw bytes ({@link PackedMessages}): no section header in
- * front of the data, so both ends hand MPJ a direct buffer of their own and MPJ copies nothing into or out of arrays.
- * Requests stay {@code MPI.BYTE} arrays.
- *
- * <p>Request layout version 3 (replies became packed raw bytes; version 2's replies were {@code MPI.BYTE} arrays, so a
- * peer of either version misreads the other's: the version check refuses them). Since version 2 (version 1, without
- * {@link #VERSION_OFFSET} and the secret, was 40 bytes) every request, shutdowns included, carries the job's
- * {@link JobSecret}; an owner answers a request whose version or secret is wrong with
- * {@link RemoteFetchException.Reason#UNAUTHORIZED} and nothing else. A version-1 request arrives zero-padded, so it
- * reads as version 0 and is refused too.
+ * <p>What must hold: big-endian on both ends, whatever a buffer's order (MPJ may set the order of a buffer it is
+ * given). A request is {@link #REQUEST_BYTES} bytes; the owner answers one whose version or secret is wrong with
+ * {@link RemoteFetchException.Reason#UNAUTHORIZED} and nothing else, so the secret is checked before any field is
+ * acted on. The reply's first message is the {@link #REPLY_HEADER_BYTES}-byte header and, when OK, the first chunk;
+ * every further message is raw data, each at most the requested chunk size: both ends know each message's size in
+ * advance, and MPI's non-overtaking rule (one pair of ranks, one tag) keeps the chunks in order without sequence
+ * numbers. Chunking bounds the buffers on both sides and lets objects exceed a Java array (2 GiB). Requests are
+ * {@code MPI.BYTE} arrays; replies are {@code MPI.PACKED} raw bytes ({@link PackedMessages}), so neither end copies
+ * them through an array. Status codes are {@code Reason.ordinal() + 1}: reordering that enum changes the wire, so
+ * bump {@link #LAYOUT_VERSION} with it.
  */
 final class FetchProtocol {
     /** Request: what it asks for ({@link #KIND_FETCH}, {@link #KIND_FETCH_WHOLE}, {@link #KIND_FETCH_FOR_READER},
-     * or {@link #KIND_SHUTDOWN}; 5 was a readers' note, no longer sent). */
+     * or {@link #KIND_SHUTDOWN}; 5 is retired and must not be reused in this layout version). */
     static final int KIND_OFFSET = 0;
     /** Request: the rank to reply to. */
     static final int REQUESTER_OFFSET = 4;
