@@ -8,8 +8,11 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.fanstore.launcher.run.FanstoreProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,6 +62,41 @@ class DocsWalkthroughTest {
         assertTrue(results.size() <= 400, "bench/RESULTS.md holds the current numbers only: " + results.size());
         String firstSection = results.stream().filter(l -> l.startsWith("## ")).findFirst().orElse("");
         assertEquals("## Current numbers", firstSection);
+    }
+
+    /** Every link and every backticked repository path on the pages names a file or directory that exists. */
+    @Test
+    void everyPathThePagesNameExists() throws IOException {
+        Pattern link = Pattern.compile("\\]\\(([^)\\s]+)\\)|^\\[[^\\]]+\\]:\\s*(\\S+)", Pattern.MULTILINE);
+        Pattern code = Pattern.compile(
+                "`((?:docs|scripts|tests|bench|runtime|prep|launcher|interpose-native)/[^`\\s]*)`");
+        List<String> missing = new ArrayList<>();
+        for (String page : List.of("README.md", "docs/user-guide.md", "docs/architecture.md", "bench/RESULTS.md")) {
+            String text = Files.readString(REPO.resolve(page));
+            Path dir = REPO.resolve(page).getParent();
+            Matcher m = link.matcher(text);
+            while (m.find()) {
+                String target = m.group(1) != null ? m.group(1) : m.group(2);
+                if (target.contains("://") || target.startsWith("#")) {
+                    continue;
+                }
+                String file = target.replaceAll("#.*", "");
+                if (!Files.exists(dir.resolve(file).normalize())) {
+                    missing.add(page + ": link " + target);
+                }
+            }
+            Matcher c = code.matcher(text);
+            while (c.find()) {
+                String path = c.group(1).replaceAll("[.,:;]+$", "");
+                if (path.matches(".*[<>*{}].*") || path.contains("...")) {
+                    continue; // a pattern, not a path
+                }
+                if (!Files.exists(REPO.resolve(path))) {
+                    missing.add(page + ": path " + path);
+                }
+            }
+        }
+        assertTrue(missing.isEmpty(), "the pages name paths that do not exist:\n" + String.join("\n", missing));
     }
 
     private static List<String> lines(String page) throws IOException {
