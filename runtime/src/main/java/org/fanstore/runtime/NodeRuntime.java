@@ -124,9 +124,19 @@ final class NodeRuntime implements AutoCloseable {
             rt.load();
             return rt;
         } catch (IOException | RuntimeException e) {
-            rt.close();
+            rt.abandon();
             throw e;
         }
+    }
+
+    /**
+     * After a failed load: releases what this rank made, but leaves the world without MPI.Finalize. Peers may be
+     * in a collective this rank will never join, so Finalize would only wait out its bound; the launcher sees this
+     * rank's error and exit, and ends the job.
+     */
+    private void abandon() {
+        world = null;
+        close();
     }
 
     private void load() throws IOException {
