@@ -126,6 +126,8 @@ public final class RunCommand implements Callable<Integer> {
     private static final long FINISH_AFTER_SIGNAL_MILLIS = 8_000;
 
     private final PrintStream err = System.err;
+    /** Set once every local runtime said ready; read by the teardown hook's thread. */
+    private volatile boolean everyRankReady;
 
     @Override
     public Integer call() throws Exception {
@@ -236,6 +238,7 @@ public final class RunCommand implements Callable<Integer> {
                 return supervisor.terminatedBy() != 0 ? 128 + supervisor.terminatedBy()
                         : JobSupervisor.EXIT_RANK_FAILED;
             }
+            everyRankReady = true;
             err.println(ReadyLine.summarize(ready, worldSize, (System.nanoTime() - started) / 1e9));
             if (outputDir == null && job.nodeId() == 0) {
                 err.println("fanstore: no --output-dir: files the job writes under " + mount
@@ -440,7 +443,9 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     private void teardown(JobSupervisor supervisor, JobLayout layout, int[] myRanks) {
-        supervisor.tearDown(5_000);
+        // Before ready no command ran and nothing was written: an orderly stop has nothing to save, and a runtime
+        // still loading (in a collective with a rank that failed) would not answer it.
+        supervisor.tearDown(everyRankReady ? 5_000 : 0);
         if (!keepLocal) {
             layout.removeRanks(myRanks);
         } else {
