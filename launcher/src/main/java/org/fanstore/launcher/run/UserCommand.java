@@ -42,9 +42,14 @@ final class UserCommand {
         return process;
     }
 
-    /** Sends {@code signal} to the command's process group; false once the whole group is gone. */
+    /**
+     * Sends {@code signal} to the command's process group; false once the command is wholly gone. Until
+     * {@code setsid} has made that group (just after the start) there is none, and the process is still the
+     * command's only one: the signal goes to it, so a signal that arrives while the command starts is not lost.
+     */
     boolean signal(int signal) {
-        return ProcessSignals.signalGroup(process.pid(), signal);
+        return ProcessSignals.signalGroup(process.pid(), signal)
+                || process.isAlive() && ProcessSignals.signalProcess(process.pid(), signal);
     }
 
     void kill() {

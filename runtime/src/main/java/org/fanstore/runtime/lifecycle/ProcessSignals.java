@@ -32,6 +32,11 @@ public final class ProcessSignals {
         return pgid > 1 && LIBC.kill((int) -pgid, signal) == 0;
     }
 
+    /** Sends {@code signal} to process {@code pid} alone; false when it is gone. */
+    public static boolean signalProcess(long pid, int signal) {
+        return pid > 1 && LIBC.kill((int) pid, signal) == 0;
+    }
+
     /**
      * Runs {@code handler} (with the signal's number) on a JVM thread each time SIGTERM or SIGINT arrives,
      * instead of the JVM's default of running shutdown hooks and exiting.
