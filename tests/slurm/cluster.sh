@@ -68,8 +68,12 @@ for _ in $(seq 40); do
   base=$((base + 50))
 done
 host="$(hostname)"
+# Job ids from a random start: a real machine belongs to one cluster, whose job ids are unique on it; two test
+# clusters at once (the docs walk-through's pages) must not both hand out job 1.
+first_job=$(( (RANDOM * 32768 + RANDOM) % 60000000 + 1 ))
 cat > "$dir"/slurm.conf <<EOF
 ClusterName=fstest
+FirstJobId=$first_job
 SlurmctldHost=$host(127.0.0.1)
 SlurmctldPort=$base
 SlurmdPort=$((base + 1))
