@@ -10,10 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.fanstore.launcher.run.FanstoreProcess;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +29,24 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DocsWalkthroughTest {
     private static final Path REPO = FanstoreProcess.repo();
+    private static final List<String> PAGES = List.of("README.md", "docs/user-guide.md");
+    /** Both pages walk at once, as two newcomers on one machine would: each has its own sandbox and cluster. */
+    private static final Map<String, CompletableFuture<Run>> WALKS = new ConcurrentHashMap<>();
+
+    @BeforeAll
+    static void startBothWalks() {
+        if ("root".equals(System.getProperty("user.name"))) {
+            for (String page : PAGES) {
+                WALKS.put(page, CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return run(page);
+                    } catch (Exception e) {
+                        return new Run(-1, page + ": the walk-through could not run: " + e);
+                    }
+                }, task -> new Thread(task, "walk " + page).start()));
+            }
+        }
+    }
 
     @Test
     void everyCommandOfTheReadmeRunsAsShown() throws Exception {
@@ -106,7 +128,8 @@ class DocsWalkthroughTest {
     private static void walk(String page) throws Exception {
         assumeTrue("root".equals(System.getProperty("user.name")),
                 "the walk-through starts a test SLURM cluster, which needs root");
-        Run r = run(page);
+        Run r = WALKS.get(page).get(11, TimeUnit.MINUTES);
+        System.out.print(r.output);
         assertEquals(0, r.status, page + ":\n" + r.output);
         assertTrue(r.output.contains("each as documented"), r.output);
     }
@@ -124,9 +147,7 @@ class DocsWalkthroughTest {
                 throw new AssertionError(page + ": the walk-through still runs after 10 minutes:\n"
                         + Files.readString(out));
             }
-            String text = Files.readString(out);
-            System.out.print(text);
-            return new Run(p.exitValue(), text);
+            return new Run(p.exitValue(), Files.readString(out));
         } finally {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
