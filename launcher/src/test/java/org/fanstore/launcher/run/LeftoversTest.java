@@ -156,20 +156,32 @@ class LeftoversTest {
         String job = "drain" + System.nanoTime();
         Process launcher = start(work.resolve("drain.log"), job, "run", "--ranks", "1", "--data", data.toString(),
                 "--local-dir", local.toString(), "--output-dir", out.toString(), "--", "sh", "-c",
-                "mkdir -p /fanstore/ck && head -c 300000000 /dev/zero >/fanstore/ck/model.pt && sleep 60");
-        Path partial;
+                "mkdir -p /fanstore/ck && for i in 1 2 3; do head -c 300000000 /dev/zero >/fanstore/ck/model-$i.pt"
+                        + " && sleep 2; done; sleep 60");
+        Path partial = null;
         List<ProcessHandle> all = List.of();
         try {
             ProcessHandle runtime = runtimeOf(launcher);
-            Path[] found = new Path[1];
-            await("the drain's partial copy", () -> {
-                found[0] = partialIn(out.resolve("ck"));
-                return found[0] != null;
-            });
-            partial = found[0];
+            // Freeze a copy mid-way. A copy can end between the partial being seen and the freeze: then let the
+            // drain go on to the next checkpoint and try again.
+            for (int attempt = 0; attempt < 3 && partial == null; attempt++) {
+                Path[] found = new Path[1];
+                await("the drain's partial copy", () -> {
+                    found[0] = partialIn(out.resolve("ck"));
+                    return found[0] != null;
+                });
+                assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(runtime.pid())).start().waitFor());
+                if (Files.exists(found[0])) {
+                    partial = found[0];
+                } else {
+                    assertEquals(0, new ProcessBuilder("kill", "-CONT", Long.toString(runtime.pid())).start()
+                            .waitFor());
+                    await("the copy that ended to leave no partial", () -> partialIn(out.resolve("ck")) == null);
+                }
+            }
+            assertTrue(partial != null, "no drain copy could be frozen mid-way in 3 checkpoints");
             all = launcher.descendants().toList();   // the command too: it is in a session of its own
-            // Freeze the copy mid-way, then kill -9 the launcher and the runtime: the copy is cut off for good.
-            assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(runtime.pid())).start().waitFor());
+            // Then kill -9 the launcher and the runtime: the copy is cut off for good.
             launcher.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
             runtime.destroyForcibly();
             await("the runtime to die", () -> !runtime.isAlive());
@@ -185,13 +197,15 @@ class LeftoversTest {
             }
         }
         assertTrue(Files.exists(partial), "the premise: a SIGKILLed drain leaves its partial copy");
-        assertFalse(Files.exists(out.resolve("ck/model.pt")), "the premise: the file did not land");
+        String partialName = partial.getFileName().toString();
+        Path target = out.resolve("ck").resolve(partialName.substring(1, partialName.indexOf(".fanstore-partial-")));
+        assertFalse(Files.exists(target), "the premise: the file did not land");
 
         FanstoreProcess.Result next = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", "next" + System.nanoTime()),
                 120, "run", "--ranks", "1", "--data", data.toString(), "--local-dir", work.toString(),
                 "--output-dir", out.toString(), "--", "true");
         assertEquals(0, next.status(), next.stderr());
-        assertTrue(next.stderr().contains("fanstore: " + out.resolve("ck/model.pt") + " was not saved by an earlier"
+        assertTrue(next.stderr().contains("fanstore: " + target + " was not saved by an earlier"
                 + " job") && next.stderr().contains("removed the partial copy " + partial), next.stderr());
         assertFalse(Files.exists(partial), "the hidden partial copy is gone");
         assertEquals(null, partialIn(out.resolve("ck")));
