@@ -93,7 +93,7 @@ def mismatch(expected, output):
     return None
 
 
-def run(cmd, sandbox, state):
+def run(cmd, state):
     script = (f'. {state}/env && cd "$(cat {state}/cwd)"\n{cmd.text}\n__rc=$?\n'
               f'export -p > {state}/env; pwd > {state}/cwd; exit $__rc\n')
     p = subprocess.Popen(["bash", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -144,7 +144,7 @@ def walk(path):
                     print(f"checked {where}", flush=True)
                     continue
                 t0 = time.monotonic()
-                rc, out = run(cmd, sandbox, state)
+                rc, out = run(cmd, state)
                 ran += 1
                 dt = time.monotonic() - t0
                 if rc is None:
