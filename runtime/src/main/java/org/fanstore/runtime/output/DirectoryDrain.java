@@ -1,6 +1,9 @@
 package org.fanstore.runtime.output;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.S_IFLNK;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -38,6 +41,7 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
+import org.fanstore.prep.format.FileModes;
 
 /**
  * Mirrors this rank's upper directory onto the persistent output directory ({@code --output-dir}), so that the
@@ -64,10 +68,6 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private static final Pattern PARTIAL = Pattern.compile("\\.(.+)\\.fanstore-partial-([0-9]{1,10})-[0-9]+");
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final String ATTRIBUTES = "unix:ino,mode,size,lastModifiedTime";
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFREG = 0100000;
-    private static final int S_IFDIR = 0040000;
-    private static final int S_IFLNK = 0120000;
 
     private final Path dir;
     private final Path upper;
@@ -335,7 +335,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         try {
             Map<String, Object> a = Files.readAttributes(p, ATTRIBUTES, NOFOLLOW);
             int mode = (Integer) a.get("mode");
-            Kind kind = switch (mode & S_IFMT) {
+            Kind kind = switch (FileModes.type(mode)) {
                 case S_IFREG -> Kind.FILE;
                 case S_IFDIR -> Kind.DIR;
                 case S_IFLNK -> Kind.LINK;

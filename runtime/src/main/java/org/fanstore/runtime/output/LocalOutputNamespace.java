@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.table.MetadataTable;
 
 /**
@@ -24,9 +25,6 @@ import org.fanstore.prep.format.table.MetadataTable;
  * themselves are the shim's (or the applier's) business.
  */
 public final class LocalOutputNamespace implements OutputNamespace {
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFDIR = 0040000;
-
     private final MetadataTable inputs;
     private final OutputJournal journal;
     private final int rank;
@@ -75,7 +73,7 @@ public final class LocalOutputNamespace implements OutputNamespace {
     }
 
     static boolean isDir(final int mode) {
-        return (mode & S_IFMT) == S_IFDIR;
+        return FileModes.isDirectory(mode);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.output;
 
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.fanstore.prep.format.FileModes;
 import org.fanstore.runtime.shm.Request;
 import org.fanstore.runtime.shm.Responder;
 
@@ -26,7 +28,6 @@ import org.fanstore.runtime.shm.Responder;
  * dispatcher.
  */
 public final class OutputService {
-    private static final int S_IFDIR = 0040000;
     /** Between fetches of an output its holder could not serve yet: a commit's broadcast takes about this long. */
     private static final long RETRY_MS = 5;
 
@@ -182,7 +183,7 @@ public final class OutputService {
             return 0;  // gone meanwhile (unlinked or renamed): the shim publishes it again under its new name
         }
         final int mode = (Integer) a.get("mode");
-        if ((mode & 0170000) != 0100000) {
+        if (!FileModes.isRegular(mode)) {
             return 0;
         }
         final int errno = announceParents(key);

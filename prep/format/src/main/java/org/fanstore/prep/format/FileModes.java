@@ -11,6 +11,11 @@ public final class FileModes {
     public static final int S_IFDIR = 0040000;
     public static final int S_IFREG = 0100000;
     public static final int S_IFLNK = 0120000;
+    /** Types fanstore never stores; readers name them when they refuse one. */
+    public static final int S_IFIFO = 0010000;
+    public static final int S_IFCHR = 0020000;
+    public static final int S_IFBLK = 0060000;
+    public static final int S_IFSOCK = 0140000;
 
     private FileModes() {
     }

@@ -1,5 +1,7 @@
 package org.fanstore.prep.format;
 
+import static org.fanstore.prep.format.FileModes.*;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -15,13 +17,6 @@ import java.nio.file.Path;
  * that, and then it is their own job that waits).
  */
 public final class PartitionFiles {
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFIFO = 0010000;
-    private static final int S_IFCHR = 0020000;
-    private static final int S_IFDIR = 0040000;
-    private static final int S_IFBLK = 0060000;
-    private static final int S_IFSOCK = 0140000;
-
     private PartitionFiles() {
     }
 
@@ -38,7 +33,7 @@ public final class PartitionFiles {
         } catch (final UnsupportedOperationException | IllegalArgumentException e) {
             return Files.isRegularFile(file) || !Files.exists(file) ? null : "is not a regular file" + advice();
         }
-        final String kind = kind(mode & S_IFMT);
+        final String kind = kind(type(mode));
         if (kind == null) {
             return null;
         }

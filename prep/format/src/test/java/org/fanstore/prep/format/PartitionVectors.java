@@ -1,6 +1,9 @@
 package org.fanstore.prep.format;
 
 import static java.nio.charset.StandardCharsets.US_ASCII;
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.S_IFLNK;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
 import static org.fanstore.prep.format.PartitionDescriptor.*;
 
 import java.io.IOException;
@@ -24,10 +27,6 @@ final class PartitionVectors {
     static final byte[] NAME = "golden".getBytes(US_ASCII);
     static final int UID = 1000;
     static final int GID = 100;
-
-    private static final int S_IFDIR = 0040000;
-    private static final int S_IFREG = 0100000;
-    private static final int S_IFLNK = 0120000;
 
     /** One thing of the fixed source tree; {@code content} is a file's bytes or a symlink's target. */
     record Node(String path, int type, int mode, long mtimeSec, int mtimeNsec, byte[] content, boolean lz4) {
