@@ -21,16 +21,6 @@ public interface NativeCalls {
     /** getuid(2). */
     int getuid();
 
-    /** gettid(2) (glibc 2.30 on): the calling thread's id, which setpriority takes as a process id. */
-    int gettid();
-
-    /** getpriority(2): the nice value of a thread (with PRIO_PROCESS and its id), or -1 and errno on failure. */
-    int getpriority(int which, int who);
-
-    /** setpriority(2); with PRIO_PROCESS and a thread id it sets that one thread's nice value (Linux). */
-    @SaveError
-    int setpriority(int which, int who, int prio);
-
     /** open(2) without O_CREAT; -1 and errno on failure. */
     @SaveError
     int open(String path, int flags);
