@@ -205,12 +205,12 @@ public final class SlicePublisher implements AutoCloseable {
         return p >= 0 ? p : regularPartitions + (-1 - p);
     }
 
-    /** Makes every publishing loop stop at its next entry (the job is ending); {@link #close} also waits for them. */
+    /** Makes every publishing loop stop at its next entry (the job is ending); returns at once, waits for none. */
     public void stopPublishing() {
         closed = true;
     }
 
-    /** Stops publishing (a partition being published stops at its next entry). */
+    /** As {@link #stopPublishing}: a partition being published stops at its next entry; this does not wait for it. */
     @Override
     public void close() {
         closed = true;
