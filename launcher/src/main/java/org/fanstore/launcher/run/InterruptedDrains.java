@@ -10,7 +10,7 @@ import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.time.Instant;
-import org.fanstore.runtime.output.DirectoryDrain;
+import org.fanstore.runtime.output.CrashSafeCopy;
 
 /**
  * At the start of a job with {@code --output-dir}: an earlier job's copy that was cut off (its runtime killed
@@ -38,7 +38,7 @@ final class InterruptedDrains {
                 @Override
                 public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
                     String name = file.getFileName().toString();
-                    long pid = DirectoryDrain.partialOwner(name);
+                    long pid = CrashSafeCopy.partialOwner(name);
                     if (pid < 0 || !attrs.isRegularFile() || ProcessHandle.of(pid).map(ProcessHandle::isAlive)
                             .orElse(false)) {
                         return FileVisitResult.CONTINUE;
@@ -47,7 +47,7 @@ final class InterruptedDrains {
                     if (sharedAcrossNodes && modified.toInstant().isAfter(oldEnough)) {
                         return FileVisitResult.CONTINUE;
                     }
-                    Path target = file.resolveSibling(DirectoryDrain.partialTarget(name));
+                    Path target = file.resolveSibling(CrashSafeCopy.partialTarget(name));
                     try {
                         Files.delete(file);
                         found[0]++;

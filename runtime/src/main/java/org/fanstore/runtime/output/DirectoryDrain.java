@@ -1,35 +1,25 @@
 package org.fanstore.runtime.output;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.fanstore.prep.format.FileModes.S_IFDIR;
-import static org.fanstore.prep.format.FileModes.S_IFLNK;
-import static org.fanstore.prep.format.FileModes.S_IFREG;
+import static org.fanstore.runtime.output.CrashSafeCopy.deleteQuietly;
+import static org.fanstore.runtime.output.CrashSafeCopy.fsyncDirectory;
+import static org.fanstore.runtime.output.CrashSafeCopy.permissions;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.FileSystemException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -38,10 +28,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.zip.CRC32C;
-import org.fanstore.prep.format.FileModes;
 
 /**
  * Mirrors this rank's upper directory onto the persistent output directory ({@code --output-dir}), so that the
@@ -56,18 +42,11 @@ import org.fanstore.prep.format.FileModes;
  * holds it while another rank's record changes the upper and the journal, so a file another rank just replaced
  * never lands over that rank's copy, and is never deleted from the directory.
  *
- * <p>A copy is never visible half-done: it is written to a hidden partial name beside the target
- * ({@code .NAME.fanstore-partial-PID-N}), fsynced, re-read and compared (CRC32C and length), given its mode and
- * mtime, then renamed into place and the directory fsynced.
+ * <p>A copy is never visible half-done: {@link CrashSafeCopy} writes and checks it under a partial name, then it is
+ * renamed into place and the directory fsynced.
  */
 public final class DirectoryDrain implements OutputDrain, AutoCloseable {
-    private static final int BUFFER_BYTES = 1 << 20;
-    /** In partial names: unique across the ranks of a node and across a crashed run's leftovers. */
-    private static final long PID = ProcessHandle.current().pid();
-    /** A partial name: {@code .NAME.fanstore-partial-PID-N} (groups: NAME, PID). */
-    private static final Pattern PARTIAL = Pattern.compile("\\.(.+)\\.fanstore-partial-([0-9]{1,10})-[0-9]+");
     private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
-    private static final String ATTRIBUTES = "unix:ino,mode,size,lastModifiedTime";
 
     private final Path dir;
     private final Path upper;
@@ -77,7 +56,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private final OutputNamespace journal;
     private final Predicate<String> inputDir;
     private final Thread thread;
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER_BYTES);
+    private final CrashSafeCopy copies = new CrashSafeCopy();
     /** What this rank put in the output directory, by key. Only the pass touches it (one pass at a time). */
     private final Map<String, Entry> drained = new HashMap<>();
     /** Object ids of this rank's files whose commit has settled. Guarded by {@code this}. */
@@ -86,7 +65,6 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private final Map<String, String> failing = new HashMap<>();
     private boolean wakeups;
     private boolean stopping;
-    private long partialSequence;
     private long copiedFiles;
     private long copiedBytes;
     private long busyNanos;
@@ -113,15 +91,22 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     public record Report(Map<String, String> failed, long copiedFiles, long copiedBytes, long busyNanos) {
     }
 
-    /** One thing this rank put in the output directory (ino, size, mtime: 0 for a directory or a symlink). */
-    private record Entry(Kind kind, long ino, long size, long mtime, int mode, String linkTarget) {
+    /**
+     * A file, directory or symlink seen in the upper tree, or one this rank put in the output directory (ino, size,
+     * mtime: 0 for a directory or a symlink).
+     */
+    record Entry(Kind kind, long ino, long size, long mtime, int mode, String linkTarget) {
         boolean sameBytes(Entry o) {
             return kind == o.kind && ino == o.ino && size == o.size && mtime == o.mtime
                     && java.util.Objects.equals(linkTarget, o.linkTarget);
         }
+
+        Identity identity() {
+            return new Identity(ino, size, mtime);
+        }
     }
 
-    private enum Kind { FILE, LINK, DIR, OTHER }
+    enum Kind { FILE, LINK, DIR, OTHER }
 
     /** A file's identity for rename detection. */
     private record Identity(long ino, long size, long mtime) {
@@ -224,17 +209,6 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         return pass(last, Long.MAX_VALUE);
     }
 
-    /** A file, directory or symlink seen in the upper tree. */
-    private record Seen(Kind kind, long ino, long size, long mtime, int mode, String linkTarget) {
-        Entry entry() {
-            return new Entry(kind, ino, size, mtime, mode, linkTarget);
-        }
-
-        Identity identity() {
-            return new Identity(ino, size, mtime);
-        }
-    }
-
     /**
      * One pass; returns the files of the tree it could not save (only the final pass reports them: during the job
      * a later pass tries again). Stops early when the drain is stopping, unless {@code last}.
@@ -243,22 +217,22 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         long started = System.nanoTime();
         Map<String, String> failed = new TreeMap<>();
         try {
-            TreeMap<String, Seen> now = scan();
+            TreeMap<String, Entry> now = UpperScan.scan(upper);
             // drained files gone from the upper, by identity: a file seen again under another key was renamed
             Map<Identity, Deque<String>> gone = new HashMap<>();
             for (Map.Entry<String, Entry> e : new TreeMap<>(drained).entrySet()) {
                 Entry d = e.getValue();
                 if (d.kind == Kind.FILE && !now.containsKey(e.getKey())) {
-                    gone.computeIfAbsent(new Identity(d.ino, d.size, d.mtime), i -> new ArrayDeque<>())
+                    gone.computeIfAbsent(d.identity(), i -> new ArrayDeque<>())
                             .add(e.getKey());
                 }
             }
-            for (Map.Entry<String, Seen> e : now.entrySet()) {  // parents before children
+            for (Map.Entry<String, Entry> e : now.entrySet()) {  // parents before children
                 if (!last && stopping()) {
                     return failed;
                 }
                 String key = e.getKey();
-                Seen s = e.getValue();
+                Entry s = e.getValue();
                 try {
                     switch (s.kind) {
                         case DIR -> directory(key, s);
@@ -293,69 +267,8 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         return failed;
     }
 
-    /** The upper tree, symlinks not followed; entries that vanish while it is walked are left out. */
-    private TreeMap<String, Seen> scan() throws IOException {
-        TreeMap<String, Seen> seen = new TreeMap<>();
-        if (!Files.isDirectory(upper, NOFOLLOW)) {
-            return seen;
-        }
-        Files.walkFileTree(upper, EnumSet.noneOf(java.nio.file.FileVisitOption.class), Integer.MAX_VALUE,
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
-                        if (!d.equals(upper)) {
-                            add(d);
-                        }
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
-                        add(f);
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path f, IOException e) {
-                        return FileVisitResult.CONTINUE;  // vanished meanwhile: the next pass sees what is there
-                    }
-
-                    private void add(Path p) {
-                        Seen s = stat(p);
-                        if (s != null) {
-                            seen.put(upper.relativize(p).toString(), s);
-                        }
-                    }
-                });
-        return seen;
-    }
-
-    /** lstat of {@code p}, or null when it is gone. */
-    private static Seen stat(Path p) {
-        try {
-            Map<String, Object> a = Files.readAttributes(p, ATTRIBUTES, NOFOLLOW);
-            int mode = (Integer) a.get("mode");
-            Kind kind = switch (FileModes.type(mode)) {
-                case S_IFREG -> Kind.FILE;
-                case S_IFDIR -> Kind.DIR;
-                case S_IFLNK -> Kind.LINK;
-                default -> Kind.OTHER;
-            };
-            if (kind == Kind.DIR || kind == Kind.OTHER) {
-                return new Seen(kind, 0, 0, 0, mode, null);
-            }
-            if (kind == Kind.LINK) {
-                return new Seen(kind, 0, 0, 0, mode, Files.readSymbolicLink(p).toString());
-            }
-            return new Seen(kind, (Long) a.get("ino"), (Long) a.get("size"),
-                    OutputService.nanos((FileTime) a.get("lastModifiedTime")), mode, null);
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
     /** A directory of the job: made with its mode (input directories only as parents of what is drained). */
-    private void directory(String key, Seen s) throws IOException {
+    private void directory(String key, Entry s) throws IOException {
         if (inputDir.test(key)) {
             return;
         }
@@ -372,17 +285,17 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             Files.createDirectory(target);
         }
         Files.setPosixFilePermissions(target, permissions(s.mode));
-        drained.put(key, s.entry());
+        drained.put(key, s);
     }
 
-    private void symlink(String key, Seen s) throws IOException {
+    private void symlink(String key, Entry s) throws IOException {
         Entry d = drained.get(key);
-        if (d != null && d.sameBytes(s.entry())) {
+        if (d != null && d.sameBytes(s)) {
             return;
         }
         Path target = resolve(key);
         makeParents(target.getParent());
-        Path partial = partial(target);
+        Path partial = copies.partial(target);
         try {
             Files.createSymbolicLink(partial, Path.of(s.linkTarget));
             land(key, partial, target, null);
@@ -390,17 +303,17 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         } finally {
             deleteQuietly(partial);
         }
-        drained.put(key, s.entry());
+        drained.put(key, s);
     }
 
-    private void file(String key, Seen s, Map<Identity, Deque<String>> gone, boolean last, long deadline,
+    private void file(String key, Entry s, Map<Identity, Deque<String>> gone, boolean last, long deadline,
                       Map<String, String> failed) throws IOException {
         Entry d = drained.get(key);
         Path target = resolve(key);
-        if (d != null && d.sameBytes(s.entry())) {
+        if (d != null && d.sameBytes(s)) {
             if (d.mode != s.mode) {
                 Files.setPosixFilePermissions(target, permissions(s.mode));
-                drained.put(key, s.entry());
+                drained.put(key, s);
             }
             return;
         }
@@ -431,7 +344,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     }
 
     /** Moves the drained copy of {@code source} to {@code key}; false when it is not there any more. */
-    private boolean rename(String source, String key, Seen s) throws IOException {
+    private boolean rename(String source, String key, Entry s) throws IOException {
         Path from = resolve(source);
         Path to = resolve(key);
         if (!Files.isRegularFile(from, NOFOLLOW)) {
@@ -440,7 +353,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         makeParents(to.getParent());
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         Entry moved = drained.remove(source);
-        drained.put(key, s.entry());
+        drained.put(key, s);
         if (moved == null || moved.mode != s.mode) {
             Files.setPosixFilePermissions(to, permissions(s.mode));
         }
@@ -455,36 +368,29 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
      * Copies {@code upper/key} to {@code target} through a partial name. A source that changes or vanishes during
      * the copy is no failure: the copy is dropped and the next pass takes the file as it is then.
      */
-    private void copy(String key, Seen s, Path target, OutputRecord published) throws IOException {
+    private void copy(String key, Entry s, Path target, OutputRecord published) throws IOException {
         Path source = upper.resolve(key);
         makeParents(target.getParent());
-        Path partial = partial(target);
+        Path partial = copies.partial(target);
         try {
             long sourceCrc;
             try {
-                sourceCrc = copyWithCrc(source, partial);
+                sourceCrc = copies.copyWithCrc(source, partial);
             } catch (IOException e) {
-                if (changed(source, s)) {
+                if (UpperScan.changed(source, s)) {
                     return;
                 }
                 throw e;
             }
-            if (changed(source, s)) {
+            if (UpperScan.changed(source, s)) {
                 return;
             }
-            Files.setPosixFilePermissions(partial, permissions(s.mode));
-            Files.setLastModifiedTime(partial, FileTime.from(Instant.ofEpochSecond(0, s.mtime)));
-            long length = Files.size(partial);
-            long copyCrc = crcOf(partial);
-            if (length != s.size || copyCrc != sourceCrc) {
-                throw new IOException("the copy does not match: " + length + " bytes (CRC32C " + hex(copyCrc)
-                        + ") after writing " + s.size + " bytes (CRC32C " + hex(sourceCrc) + ")");
-            }
+            copies.seal(partial, s.mode, s.mtime, s.size, sourceCrc);
             if (!land(key, partial, target, published)) {
                 return;
             }
             partial = null;
-            drained.put(key, s.entry());
+            drained.put(key, s);
             synchronized (this) {
                 copiedFiles++;
                 copiedBytes += s.size;
@@ -509,21 +415,15 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         return true;
     }
 
-    /** Whether the source is no longer what the pass saw. */
-    private static boolean changed(Path source, Seen s) {
-        Seen now = stat(source);
-        return now == null || !now.entry().sameBytes(s.entry());
-    }
-
     /**
      * Drained keys gone from the upper: files and symlinks are deleted from the directory (unless the journal
      * holds the key as another rank's file), directories removed once empty (unless the journal has them).
      */
-    private void removeGone(Map<String, Seen> now) {
+    private void removeGone(Map<String, Entry> now) {
         List<String> keys = new ArrayList<>(new TreeMap<>(drained).descendingKeySet());  // children first
         for (String key : keys) {
             Entry d = drained.get(key);
-            Seen s = now.get(key);
+            Entry s = now.get(key);
             if (s != null && (s.kind == d.kind || (s.kind == Kind.DIR && inputDir.test(key)))) {
                 continue;
             }
@@ -567,10 +467,6 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         }
     }
 
-    private synchronized Path partial(Path target) {
-        return target.resolveSibling(partialName(target.getFileName().toString(), PID, partialSequence++));
-    }
-
     /** The key under the output directory; keys come from the upper tree, this only refuses an escape. */
     private Path resolve(String key) {
         Path p = dir.resolve(key).normalize();
@@ -578,95 +474,6 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             throw new IllegalArgumentException("output key '" + key + "' does not name a file under " + dir);
         }
         return p;
-    }
-
-    private static Set<PosixFilePermission> permissions(int mode) {
-        Set<PosixFilePermission> set = EnumSet.noneOf(PosixFilePermission.class);
-        PosixFilePermission[] all = PosixFilePermission.values();  // OWNER_READ .. OTHERS_EXECUTE = 0400..0001
-        for (int i = 0; i < all.length; i++) {
-            if ((mode & (0400 >> i)) != 0) {
-                set.add(all[i]);
-            }
-        }
-        return set;
-    }
-
-    private long copyWithCrc(Path from, Path to) throws IOException {
-        CRC32C crc = new CRC32C();
-        try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-                FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            while (true) {
-                buffer.clear();
-                if (in.read(buffer) < 0) {
-                    break;
-                }
-                buffer.flip();
-                crc.update(buffer.duplicate());
-                while (buffer.hasRemaining()) {
-                    out.write(buffer);
-                }
-            }
-        }
-        return crc.getValue();
-    }
-
-    /** The file's CRC32C, and the file fsynced (its data, mode and mtime). */
-    private long crcOf(Path file) throws IOException {
-        CRC32C crc = new CRC32C();
-        try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
-            while (true) {
-                buffer.clear();
-                if (in.read(buffer) < 0) {
-                    in.force(true);
-                    return crc.getValue();
-                }
-                buffer.flip();
-                crc.update(buffer);
-            }
-        }
-    }
-
-    /** A rename or create is durable only once its directory is: fsync the directory itself. */
-    private static void fsyncDirectory(Path directory) throws IOException {
-        try (FileChannel d = FileChannel.open(directory, StandardOpenOption.READ)) {
-            d.force(true);
-        }
-    }
-
-    private static void deleteQuietly(Path p) {
-        if (p != null) {
-            try {
-                Files.deleteIfExists(p);
-            } catch (IOException ignored) {
-                // a leftover partial name is harmless: it is hidden and never the final name
-            }
-        }
-    }
-
-    static String partialName(String name, long pid, long sequence) {
-        return "." + name + ".fanstore-partial-" + pid + "-" + sequence;
-    }
-
-    /**
-     * The runtime pid that was copying into the partial name {@code fileName}, or -1 when it is not one: a copy
-     * cut off by SIGKILL (or a crash) leaves that name, which the next job on the directory reports and removes.
-     */
-    public static long partialOwner(String fileName) {
-        Matcher m = PARTIAL.matcher(fileName);
-        return m.matches() ? Long.parseLong(m.group(2)) : -1;
-    }
-
-    /** The final name a partial name was to become ({@code NAME}); only for names {@link #partialOwner} knows. */
-    public static String partialTarget(String fileName) {
-        Matcher m = PARTIAL.matcher(fileName);
-        if (!m.matches()) {
-            throw new IllegalArgumentException(fileName + " is not a partial name");
-        }
-        return m.group(1);
-    }
-
-    private static String hex(long crc) {
-        return String.format("%08x", crc);
     }
 
     /** Words for a user, not a Java class name. */

@@ -271,10 +271,10 @@ class DirectoryDrainTest {
 
     @Test
     void partialNamesAreRecognisedForTheNextJobsCleanup() {
-        String name = DirectoryDrain.partialName("model.pt", 4242, 7);
-        assertEquals(4242, DirectoryDrain.partialOwner(name));
-        assertEquals("model.pt", DirectoryDrain.partialTarget(name));
-        assertEquals(-1, DirectoryDrain.partialOwner("model.pt"));
+        String name = CrashSafeCopy.partialName("model.pt", 4242, 7);
+        assertEquals(4242, CrashSafeCopy.partialOwner(name));
+        assertEquals("model.pt", CrashSafeCopy.partialTarget(name));
+        assertEquals(-1, CrashSafeCopy.partialOwner("model.pt"));
     }
 
     /** Every path under root (relative), with whether it is a directory. */

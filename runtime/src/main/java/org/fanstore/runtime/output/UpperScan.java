@@ -1,0 +1,97 @@
+package org.fanstore.runtime.output;
+
+import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.prep.format.FileModes.S_IFLNK;
+import static org.fanstore.prep.format.FileModes.S_IFREG;
+
+import java.io.IOException;
+import java.nio.file.FileVisitOption;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.TreeMap;
+import org.fanstore.prep.format.FileModes;
+import org.fanstore.runtime.output.DirectoryDrain.Entry;
+import org.fanstore.runtime.output.DirectoryDrain.Kind;
+
+/** What a drain pass sees of this rank's upper directory: lstat of each entry, symlinks not followed. */
+final class UpperScan {
+    private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
+    private static final String ATTRIBUTES = "unix:ino,mode,size,lastModifiedTime";
+
+    private UpperScan() {
+    }
+
+    /** The upper tree, symlinks not followed; entries that vanish while it is walked are left out. */
+    static TreeMap<String, Entry> scan(Path upper) throws IOException {
+        TreeMap<String, Entry> seen = new TreeMap<>();
+        if (!Files.isDirectory(upper, NOFOLLOW)) {
+            return seen;
+        }
+        Files.walkFileTree(upper, EnumSet.noneOf(FileVisitOption.class), Integer.MAX_VALUE,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
+                        if (!d.equals(upper)) {
+                            add(d);
+                        }
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
+                        add(f);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path f, IOException e) {
+                        return FileVisitResult.CONTINUE;  // vanished meanwhile: the next pass sees what is there
+                    }
+
+                    private void add(Path p) {
+                        Entry s = stat(p);
+                        if (s != null) {
+                            seen.put(upper.relativize(p).toString(), s);
+                        }
+                    }
+                });
+        return seen;
+    }
+
+    /** lstat of {@code p}, or null when it is gone. */
+    private static Entry stat(Path p) {
+        try {
+            Map<String, Object> a = Files.readAttributes(p, ATTRIBUTES, NOFOLLOW);
+            int mode = (Integer) a.get("mode");
+            Kind kind = switch (FileModes.type(mode)) {
+                case S_IFREG -> Kind.FILE;
+                case S_IFDIR -> Kind.DIR;
+                case S_IFLNK -> Kind.LINK;
+                default -> Kind.OTHER;
+            };
+            if (kind == Kind.DIR || kind == Kind.OTHER) {
+                return new Entry(kind, 0, 0, 0, mode, null);
+            }
+            if (kind == Kind.LINK) {
+                return new Entry(kind, 0, 0, 0, mode, Files.readSymbolicLink(p).toString());
+            }
+            return new Entry(kind, (Long) a.get("ino"), (Long) a.get("size"),
+                    OutputService.nanos((FileTime) a.get("lastModifiedTime")), mode, null);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Whether the source is no longer what the pass saw. */
+    static boolean changed(Path source, Entry s) {
+        Entry now = stat(source);
+        return now == null || !now.sameBytes(s);
+    }
+}
