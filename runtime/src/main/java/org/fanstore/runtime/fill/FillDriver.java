@@ -163,7 +163,7 @@ final class FillDriver {
                     System.err.println("fanstore rank " + fill.rank + ": keeping partition " + fill.plan().info(p)
                             .fileName() + " stopped: " + e.getMessage() + "; its files are read from their sources"
                             + " instead");
-                    dropLater(toDrop, f, "its local file cannot take more bytes");
+                    toDrop.put(f, "its local file cannot take more bytes");
                 }
             } else {
                 boolean down = e instanceof RangeSource.SourceDownException;
@@ -176,18 +176,12 @@ final class FillDriver {
                 }
                 boolean left = e instanceof RangeSource.NotHeldException ? scheduler.notHeld(t, now)
                         : scheduler.failed(t, down);
-                if (!left) {
-                    dropLater(toDrop, f, "no source of it is left");
+                if (!left && f != null) {
+                    toDrop.put(f, "no source of it is left");
                 }
             }
         }
         fill.lock.notifyAll();
-    }
-
-    private static void dropLater(Map<FillFile, String> toDrop, FillFile f, String why) {
-        if (f != null) {
-            toDrop.put(f, why);
-        }
     }
 
     /** Starts one transfer on a transfer thread; its landing goes back to the driver. */

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.IntStream;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 
@@ -143,23 +144,15 @@ final class FillFiles {
 
     /** The entries with a body in each of the partitions {@code ids}, in table order (one pass over the table). */
     private static Map<Integer, int[]> entriesOf(BodyIndex bodies, Set<Integer> ids) {
-        Map<Integer, int[]> count = new HashMap<>();
+        Map<Integer, IntStream.Builder> lists = new HashMap<>();
         for (int i = 0; i < bodies.entries(); i++) {
             int p = bodies.partition(i);
             if (p != BodyIndex.NO_BODY && ids.contains(p)) {
-                count.computeIfAbsent(p, k -> new int[1])[0]++;
+                lists.computeIfAbsent(p, k -> IntStream.builder()).add(i);
             }
         }
         Map<Integer, int[]> out = new HashMap<>();
-        count.forEach((p, c) -> out.put(p, new int[c[0]]));
-        Map<Integer, int[]> at = new HashMap<>();
-        for (int i = 0; i < bodies.entries(); i++) {
-            int p = bodies.partition(i);
-            int[] list = p == BodyIndex.NO_BODY ? null : out.get(p);
-            if (list != null) {
-                list[at.computeIfAbsent(p, k -> new int[1])[0]++] = i;
-            }
-        }
+        lists.forEach((p, b) -> out.put(p, b.build().toArray()));
         return out;
     }
 }
