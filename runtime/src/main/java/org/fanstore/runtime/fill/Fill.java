@@ -3,30 +3,21 @@ package org.fanstore.runtime.fill;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
+import java.util.function.IntPredicate;
 import org.fanstore.runtime.fill.source.RangeSource;
+import org.fanstore.runtime.mpi.FetchSource;
 import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.timing.Timing;
 
 /**
  * The fill path's facade (README.md): runs the {@link FillScheduler}'s transfers from the {@link RangeSource}s into
@@ -34,10 +25,10 @@ import org.fanstore.runtime.placement.LocalPartitions;
  * (summed as the ranges landed) matches the manifest, and lets readers wait for the bytes they need ({@link
  * #awaitBytes}) or read a partition this node does not keep straight from its sources ({@link #read}).
  *
- * <p>Threads: one driver ({@code fanstore-fill}) asks the scheduler what to start whenever something happened;
- * transfers run on {@code fanstore-fill-transfer-N} (as many as the scheduler and governor allow in flight);
- * completed partitions are checked and published on {@code fanstore-fill-publish}. The scheduler, the files' slice
- * bookkeeping and the landings queue are guarded by {@link #lock}; readers wait on it for their ranges.
+ * <p>By concern: this class holds the sources, the readers' waits and the capacity; {@link FillDriver} the threads
+ * (driver, transfers, publish); {@link FillFiles} the files' lifecycle. The scheduler and the files' slice
+ * bookkeeping are guarded by {@link #lock}; readers wait on it for their ranges. Every time is on the governor's
+ * clock ({@link Governor#now}), so a test can move it.
  */
 public final class Fill implements LocalPartitions.Partial, AutoCloseable {
     /**
@@ -45,45 +36,27 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
      * sends) between two ranks pulling from each other can deadlock niodev (threads parked in NIODevice.isend).
      */
     public static final int RANGE_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
-    /**
-     * Four ranges ahead of an in-order reader of small files; a peer's "not held" retried after 50 ms, 100 times
-     * (5 s) before the range goes to the next source.
-     */
-    public static final FillScheduler.Config SCHEDULE = new FillScheduler.Config(RANGE_BYTES, 4, 50_000_000L, 100);
-    /** What an abandoned fill file keeps around each slice read from it: whole pages. */
-    private static final long PAGE = 4096;
+    /** Four ranges ahead of an in-order reader of small files; a peer's "not held" retried (Timing, "fill"). */
+    public static final FillScheduler.Config SCHEDULE = new FillScheduler.Config(RANGE_BYTES, 4,
+            Timing.FILL_NOT_HELD_RETRY_NANOS, Timing.FILL_NOT_HELD_RETRIES);
     private static final String[] KINDS = {"peer", "sharedfs"};
 
     private final KeepPlan plan;
     private final Governor governor;
-    private final FillScheduler scheduler;
+    final FillScheduler scheduler;
     private final Map<Integer, RangeSource> sources;
-    private final LocalPartitions local;
-    private final Path partsDir;
-    private final BodyIndex bodies;
-    private final BodyCheck check;
-    private final int rank;
-    private final boolean verbose;
-    private final Path doneMarker;
+    final LocalPartitions local;
+    final int rank;
+    final boolean verbose;
     private final long capacity;
-    private final Map<Integer, int[]> entriesOf;
     /** Kept partitions whose only source is the shared FS (this rank's own and broadcast ones). */
     private final Set<Integer> stagedIn = new HashSet<>();
-    private final Object lock = new Object();
-    private final Map<Integer, FillFile> files = new HashMap<>();
-    private final ArrayDeque<Landing> landings = new ArrayDeque<>();
-    private final Set<Integer> publishing = new HashSet<>();
-    private final Set<Integer> warnedDown = ConcurrentHashMap.newKeySet();
-    private final ExecutorService transfers;
-    private final ExecutorService publisher;
-    private final Thread driver;
+    final Object lock = new Object();
+    final FillFiles files;
+    private final FillDriver driver;
     private final Map<String, LongAdder> bytesFrom = new HashMap<>();
-    private final long started = System.nanoTime();
-    private volatile boolean stopping;
-    private volatile IntConsumer whenAdded = p -> { };
-    private volatile long completedBytes;
-    private volatile int completed;
-    private volatile long finishedNanos;
+    volatile boolean stopping;
+    volatile IntConsumer whenAdded = p -> { };
     private long reserved;
 
     /**
@@ -101,13 +74,9 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
         this.scheduler = new FillScheduler(SCHEDULE, governor, plan.kept());
         this.sources = sources;
         this.local = local;
-        this.partsDir = partsDir;
-        this.bodies = bodies;
-        this.check = check;
         this.capacity = capacity;
         this.rank = rank;
         this.verbose = verbose;
-        this.doneMarker = doneMarker;
         for (String k : KINDS) {
             bytesFrom.put(k, new LongAdder());
         }
@@ -118,17 +87,8 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
                 stagedIn.add(p.id());
             }
         }
-        this.entriesOf = entriesOf(bodies, ids);
-        AtomicInteger n = new AtomicInteger();
-        this.transfers = Executors.newCachedThreadPool(r -> daemon(r, "fanstore-fill-transfer-" + n.incrementAndGet()));
-        this.publisher = Executors.newSingleThreadExecutor(r -> daemon(r, "fanstore-fill-publish"));
-        this.driver = daemon(this::drive, "fanstore-fill");
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
+        this.files = new FillFiles(this, partsDir, bodies, check, ids);
+        this.driver = new FillDriver(this, doneMarker);
     }
 
     /** Called on the publish thread with each partition id just made a complete local copy. */
@@ -156,178 +116,16 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
 
     /** Bytes of kept partitions complete and published so far. */
     public long completedBytes() {
-        return completedBytes;
+        return driver.completedBytes();
     }
 
     public int completedPartitions() {
-        return completed;
+        return driver.completed();
     }
 
     /** Nanoseconds from the start to the last kept partition's publication, or 0 while the fill runs. */
     public long finishedNanos() {
-        return finishedNanos;
-    }
-
-    private void drive() {
-        List<FillFile> toPublish = new ArrayList<>();
-        List<FillFile> toDrop = new ArrayList<>();
-        List<FillScheduler.Transfer> toStart = new ArrayList<>();
-        try {
-            while (!stopping) {
-                synchronized (lock) {
-                    long now = governor.now();
-                    takeLandings(now, toPublish, toDrop);
-                    toStart.addAll(scheduler.next(now));
-                    if (toStart.isEmpty() && toPublish.isEmpty() && toDrop.isEmpty()) {
-                        if (scheduler.finished() && publishing.isEmpty()) {
-                            break;
-                        }
-                        long wake = scheduler.wakeAt(now);
-                        long ms = wake == Long.MAX_VALUE ? 1000 : Math.max(1, (wake - now) / 1_000_000);
-                        lock.wait(Math.min(1000, ms));
-                        continue;
-                    }
-                }
-                toStart.forEach(this::run);
-                toStart.clear();
-                for (FillFile f : toPublish) {
-                    publisher.execute(() -> publish(f));
-                }
-                toPublish.clear();
-                toDrop.forEach(f -> drop(f, "its local file cannot take more bytes"));
-                toDrop.clear();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            System.err.println("fanstore rank " + rank + ": the fill stopped: " + e.getMessage()
-                    + "; files are read from their sources on each open");
-        }
-        finishedNanos = System.nanoTime() - started;
-        if (!stopping) {
-            writeMarker();
-        }
-        if (verbose && !stopping) {
-            System.err.printf("fanstore rank %d: fill done in %.1f s: %d of %d kept partitions local (%.0f MiB);"
-                    + " %.0f MiB from peers, %.0f MiB from the shared FS (landed ranges: %s)%n", rank,
-                    finishedNanos / 1e9, completed, plan.kept().size(), completedBytes / 1048576.0,
-                    bytesFrom("peer") / 1048576.0, bytesFrom("sharedfs") / 1048576.0, describeLocked());
-        }
-    }
-
-    private String describeLocked() {
-        synchronized (lock) {
-            return scheduler.describe();
-        }
-    }
-
-    private void writeMarker() {
-        try {
-            Path tmp = doneMarker.resolveSibling(doneMarker.getFileName() + ".tmp");
-            String line = String.format("partitions=%d of=%d bytes=%d seconds=%.3f%n", completed, plan.kept().size(),
-                    completedBytes, finishedNanos / 1e9);
-            Files.writeString(tmp, line, java.nio.charset.StandardCharsets.US_ASCII);
-            Files.move(tmp, doneMarker, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            System.err.println("fanstore rank " + rank + ": cannot write " + doneMarker + ": " + e.getMessage());
-        }
-    }
-
-    /** Applies the landed and failed transfers to the scheduler (holding the lock). */
-    private void takeLandings(long now, List<FillFile> toPublish, List<FillFile> toDrop) {
-        for (Landing l; (l = landings.poll()) != null; ) {
-            FillScheduler.Transfer t = l.transfer();
-            int p = t.part();
-            IOException e = l.failure();
-            if (e == null) {
-                scheduler.landed(t);
-                if (scheduler.keeps(p) && scheduler.complete(p) && publishing.add(p)) {
-                    toPublish.add(files.get(p));
-                }
-            } else if (l.localWrite()) {
-                boolean kept = scheduler.keeps(p);
-                scheduler.abandon(t);
-                if (kept) {
-                    System.err.println("fanstore rank " + rank + ": keeping partition " + plan.info(p).fileName()
-                            + " stopped: " + e.getMessage() + "; its files are read from their sources instead");
-                    toDrop.add(files.get(p));
-                }
-            } else {
-                boolean down = e instanceof RangeSource.SourceDownException;
-                if (down && warnedDown.add(t.source())) {
-                    System.err.println("fanstore rank " + rank + ": " + e.getMessage() + "; reading from the next"
-                            + " source instead");
-                } else if (!down && !(e instanceof RangeSource.NotHeldException)) {
-                    System.err.println("fanstore rank " + rank + ": " + e.getMessage() + "; trying the next source");
-                }
-                boolean left = e instanceof RangeSource.NotHeldException ? scheduler.notHeld(t, now)
-                        : scheduler.failed(t, down);
-                if (!left && files.get(p) != null) {
-                    toDrop.add(files.get(p));
-                }
-            }
-        }
-        lock.notifyAll();
-    }
-
-    /** Starts one transfer on a transfer thread; its landing goes back to the driver. */
-    private void run(FillScheduler.Transfer t) {
-        FillFile f;
-        try {
-            f = file(t.part());
-        } catch (IOException e) {
-            land(new Landing(t, e, true));
-            return;
-        }
-        long position = (long) t.range() * RANGE_BYTES;
-        long length = Math.min((long) (t.range() + t.count()) * RANGE_BYTES, f.info.bytes()) - position;
-        try {
-            transfers.execute(() -> {
-                PositionalSink sink = PositionalSink.draining(f.channel, f.tmp, position);
-                try {
-                    read(t.source(), t.part(), position, length, f.crcs.summing(sink, position), t.foreground());
-                } catch (IOException e) {
-                    land(new Landing(t, e, false));
-                    return;
-                } catch (RuntimeException e) {
-                    land(new Landing(t, new IOException(e.getMessage(), e), false));
-                    return;
-                }
-                try {
-                    sink.rethrow();
-                    land(new Landing(t, null, false));
-                } catch (IOException e) {
-                    land(new Landing(t, e, true));
-                }
-            });
-        } catch (RejectedExecutionException stopped) {
-            land(new Landing(t, new IOException("the job is ending"), false));
-        }
-    }
-
-    private void land(Landing l) {
-        synchronized (lock) {
-            landings.add(l);
-            lock.notifyAll();
-        }
-    }
-
-    /** The partition's fill file, created on its first transfer. */
-    private FillFile file(int p) throws IOException {
-        synchronized (lock) {
-            FillFile f = files.get(p);
-            if (f != null) {
-                return f;
-            }
-            var info = plan.info(p);
-            Path tmp = partsDir.resolve(".fill-" + info.fileName());
-            FileChannel out = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                    StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-            int[] entries = entriesOf.getOrDefault(p, new int[0]);
-            f = new FillFile(info, p, tmp, out, entries, LandedCrcs.of(info, RANGE_BYTES, bodies, entries));
-            files.put(p, f);
-            return f;
-        }
+        return driver.finishedNanos();
     }
 
     /**
@@ -364,7 +162,7 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
     @Override
     public long length(int p) {
         synchronized (lock) {
-            return scheduler.keeps(p) ? plan.info(p).bytes() : org.fanstore.runtime.mpi.FetchSource.NOT_HELD;
+            return scheduler.keeps(p) ? plan.info(p).bytes() : FetchSource.NOT_HELD;
         }
     }
 
@@ -404,7 +202,7 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
     /**
      * The channel from which bytes [offset, offset + length) of kept partition p can be read: the local copy once
      * it is one, else its fill file once those ranges landed. A reader that needs ranges not landed yet has them
-     * started first and waits for them until {@code deadline} ({@link System#nanoTime()}). Null when p is not kept
+     * started first and waits for them until {@code deadline} ({@link Governor#now()}). Null when p is not kept
      * (or no longer), or the deadline passed: the caller then reads from the sources ({@link #read}). The caller
      * checks each body's CRC32C, so nothing read here is trusted blindly.
      */
@@ -427,12 +225,12 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
                 if (f != null && scheduler.covers(p, offset, length)) {
                     return f.channel;
                 }
-                long wait = deadline - System.nanoTime();
+                long wait = deadline - governor.now();
                 if (wait <= 0) {
                     return null;
                 }
                 try {
-                    lock.wait(Math.max(1, Math.min(20, wait / 1_000_000)));
+                    lock.wait(Math.max(1, Math.min(Timing.FILL_READER_POLL_MILLIS, wait / 1_000_000)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     return null;
@@ -476,9 +274,9 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
 
     /**
      * Waits until every kept partition accepted by {@code which} is complete or abandoned, at most until deadline
-     * ({@link System#nanoTime()}); false if it was not.
+     * ({@link Governor#now()}); false if it was not.
      */
-    public boolean awaitComplete(java.util.function.IntPredicate which, long deadline) throws InterruptedException {
+    public boolean awaitComplete(IntPredicate which, long deadline) throws InterruptedException {
         synchronized (lock) {
             while (true) {
                 boolean all = true;
@@ -492,11 +290,11 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
                 if (all || stopping) {
                     return all;
                 }
-                long wait = deadline - System.nanoTime();
+                long wait = deadline - governor.now();
                 if (wait <= 0) {
                     return false;
                 }
-                lock.wait(Math.max(1, Math.min(100, wait / 1_000_000)));
+                lock.wait(Math.max(1, Math.min(Timing.FILL_COMPLETE_POLL_MILLIS, wait / 1_000_000)));
             }
         }
     }
@@ -522,83 +320,6 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
         }
     }
 
-    /** Checks the whole file, renames it into place and makes it a local partition (the publish thread). */
-    private void publish(FillFile f) {
-        Path target = partsDir.resolve(f.info.fileName());
-        boolean added = false;
-        try {
-            long sum = f.crcs.whole();
-            int crc = sum != LandedCrcs.UNKNOWN ? (int) sum : BodyCheck.crc32c(f.channel, 0, f.info.bytes());
-            if (f.channel.size() != f.info.bytes() || crc != f.info.crc32c()) {
-                throw new IOException(String.format("filled %d bytes with CRC32C %08x, the manifest says %d bytes"
-                        + " with %08x", f.channel.size(), crc, f.info.bytes(), f.info.crc32c()));
-            }
-            boolean sliced;
-            synchronized (lock) {
-                sliced = f.sliced;
-                f.closed = true;                 // no new slice of the fill file's name from here on
-            }
-            if (sliced) {
-                Files.createLink(target, f.tmp); // a second name: slices published while it filled name f.tmp
-            } else {
-                Files.move(f.tmp, target, StandardCopyOption.ATOMIC_MOVE);
-            }
-            local.add(f.id, target);
-            added = true;
-            f.crcs.settle(bodies, f.entries, check);   // before its slices: publishing them reads no body back
-            whenAdded.accept(f.id);
-        } catch (IOException | RuntimeException e) {
-            System.err.println("fanstore rank " + rank + ": partition " + f.info.fileName() + " could not be kept: "
-                    + e.getMessage() + "; its files are read from their sources instead");
-            if (!added) {
-                synchronized (lock) {
-                    scheduler.abandon(f.id);
-                }
-                drop(f, null);
-            }
-        } finally {
-            synchronized (lock) {
-                if (added) {
-                    completed++;
-                    completedBytes += f.info.bytes();
-                }
-                publishing.remove(f.id);
-                lock.notifyAll();
-            }
-        }
-    }
-
-    /** An abandoned partition's file: removed, or (slices read it) its other bytes punched out. */
-    private void drop(FillFile f, String why) {
-        if (f == null) {
-            return;
-        }
-        boolean keep;
-        List<long[]> unread;
-        synchronized (lock) {
-            f.closed = true;
-            keep = f.sliced;
-            unread = keep ? f.unkeptPages(PAGE) : List.of();
-        }
-        if (keep) {
-            try {
-                long freed = PunchHoles.punch(f.tmp, unread);
-                if (why != null && !stopping) {
-                    System.err.println("fanstore rank " + rank + ": " + f.tmp.getFileName() + " stays until the job"
-                            + " ends (files are read in place from it); its other " + freed + " bytes are freed");
-                }
-            } catch (IOException e) {
-                // the file stays whole until the job's directory goes
-            }
-            return;
-        }
-        try {
-            Files.deleteIfExists(f.tmp);   // a reader still reading it keeps its open channel
-        } catch (IOException e) {
-            System.err.println("fanstore rank " + rank + ": cannot remove " + f.tmp + ": " + e.getMessage());
-        }
-    }
-
     /**
      * Stops the fill: nothing new starts, transfers in flight end (each bounded by its source's deadline), files
      * not complete are removed (or kept where slices read them). Called before the job-end barrier, while peers
@@ -613,65 +334,13 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
         synchronized (lock) {
             lock.notifyAll();
         }
-        try {
-            driver.join(2_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        transfers.shutdown();
-        publisher.shutdown();
-        try {
-            transfers.awaitTermination(10, TimeUnit.SECONDS);
-            publisher.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        transfers.shutdownNow();
-        List<FillFile> all;
-        synchronized (lock) {
-            all = new ArrayList<>(files.values());
-        }
-        for (FillFile f : all) {
-            if (!local.holds(f.id)) {
-                drop(f, null);
-            }
-            try {
-                f.channel.close();
-            } catch (IOException e) {
-                // the job is ending
-            }
-        }
+        driver.stop();
+        files.closeAll();
         if (verbose) {
             System.err.printf("fanstore rank %d: fill at the end: %d of %d kept partitions local; %.0f MiB from"
                     + " peers, %.0f MiB from the shared FS; governor: %d background starts, %d held back%n", rank,
-                    completed, plan.kept().size(), bytesFrom("peer") / 1048576.0, bytesFrom("sharedfs") / 1048576.0,
-                    governor.backgroundStarts(), governor.backgroundHeld());
+                    completedPartitions(), plan.kept().size(), bytesFrom("peer") / 1048576.0,
+                    bytesFrom("sharedfs") / 1048576.0, governor.backgroundStarts(), governor.backgroundHeld());
         }
-    }
-
-    /** The entries with a body in each of the partitions {@code ids}, in table order (one pass over the table). */
-    private static Map<Integer, int[]> entriesOf(BodyIndex bodies, Set<Integer> ids) {
-        Map<Integer, int[]> count = new HashMap<>();
-        for (int i = 0; i < bodies.entries(); i++) {
-            int p = bodies.partition(i);
-            if (p != BodyIndex.NO_BODY && ids.contains(p)) {
-                count.computeIfAbsent(p, k -> new int[1])[0]++;
-            }
-        }
-        Map<Integer, int[]> out = new HashMap<>();
-        count.forEach((p, c) -> out.put(p, new int[c[0]]));
-        Map<Integer, int[]> at = new HashMap<>();
-        for (int i = 0; i < bodies.entries(); i++) {
-            int p = bodies.partition(i);
-            int[] list = p == BodyIndex.NO_BODY ? null : out.get(p);
-            if (list != null) {
-                list[at.computeIfAbsent(p, k -> new int[1])[0]++] = i;
-            }
-        }
-        return out;
-    }
-
-    /** A transfer that ended: landed (failure null), failed at its source, or failed writing locally. */
-    private record Landing(FillScheduler.Transfer transfer, IOException failure, boolean localWrite) {
     }
 }

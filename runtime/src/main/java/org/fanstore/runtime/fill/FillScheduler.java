@@ -105,11 +105,6 @@ public final class FillScheduler {
         }
     }
 
-    /** Whether source failed and is not asked again. */
-    public boolean isDown(int source) {
-        return down.contains(source);
-    }
-
     /**
      * A reader waits for bytes [offset, offset + length) of p: they go first. A reader of a small file (at most half
      * a range) in the partition's order also has the {@link Config#readAhead} ranges after it made due; a larger
@@ -287,10 +282,6 @@ public final class FillScheduler {
                     .append(s.abandoned ? "x" : "");
         }
         return sb.toString().trim();
-    }
-
-    public int inFlight() {
-        return foreground + background;
     }
 
     private State release(Transfer t) {

@@ -4,10 +4,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Where background work gives way to readers, in one place (README.md, "Giving way to readers"): background transfers
- * in flight are bounded, foreground ones start first and have a larger bound of their own (Config). Every decision is
- * counted for --stats. The rule has no signal beyond the counts the scheduler passes in; docs/decisions/
- * fill-governor.md says which signals were tried and why none stayed.
+ * Where this node's background transfers give way to readers (README.md, "Giving way to readers", the first of its
+ * places): background transfers in flight are bounded, foreground ones have a larger bound of their own (Config).
+ * Every decision is counted for --stats. The rule has no signal beyond the counts the scheduler passes in;
+ * docs/decisions/fill-governor.md says which signals were tried and why none stayed.
  */
 public final class Governor {
     /**

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Lz4Chunked;
@@ -17,6 +18,7 @@ import org.fanstore.runtime.cache.DiskFull;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.fill.Fill;
+import org.fanstore.runtime.fill.FillScheduler;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.slices.SlicePublisher;
@@ -41,26 +43,22 @@ import org.fanstore.runtime.stats.RemoteStage;
  * <p>Errno choices: ENOENT for an unknown key, EROFS for write access or O_TRUNC on an input file (the shim's
  * rule, so a file answers the same whether the shim opens it directly or asks here: O_CREAT without O_EXCL on
  * an existing file just opens it, as Linux does, and O_APPEND means nothing to a reader), EEXIST for
- * O_CREAT|O_EXCL, EISDIR for a
- * directory, EIO for a corrupt body, an unreachable holder, or no cache room freeing up in time (the runtime's
- * log then says which and what to do). A cache answer is a pin the reader's shim unlinks after its open, so
- * eviction cannot turn it into ENOENT (see {@link MaterializedCache}); a file larger than the whole cache is
- * still served, by a copy of its own.
+ * O_CREAT|O_EXCL, EISDIR for a directory, EINVAL for any other type ({@link #refusal}); EIO for a corrupt body,
+ * an unreachable holder, or no cache room freeing up in time (the runtime's log then says which and what to do).
+ * A cache answer is a pin the reader's shim unlinks after its open, so eviction cannot turn it into ENOENT (see
+ * {@link MaterializedCache}); a file larger than the whole cache is still served, by a copy of its own.
  *
- * <p>Statistics: every request is timed from here to its answer ({@link OpenTimer}); each path says its
- * {@link OpenKind} (an output open: {@code timer.kind(OpenKind.OUTPUT, 0)}).
+ * <p>Statistics: {@link #handle} wraps every request's responder in an {@link OpenTimer}, timed to its answer; each
+ * serving path says its {@link OpenKind} and, when remote, its stages.
  */
 public final class OpenService implements RequestHandler {
     private static final int O_ACCMODE = 03;
     private static final int O_CREAT = 0100;
-    private static final int O_TRUNC = 01000;
     private static final int O_EXCL = 0200;
-    private static final int EEXIST = 17;
-    private static final int EISDIR = 21;
+    private static final int O_TRUNC = 01000;
     /** Bit 30 of an OPEN's flags: the client can open a slice (runtime/shm/README.md, "OPEN"). */
     public static final int SLICE_OK = 0x40000000;
     private static final byte[] NO_PATH = new byte[0];
-    private static final int EINVAL = 22;
 
     private final MetadataTable table;
     private final BodyIndex bodies;
@@ -96,72 +94,79 @@ public final class OpenService implements RequestHandler {
         this.slices = publisher;
     }
 
+    /**
+     * Decides how an OPEN is served: refused (its errno), a slice, a cached file answered here on the dispatcher
+     * thread (a hand-off would cost more), or a worker's job (a rider's slice, else the plain file). The timer wraps
+     * the answer; the serving paths only say their kind and stages.
+     */
     @Override
     public void handle(Request request, Responder untimed) {
-        OpenTimer responder = stats.time(untimed);
-        responder.ringWait(request.ringWaitNanos());
+        OpenTimer timer = stats.time(untimed);
+        timer.ringWait(request.ringWaitNanos());
         int index = resolve(request);
-        if (index < 0) {
-            responder.error(Errno.ENOENT);
+        int flags = request.flags();
+        int errno = refusal(index >= 0, flags, index >= 0 ? table.mode(index) : 0);
+        if (errno != 0) {
+            timer.error(errno);
             return;
         }
-        int flags = request.flags();
-        if ((flags & O_ACCMODE) != 0 || (flags & O_TRUNC) != 0) {
-            responder.error(Errno.EROFS);
+        timer.file(table.size(index));
+        SlicePublisher sp = (flags & SLICE_OK) != 0 ? slices : null;
+        if (sp != null && sp.publishable(index)) {
+            handOff(timer, t -> {
+                if (!slice(sp, index, t)) {
+                    plainFile(index, t);
+                }
+            });
             return;
+        }
+        Path present = table.localRaw(index) ? null : cache.lookup(index);
+        if (present != null) {
+            timer.ok(pathOf(present));
+            return;
+        }
+        boolean rider = sp != null && riderCanSlice(index);
+        handOff(timer, t -> {
+            if (!(rider && riderSlice(sp, index, t))) {
+                plainFile(index, t);
+            }
+        });
+    }
+
+    /**
+     * The errno policy (class comment): the errno an OPEN is refused with, or 0 to serve it. {@code mode} is the
+     * entry's when {@code known}.
+     */
+    static int refusal(boolean known, int flags, int mode) {
+        if (!known) {
+            return Errno.ENOENT;
+        }
+        if ((flags & O_ACCMODE) != 0 || (flags & O_TRUNC) != 0) {
+            return Errno.EROFS;
         }
         if ((flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
-            responder.error(EEXIST);
-            return;
+            return Errno.EEXIST;
         }
-        int mode = table.mode(index);
-        responder.file(table.size(index));
         if (FileModes.isDirectory(mode)) {
-            responder.error(EISDIR);
-            return;
+            return Errno.EISDIR;
         }
-        if (!FileModes.isRegular(mode)) {
-            responder.error(EINVAL);
-            return;
-        }
-        SlicePublisher sp = slices;
-        if ((flags & SLICE_OK) != 0 && sp != null && sp.publishable(index)) {
-            try {
-                workers.execute(() -> {
-                    responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
-                    slice(sp, index, responder);
-                });
-            } catch (RejectedExecutionException shuttingDown) {
-                responder.error(Errno.EIO);
-            }
-            return;
-        }
-        boolean raw = table.localRaw(index);
-        Path present = raw ? null : cache.lookup(index);
-        if (present != null) {
-            // Already materialised: answered here, on the dispatcher thread; a hand-off would cost more than this.
-            responder.ok(present.toString().getBytes(StandardCharsets.UTF_8));
-            return;
-        }
-        if ((flags & SLICE_OK) != 0 && sp != null && riderCanSlice(index)) {
-            try {
-                workers.execute(() -> {
-                    responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
-                    riderSlice(sp, index, responder);
-                });
-            } catch (RejectedExecutionException shuttingDown) {
-                responder.error(Errno.EIO);
-            }
-            return;
-        }
+        return FileModes.isRegular(mode) ? 0 : Errno.EINVAL;
+    }
+
+    /** The one hand-off to a worker: its queue time is a stage of the open; a pool shutting down answers EIO. */
+    private void handOff(OpenTimer timer, Consumer<OpenTimer> work) {
         try {
             workers.execute(() -> {
-                responder.stage(RemoteStage.QUEUE, System.nanoTime() - responder.started());
-                plainFile(index, responder);
+                timer.stage(RemoteStage.QUEUE, System.nanoTime() - timer.started());
+                work.accept(timer);
             });
         } catch (RejectedExecutionException shuttingDown) {
-            responder.error(Errno.EIO);
+            timer.error(Errno.EIO);
         }
+    }
+
+    private static byte[] pathOf(Path path) {
+        return path.toString().getBytes(StandardCharsets.UTF_8);
     }
 
     /**
@@ -175,7 +180,7 @@ public final class OpenService implements RequestHandler {
         }
         Path present = cache.lookup(index);
         if (present != null) {
-            responder.ok(present.toString().getBytes(StandardCharsets.UTF_8));
+            responder.ok(pathOf(present));
         } else {
             materialize(index, responder);
         }
@@ -192,9 +197,11 @@ public final class OpenService implements RequestHandler {
 
     /**
      * A slice the shim asked for before the background pass published it: check the body now and answer with an
-     * empty path, which tells the shim to read the entry's record in slices.map. A bad body gets EIO.
+     * empty path, which tells the shim to read the entry's record in slices.map. A bad body gets EIO. False: not
+     * answered, as it cannot be a slice after all (its partition copy's path does not fit slices.map): the spec
+     * says the slice bit is then ignored, so the reader gets the file the usual way, not an error.
      */
-    private void slice(SlicePublisher sp, int index, OpenTimer responder) {
+    private boolean slice(SlicePublisher sp, int index, OpenTimer responder) {
         try {
             int got = sp.publishForReader(index);
             boolean raw = bodies.codec(index) == PartitionDescriptor.CODEC_RAW;
@@ -206,27 +213,23 @@ public final class OpenService implements RequestHandler {
                 boolean readNothing = got == SlicePublisher.SLICE && sp.decoded(index);
                 responder.kind(OpenKind.LOCAL, readNothing ? 0 : table.size(index));
             }
-            if (got != SlicePublisher.NOT_SLICE) {
-                responder.ok(NO_PATH);
-                return;
+            if (got == SlicePublisher.NOT_SLICE) {
+                return false;
             }
+            responder.ok(NO_PATH);
         } catch (IOException | RuntimeException e) {
-            System.err.println("fanstore rank " + myRank + ": cannot serve "
-                    + new String(table.key(index), StandardCharsets.UTF_8) + " from its partition copy: "
-                    + e.getMessage());
+            System.err.println("fanstore rank " + myRank + ": cannot serve " + keyOf(index)
+                    + " from its partition copy: " + e.getMessage());
             responder.error(Errno.EIO);
-            return;
         }
-        // Cannot be a slice after all (its partition copy's path does not fit slices.map): the spec says the
-        // slice bit is then ignored, so the reader gets the file the usual way, not an error.
-        plainFile(index, responder);
+        return true;
     }
 
     /** A local uncompressed file the shim found not yet unpacked: unpack it now, answer its usual path. */
     private void unpack(int index, OpenTimer responder) {
         try {
             responder.kind(OpenKind.LOCAL, table.size(index));
-            responder.ok(unpacker.ensure(index).toString().getBytes(StandardCharsets.UTF_8));
+            responder.ok(pathOf(unpacker.ensure(index)));
         } catch (IOException | RuntimeException e) {
             if (DiskFull.causedBy(e)) {
                 // the local directory filled (a pull with an explicit --local-capacity, another job): a copy in the
@@ -239,9 +242,8 @@ public final class OpenService implements RequestHandler {
                 materialize(index, responder);
                 return;
             }
-            System.err.println("fanstore rank " + myRank + ": cannot unpack "
-                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes): "
-                    + e.getMessage());
+            System.err.println("fanstore rank " + myRank + ": cannot unpack " + keyOf(index) + " ("
+                    + table.size(index) + " bytes): " + e.getMessage());
             responder.error(Errno.EIO);
         }
     }
@@ -258,12 +260,12 @@ public final class OpenService implements RequestHandler {
             if (written[0] != 0) {
                 responder.stage(RemoteStage.COMMIT, System.nanoTime() - written[0]);
             }
-            responder.ok(path.toString().getBytes(StandardCharsets.UTF_8));
+            responder.ok(pathOf(path));
         } catch (IOException | RuntimeException e) {
             boolean full = DiskFull.causedBy(e);
-            System.err.println("fanstore rank " + myRank + ": cannot open "
-                    + new String(table.key(index), StandardCharsets.UTF_8) + " (" + table.size(index) + " bytes): "
-                    + e.getMessage() + (full ? " (the cache: lower --cache-mb, or free memory or disk space)" : ""));
+            System.err.println("fanstore rank " + myRank + ": cannot open " + keyOf(index) + " (" + table.size(index)
+                    + " bytes): " + e.getMessage() + (full ? " (the cache: lower --cache-mb, or free memory or disk"
+                    + " space)" : ""));
             responder.error(full ? Errno.ENOSPC : Errno.EIO);
         }
     }
@@ -313,8 +315,7 @@ public final class OpenService implements RequestHandler {
         }
         long asked = System.nanoTime();
         long offset = bodies.bodyOffset(index);
-        long stored = bodies.storedLength(index);
-        FileChannel filled = fill.awaitBytes(partition, offset, stored, asked + fetchTimeout.toNanos() / 2);
+        FileChannel filled = awaitRanges(index, asked);
         if (filled == null) {
             return false;
         }
@@ -322,17 +323,39 @@ public final class OpenService implements RequestHandler {
         try {
             decode(filled, offset, index, out);
         } catch (IOException e) {
-            System.err.println("fanstore rank " + myRank + ": " + new String(table.key(index), StandardCharsets.UTF_8)
-                    + " in the filled copy of partition " + partition + ": " + e.getMessage()
-                    + "; reading it from its sources");
+            notFromFill(index, partition, e.getMessage());
             out.truncate(0);
             out.position(0);
             return false;
         }
-        timer.kind(OpenKind.REMOTE, stored);
+        fromRanges(timer, index, asked, landed);
+        return true;
+    }
+
+    /**
+     * Entry index's ranges, from the fill that brings them in first; null after half the fetch timeout from
+     * {@code asked}, so reading from the sources directly still answers within the deadline (runtime/fill's README,
+     * "Giving way to readers").
+     */
+    private FileChannel awaitRanges(int index, long asked) {
+        return fill.awaitBytes(bodies.partition(index), bodies.bodyOffset(index), bodies.storedLength(index),
+                asked + fetchTimeout.toNanos() / 2);
+    }
+
+    /** An open served from the fill's ranges counts as a fetch: the wait for them is its first byte. */
+    private void fromRanges(OpenTimer timer, int index, long asked, long landed) {
+        timer.kind(OpenKind.REMOTE, bodies.storedLength(index));
         timer.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
         timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
-        return true;
+    }
+
+    private void notFromFill(int index, int partition, String why) {
+        System.err.println("fanstore rank " + myRank + ": " + keyOf(index) + " in the filled copy of partition "
+                + partition + ": " + why + "; reading it from its sources");
+    }
+
+    private String keyOf(int index) {
+        return new String(table.key(index), StandardCharsets.UTF_8);
     }
 
     /** A raw regular file of a partition this node is still filling: a slice of the fill file can serve it. */
@@ -346,34 +369,30 @@ public final class OpenService implements RequestHandler {
      * A reader of a partition being filled reads its file in place, as a slice of the fill file (docs/slices.md,
      * "riders"): no copy into the cache. Its ranges go first (as for {@link #fromFill}), its CRC32C is checked on the
      * landed bytes, and the fill file keeps its name for the rest of the job. Anything else (a stall past half the
-     * fetch timeout, a bad body, a path too long) takes the usual path.
+     * fetch timeout, a bad body, a path too long) takes the usual path: false, not answered.
      */
-    private void riderSlice(SlicePublisher sp, int index, OpenTimer responder) {
+    private boolean riderSlice(SlicePublisher sp, int index, OpenTimer responder) {
         int p = bodies.partition(index);
         long offset = bodies.bodyOffset(index);
         long stored = bodies.storedLength(index);
         long asked = System.nanoTime();
-        FileChannel filled = fill.awaitBytes(p, offset, stored, asked + fetchTimeout.toNanos() / 2);
+        FileChannel filled = awaitRanges(index, asked);
         long landed = System.nanoTime();
         try {
             if (filled != null && fill.bodyCrc(p, filled, offset, stored) == bodies.crc32c(index)) {
                 Path copy = fill.sliceablePath(p, offset, stored);
                 if (copy != null && sp.publishCopy(index, copy)) {
-                    responder.kind(OpenKind.REMOTE, stored);
-                    responder.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
-                    responder.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
+                    fromRanges(responder, index, asked, landed);
                     responder.ok(NO_PATH);
-                    return;
+                    return true;
                 }
             } else if (filled != null) {
-                System.err.println("fanstore rank " + myRank + ": " + new String(table.key(index),
-                        StandardCharsets.UTF_8) + " in the filled copy of partition " + p
-                        + ": CRC32C mismatch; reading it from its sources");
+                notFromFill(index, p, "CRC32C mismatch");
             }
         } catch (IOException e) {
             // unreadable fill file (abandoned meanwhile): the usual path decides
         }
-        plainFile(index, responder);
+        return false;
     }
 
     /** Reads entry index's body from one source of its partition, decoding as the bytes arrive; checks its CRC. */
@@ -402,8 +421,7 @@ public final class OpenService implements RequestHandler {
     }
 
     private static String sourceName(int source) {
-        return source == org.fanstore.runtime.fill.FillScheduler.SHARED_FS ? "from the shared FS"
-                : "from rank " + source;
+        return source == FillScheduler.SHARED_FS ? "from the shared FS" : "from rank " + source;
     }
 
     /** Writes the raw bytes of entry index, stored at offset of in, to out, and checks their CRC32C. */

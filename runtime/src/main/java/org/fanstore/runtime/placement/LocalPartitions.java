@@ -25,7 +25,8 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
     private static final long PARTITION_OBJECTS = 1L << 40;
     /**
      * How long a peer's reader request waits here for bytes this node is bringing in from the shared FS: well under
-     * the requester's stall bound (3 s), so a slow fill still leaves it time for its next source.
+     * the requester's stall bound (3 s), so a slow fill still leaves it time for its next source (runtime/fill's
+     * README, "Giving way to readers").
      */
     private static final long READER_WAIT_NANOS = 1_000_000_000L;
 
