@@ -18,7 +18,7 @@
 
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat and stat64 share one layout here");
 
-static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes);
+static fs_path_class classify(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes);
 
 /* "x/", "x/." and "x/.." can only name directories. */
 static int names_directory(const char *path)
@@ -57,16 +57,16 @@ static int dotdot_prefixes_are_dirs(const fs_state *s, int dirfd, const char *pa
             continue;
         pk.want_dir = 1;
         uint32_t idx;
-        int rc = fs_ns_resolve(s, t, &pk, 1, &idx);
+        fs_resolved rc = fs_ns_resolve(s, t, &pk, 1, &idx);
         if (rc < 0)
             return rc;
     }
     return 0;
 }
 
-static int classify_any(const fs_state *s, int dirfd, const char **path, fs_key *k, int changes)
+static fs_path_class classify_any(const fs_state *s, int dirfd, const char **path, fs_key *k, int changes)
 {
-    int c = classify(s, dirfd, *path, k, changes);
+    fs_path_class c = classify(s, dirfd, *path, k, changes);
     if ((c == FS_PATH_INSIDE || c == FS_PATH_REWRITTEN) && strstr(*path, "..") != NULL) {
         int rc = dotdot_prefixes_are_dirs(s, dirfd, *path, changes);
         if (rc < 0)
@@ -103,7 +103,7 @@ static int may_enter_mount(const fs_state *s, const char *path)
  * the mount, which needs the descriptor's name (one readlink, paid only when may_enter_mount). A change (changes)
  * relative to a directory of the upper tree (rm -r and cp -a work from descriptors) is one of the namespace's, so
  * that other ranks hear of it; a lookup there is left to the kernel. */
-static int classify_from_real_dir(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
+static fs_path_class classify_from_real_dir(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
 {
     if (!changes && !may_enter_mount(s, path))
         return FS_PATH_OUTSIDE;
@@ -130,21 +130,21 @@ static int classify_from_real_dir(const fs_state *s, int dirfd, const char *path
     }
     fs_ns ns = { .mount = s->mount, .mount_len = s->mount_len, .cwd = dir, .cwd_len = (size_t)n,
                  .cwd_near = fs_path_cwd_near(s->mount, s->mount_len, dir, (size_t)n) };
-    int c = fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
+    fs_path_class c = fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
     return c == FS_PATH_REWRITTEN ? FS_PATH_OUTSIDE : c;
 }
 
-int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
+fs_path_class fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k)
 {
     return classify_any(s, dirfd, path, k, 0);
 }
 
-int fs_ns_classify_change(const fs_state *s, int dirfd, const char **path, fs_key *k)
+fs_path_class fs_ns_classify_change(const fs_state *s, int dirfd, const char **path, fs_key *k)
 {
     return classify_any(s, dirfd, path, k, 1);
 }
 
-static int classify(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
+static fs_path_class classify(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
 {
     if (s == NULL || path == NULL)
         return FS_PATH_OUTSIDE;
@@ -215,7 +215,7 @@ ssize_t fs_ns_entry_path(const fs_state *s, const fs_table *t, uint32_t idx, cha
 }
 
 /* Replaces k = <link key (link_len bytes)><rest> by the link's target joined with rest, classified again. */
-static int substitute(const fs_state *s, const fs_table *t, fs_key *k, size_t link_len, const fs_entry *link)
+static fs_resolved substitute(const fs_state *s, const fs_table *t, fs_key *k, size_t link_len, const fs_entry *link)
 {
     char joined[PATH_MAX];
     const char *target = fs_entry_link_target(t, link);
@@ -244,9 +244,9 @@ static int substitute(const fs_state *s, const fs_table *t, fs_key *k, size_t li
     n += rest;
     joined[n] = '\0';
     fs_ns ns = { .mount = s->mount, .mount_len = s->mount_len };
-    int c = fs_path_classify(&ns, joined, k->buf, sizeof k->buf, &k->len);
+    fs_path_class c = fs_path_classify(&ns, joined, k->buf, sizeof k->buf, &k->len);
     if (c < 0)
-        return c;
+        return (fs_resolved)(int)c;   /* the same -errno */
     if (c == FS_PATH_OUTSIDE) {
         /* Keep the joined path as given (libc and the kernel resolve it from here). */
         memcpy(k->buf, joined, n + 1);
@@ -256,15 +256,22 @@ static int substitute(const fs_state *s, const fs_table *t, fs_key *k, size_t li
     return FS_RESOLVED_INSIDE;
 }
 
-/* Is key k in this node's upper tree? 1: k now holds its real path (forward it); 2: k was an absolute symlink into
- * the mount and now holds the target's key (resolve again); 0: not there; -ENOTDIR: k must be a directory. */
-static int in_upper(const fs_state *s, fs_key *k, int follow_last)
+/* What in_upper found for a key the table does not hold, or a negative errno. */
+typedef enum upper_probe {
+    UPPER_ERRNO     = -4095,   /* marks that [-4095, -1] holds -errno values (-ENOTDIR: k must be a directory) */
+    UPPER_ABSENT    = 0,       /* not in the upper tree */
+    UPPER_FOUND     = 1,       /* k now holds its real path: forward it */
+    UPPER_RELINKED  = 2,       /* an absolute symlink into the mount: k now holds the target's key (resolve again) */
+} upper_probe;
+
+/* Is key k in this node's upper tree? */
+static upper_probe in_upper(const fs_state *s, fs_key *k, int follow_last)
 {
     char path[PATH_MAX];
     int n = fs_up_path(s, k->buf, k->len, path, sizeof path);
     struct stat st;
     if (n < 0 || CALL_REAL(-1, fstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
-        return 0;
+        return UPPER_ABSENT;
     if (S_ISLNK(st.st_mode) && follow_last) {
         char target[PATH_MAX];
         ssize_t tl = CALL_REAL(-1, readlink, path, target, sizeof target - 1);
@@ -275,18 +282,18 @@ static int in_upper(const fs_state *s, fs_key *k, int follow_last)
             if (fs_path_classify(&ns, target, next.buf, sizeof next.buf, &next.len) == FS_PATH_INSIDE) {
                 memcpy(k->buf, next.buf, next.len + 1);
                 k->len = next.len;
-                return 2;
+                return UPPER_RELINKED;
             }
         }
     } else if (k->want_dir && !S_ISDIR(st.st_mode)) {
-        return -ENOTDIR;
+        return (upper_probe)-ENOTDIR;
     }
     memcpy(k->buf, path, (size_t)n + 1);
     k->len = (size_t)n;
-    return 1;
+    return UPPER_FOUND;
 }
 
-int fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k)
+fs_resolved fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k)
 {
     if (k->len == 0)
         return -EEXIST;
@@ -305,20 +312,20 @@ int fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k)
     return FS_RESOLVED_OUTSIDE;
 }
 
-int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index)
+fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index)
 {
     if (k->want_dir)
         follow_last = 1;           /* "link/" names the link's target, as in the kernel */
     for (int links = 0; links <= MAX_LINKS; links++) {
         int64_t idx = fs_table_lookup(t, k->buf, k->len);
         if (idx < 0) {
-            int u = in_upper(s, k, follow_last);
-            if (u == 1)
+            upper_probe u = in_upper(s, k, follow_last);
+            if (u == UPPER_FOUND)
                 return FS_RESOLVED_OUTSIDE;
-            if (u == 2)
+            if (u == UPPER_RELINKED)
                 continue;
             if (u < 0)
-                return u;
+                return (fs_resolved)(int)u;   /* the same -errno */
         }
         if (idx < 0 && (idx = fs_ns_find(s, t, k->buf, k->len)) >= 0) {
             /* a committed output: never a symlink */
@@ -384,7 +391,7 @@ int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k)
     memcpy(parent.buf, k->buf, parent.len);
     parent.buf[parent.len] = '\0';
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, &parent, 1, &idx);
+    fs_resolved rc = fs_ns_resolve(s, t, &parent, 1, &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
         return 0;
     if (rc < 0)

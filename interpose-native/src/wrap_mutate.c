@@ -33,33 +33,48 @@
  * outputs resolve to their real path and are changed by the kernel. */
 enum refusal { CREATES, CHANGES, REMOVES, TRUNCATES };
 
-/* The errno for a refused change of inside key k; OUTSIDE (1) when a symlink led out (forward k.buf). */
-static int refuse(int c, fs_key *k, enum refusal what, int follow)
+/* What a change inside the namespace came to, or a negative errno (its own type: never a path's class or place). */
+typedef enum fs_change {
+    FS_CHANGE_ERRNO   = -4095,   /* no outcome: marks that [-4095, -1] holds -errno values (and keeps it signed) */
+    FS_CHANGE_DONE    = 0,       /* the call succeeds with nothing more to do here */
+    FS_CHANGE_FORWARD = 1,       /* k->buf is a real path: make the call there */
+} fs_change;
+
+/* A resolution that ended on a real path forwards; otherwise (-errno only, here) it is the refusal. */
+static fs_change forward_if_outside(fs_resolved rc)
+{
+    return rc == FS_RESOLVED_OUTSIDE ? FS_CHANGE_FORWARD : (fs_change)(int)rc;
+}
+
+/* Whether a change of inside key k (classified c) may go on: FORWARD when k led to a real path (this node's
+ * output, a new file's place, or out of the namespace through a symlink), DONE for a change of another rank's
+ * output that succeeds without effect, else the errno of the refusal. */
+static fs_change refuse(fs_path_class c, fs_key *k, enum refusal what, int follow)
 {
     if (c < 0)
-        return c;
+        return (fs_change)(int)c;   /* the same -errno */
     const fs_state *s = fs_state_get();
     const fs_table *t = fs_state_table();
     if (s == NULL || t == NULL)
         return -EIO;
     fs_key probe = *k;
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, &probe, follow, &idx);
+    fs_resolved rc = fs_ns_resolve(s, t, &probe, follow, &idx);
     if (rc == FS_RESOLVED_OUTSIDE) {
         *k = probe;
-        return FS_RESOLVED_OUTSIDE;
+        return FS_CHANGE_FORWARD;
     }
-    if (rc == 0 && what == CHANGES && fs_ns_is_output(t, idx))
-        return 0;
-    if (rc == 0)
+    if (rc == FS_RESOLVED_INSIDE && what == CHANGES && fs_ns_is_output(t, idx))
+        return FS_CHANGE_DONE;
+    if (rc == FS_RESOLVED_INSIDE)
         return what == CREATES ? -EEXIST : -EROFS;
     if (rc != -ENOENT)
-        return rc;
+        return (fs_change)(int)rc;
     if (what == CHANGES || what == TRUNCATES)
         return -ENOENT;
     if (what == CREATES) {
         *k = probe;
-        return fs_ns_create_path(s, t, k);
+        return forward_if_outside(fs_ns_create_path(s, t, k));
     }
     int p = fs_ns_parent_exists(s, t, k);
     return p < 0 ? p : -EROFS;
@@ -84,28 +99,28 @@ static int changed(int rc, const fs_key *k)
     FS_EXPORT int name params \
     { \
         fs_key k; \
-        int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CHANGES_CONTENT(what) && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) \
                                                                      : CALL_REAL(-1, name, args); \
-        int rc = refuse(c, &k, what, follow); \
-        if (rc == FS_RESOLVED_OUTSIDE) \
+        fs_change rc = refuse(c, &k, what, follow); \
+        if (rc == FS_CHANGE_FORWARD) \
             return changed(CALL_REAL(-1, name, args_out), &k); \
-        return rc == 0 ? 0 : fs_fail(rc); \
+        return rc == FS_CHANGE_DONE ? 0 : fs_fail(rc); \
     }
 
 #define AT_DOOR(name, what, follow, params, args, args_out) \
     FS_EXPORT int name params \
     { \
         fs_key k; \
-        int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k); \
+        fs_path_class c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CHANGES_CONTENT(what) && fs_proc_fd_is_ours(path) ? fs_fail(-EROFS) \
                                                                      : CALL_REAL(-1, name, args); \
-        int rc = refuse(c, &k, what, follow); \
-        if (rc == FS_RESOLVED_OUTSIDE) \
+        fs_change rc = refuse(c, &k, what, follow); \
+        if (rc == FS_CHANGE_FORWARD) \
             return changed(CALL_REAL(-1, name, args_out), &k); \
-        return rc == 0 ? 0 : fs_fail(rc); \
+        return rc == FS_CHANGE_DONE ? 0 : fs_fail(rc); \
     }
 
 #define P(...) __VA_ARGS__
@@ -141,47 +156,47 @@ static int upper_key(const fs_state *s, const char *p, char *key, size_t cap)
 
 /* Resolves k without following the last link: INSIDE with *idx, OUTSIDE (k rewritten: this node's output or a
  * path out of the namespace), or -errno. */
-static int find_key(fs_key *k, const fs_state **s, const fs_table **t, uint32_t *idx)
+static fs_resolved find_key(fs_key *k, const fs_state **s, const fs_table **t, uint32_t *idx)
 {
     *s = fs_state_get();
     *t = fs_state_table();
     if (*s == NULL || *t == NULL)
         return -EIO;
     fs_key probe = *k;
-    int rc = fs_ns_resolve(*s, *t, &probe, 0, idx);
+    fs_resolved rc = fs_ns_resolve(*s, *t, &probe, 0, idx);
     if (rc == FS_RESOLVED_OUTSIDE || rc == -ENOENT)
         *k = probe;
     return rc;
 }
 
-/* mkdir of inside key k: made in the upper tree, then recorded so other ranks see the directory. OUTSIDE when a
+/* mkdir of inside key k: made in the upper tree, then recorded so other ranks see the directory. FORWARD when a
  * link led out of the namespace (forward k->buf). */
-static int make_dir(int c, fs_key *k, mode_t mode)
+static fs_change make_dir(fs_path_class c, fs_key *k, mode_t mode)
 {
     if (c < 0)
-        return c;
+        return (fs_change)(int)c;   /* the same -errno */
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
     char key[PATH_MAX];
-    int rc = find_key(k, &s, &t, &idx);
+    fs_resolved rc = find_key(k, &s, &t, &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
-        return upper_key(s, k->buf, key, sizeof key) >= 0 ? -EEXIST : rc;
-    if (rc == 0)
+        return upper_key(s, k->buf, key, sizeof key) >= 0 ? -EEXIST : FS_CHANGE_FORWARD;
+    if (rc == FS_RESOLVED_INSIDE)
         return -EEXIST;
     if (rc != -ENOENT)
-        return rc;
+        return (fs_change)(int)rc;
     size_t key_len = k->len;
     memcpy(key, k->buf, key_len + 1);
     rc = fs_ns_create_path(s, t, k);
     if (rc != FS_RESOLVED_OUTSIDE)
-        return rc;
+        return (fs_change)(int)rc;
     if (CALL_REAL(-1, mkdir, k->buf, mode) != 0)
         return -errno;
     struct stat st;
     if (CALL_REAL(-1, fstatat, AT_FDCWD, k->buf, &st, AT_SYMLINK_NOFOLLOW) == 0)
         fs_up_notify(FS_OP_MKDIR, key, key_len, NULL, 0, st.st_mode & 07777);
-    return 0;
+    return FS_CHANGE_DONE;
 }
 
 /* Directory key was removed here, so nothing of this node's lies below it any more; records of it that are still
@@ -201,20 +216,20 @@ static void forget_below(const fs_state *s, const char *key, size_t len)
     }
 }
 
-/* unlink (dir = 0) or rmdir (dir = 1) of k. */
-static int remove_key(int c, fs_key *k, int dir)
+/* unlink (dir = 0) or rmdir (dir = 1) of k. FORWARD when a link led out of the namespace (forward k->buf). */
+static fs_change remove_key(fs_path_class c, fs_key *k, int dir)
 {
     if (c < 0)
-        return c;
+        return (fs_change)(int)c;   /* the same -errno */
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
     char key[PATH_MAX];
-    int rc = find_key(k, &s, &t, &idx);
+    fs_resolved rc = find_key(k, &s, &t, &idx);
     if (rc == FS_RESOLVED_OUTSIDE) {
         int kl = upper_key(s, k->buf, key, sizeof key);
         if (kl <= 0)
-            return kl == 0 ? -EBUSY : rc;
+            return kl == 0 ? -EBUSY : FS_CHANGE_FORWARD;
         if (dir && fs_ov_any_below(s, key, (size_t)kl, 1))
             return -ENOTEMPTY;     /* other ranks' files are in it */
         if ((dir ? CALL_REAL(-1, rmdir, k->buf) : CALL_REAL(-1, unlink, k->buf)) != 0)
@@ -223,10 +238,10 @@ static int remove_key(int c, fs_key *k, int dir)
             forget_below(s, key, (size_t)kl);
         if (fs_ov_lookup_any(s, key, (size_t)kl) >= 0)
             fs_up_notify(dir ? FS_OP_RMDIR : FS_OP_UNLINK, key, (size_t)kl, NULL, 0, 0);
-        return 0;
+        return FS_CHANGE_DONE;
     }
-    if (rc != 0)
-        return rc;
+    if (rc != FS_RESOLVED_INSIDE)
+        return (fs_change)(int)rc;
     if (k->len == 0 || !fs_ns_is_output(t, idx))
         return dir && !S_ISDIR(fs_ns_mode(t, idx)) ? -ENOTDIR : -EROFS;
     int is_dir = S_ISDIR(fs_ns_mode(t, idx));
@@ -235,55 +250,55 @@ static int remove_key(int c, fs_key *k, int dir)
     return fs_up_notify(dir ? FS_OP_RMDIR : FS_OP_UNLINK, k->buf, k->len, NULL, 0, 0);
 }
 
-#define FORWARD_OR(rc, call) ((rc) == FS_RESOLVED_OUTSIDE ? (call) : (rc) < 0 ? fs_fail(rc) : 0)
+#define FORWARD_OR(rc, call) ((rc) == FS_CHANGE_FORWARD ? (call) : (rc) < 0 ? fs_fail(rc) : 0)
 
 FS_EXPORT int mkdir(const char *path, mode_t mode)
 {
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, mkdir, path, mode);
-    int rc = make_dir(c, &k, mode);
+    fs_change rc = make_dir(c, &k, mode);
     return FORWARD_OR(rc, CALL_REAL(-1, mkdir, k.buf, mode));
 }
 
 FS_EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
 {
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, mkdirat, dirfd, path, mode);
-    int rc = make_dir(c, &k, mode);
+    fs_change rc = make_dir(c, &k, mode);
     return FORWARD_OR(rc, CALL_REAL(-1, mkdirat, AT_FDCWD, k.buf, mode));
 }
 
 FS_EXPORT int rmdir(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, rmdir, path);
-    int rc = remove_key(c, &k, 1);
+    fs_change rc = remove_key(c, &k, 1);
     return FORWARD_OR(rc, CALL_REAL(-1, rmdir, k.buf));
 }
 
 FS_EXPORT int unlink(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, unlink, path);
-    int rc = remove_key(c, &k, 0);
+    fs_change rc = remove_key(c, &k, 0);
     return FORWARD_OR(rc, CALL_REAL(-1, unlink, k.buf));
 }
 
 FS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 {
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, unlinkat, dirfd, path, flags);
-    int rc = remove_key(c, &k, (flags & AT_REMOVEDIR) != 0);
+    fs_change rc = remove_key(c, &k, (flags & AT_REMOVEDIR) != 0);
     return FORWARD_OR(rc, CALL_REAL(-1, unlinkat, AT_FDCWD, k.buf, flags));
 }
 
@@ -291,20 +306,20 @@ FS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
 FS_EXPORT int symlink(const char *target, const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlink, target, path);
-    int rc = refuse(c, &k, CREATES, 0);
+    fs_change rc = refuse(c, &k, CREATES, 0);
     return FORWARD_OR(rc, CALL_REAL(-1, symlink, target, k.buf));
 }
 
 FS_EXPORT int symlinkat(const char *target, int dirfd, const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, symlinkat, target, dirfd, path);
-    int rc = refuse(c, &k, CREATES, 0);
+    fs_change rc = refuse(c, &k, CREATES, 0);
     return FORWARD_OR(rc, CALL_REAL(-1, symlinkat, target, AT_FDCWD, k.buf));
 }
 
@@ -316,13 +331,13 @@ FS_EXPORT int utimensat(int dirfd, const char *path, const struct timespec times
         fs_ns_fd(dirfd, &info, NULL) != FS_FD_NONE)
         return fs_fail(-EROFS);
     fs_key k;
-    int c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
+    fs_path_class c = fs_ns_classify_change(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, utimensat, dirfd, path, times, flags);
-    int rc = refuse(c, &k, CHANGES, !(flags & AT_SYMLINK_NOFOLLOW));
-    if (rc == FS_RESOLVED_OUTSIDE)
+    fs_change rc = refuse(c, &k, CHANGES, !(flags & AT_SYMLINK_NOFOLLOW));
+    if (rc == FS_CHANGE_FORWARD)
         return changed(CALL_REAL(-1, utimensat, AT_FDCWD, k.buf, times, flags), &k);
-    return rc == 0 ? 0 : fs_fail(rc);
+    return rc == FS_CHANGE_DONE ? 0 : fs_fail(rc);
 }
 
 /* Where one side of a two-path call stands. */
@@ -338,7 +353,7 @@ static int side_of(fs_key *k, char *key, size_t *klen, enum side *where, int cre
     uint32_t idx;
     memcpy(key, k->buf, k->len + 1);
     *klen = k->len;
-    int rc = find_key(k, &s, &t, &idx);
+    fs_resolved rc = find_key(k, &s, &t, &idx);
     if (rc == FS_RESOLVED_OUTSIDE) {
         int kl = upper_key(s, k->buf, key, PATH_MAX);
         if (kl <= 0)
@@ -347,7 +362,7 @@ static int side_of(fs_key *k, char *key, size_t *klen, enum side *where, int cre
         *where = LOCAL;
         return 0;
     }
-    if (rc == 0) {
+    if (rc == FS_RESOLVED_INSIDE) {
         if (k->len == 0 || !fs_ns_is_output(t, idx))
             return -EROFS;
         *where = REMOTE;
@@ -368,8 +383,8 @@ static int side_of(fs_key *k, char *key, size_t *klen, enum side *where, int cre
 static int two_paths(int dfd1, const char **p1, fs_key *a, int dfd2, const char **p2, fs_key *b, int *forward)
 {
     const fs_state *s = fs_state_get();
-    int ca = fs_ns_classify_change(s, dfd1, p1, a);
-    int cb = fs_ns_classify_change(s, dfd2, p2, b);
+    fs_path_class ca = fs_ns_classify_change(s, dfd1, p1, a);
+    fs_path_class cb = fs_ns_classify_change(s, dfd2, p2, b);
     *forward = 0;
     if (ca == FS_PATH_OUTSIDE && cb == FS_PATH_OUTSIDE) {
         *forward = 1;

@@ -329,7 +329,7 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode, int al
         return -EIO;
     int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, k, !(flags & O_NOFOLLOW), &idx);
+    fs_resolved rc = fs_ns_resolve(s, t, k, !(flags & O_NOFOLLOW), &idx);
     if (rc == -ENOENT && (flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
         if (k->want_dir || k->len == 0)
             return -EISDIR;
@@ -399,7 +399,7 @@ static int tracked(int fd, int flags)
     { \
         MODE_ARG(flags, flags) \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, path, flags, mode)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode, 1)); \
@@ -410,7 +410,7 @@ static int tracked(int fd, int flags)
     { \
         MODE_ARG(flags, flags) \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags, mode)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode, 1)); \
@@ -421,7 +421,7 @@ static int tracked(int fd, int flags)
     FS_EXPORT int name(const char *path, int flags) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, path, flags)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0, 1)); \
@@ -431,7 +431,7 @@ static int tracked(int fd, int flags)
     FS_EXPORT int name(int dirfd, const char *path, int flags) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0, 1)); \
@@ -450,7 +450,7 @@ OPENAT2_DOOR(__openat64_2)
     FS_EXPORT int name(const char *path, mode_t mode) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_OPEN(path, O_CREAT | O_WRONLY | O_TRUNC, CALL_REAL(-1, name, path, mode)); \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, O_CREAT | O_WRONLY | O_TRUNC, mode, 1)); \
@@ -512,7 +512,7 @@ static FILE *fopen_key(fs_key *k, const char *mode)
     FS_EXPORT FILE *name(const char *path, const char *mode) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_FOPEN(path, mode, CALL_REAL(NULL, name, path, mode)); \
         if (c < 0) \
@@ -554,7 +554,7 @@ static FILE *freopen_key(fs_key *k, const char *mode, FILE *stream, fs_real_freo
     FS_EXPORT FILE *name(const char *path, const char *mode, FILE *stream) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return OUTSIDE_FOPEN(path, mode, CALL_REAL(NULL, name, path, mode, stream)); \
         if (c < 0) \
