@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "cwd.h"
 #include "namespace.h"
 #include "output_view.h"
 #include "real_libc.h"
@@ -113,18 +114,12 @@ static fs_path_class classify_from_real_dir(const fs_state *s, int dirfd, const 
     if (n <= 0 || dir[0] != '/')
         return FS_PATH_OUTSIDE;
     dir[n] = '\0';
-    int kl = fs_up_key(s, dir, (size_t)n, k->buf, sizeof k->buf);
-    if (kl >= 0) {
-        if (!changes || s->mount_len + 1 + (size_t)kl >= sizeof dir)
+    int m = fs_up_mount_path(s, dir, (size_t)n, k->buf, sizeof k->buf);
+    if (m != -ENOENT) {
+        if (!changes || m < 0)
             return FS_PATH_OUTSIDE;   /* a lookup in the upper tree: the kernel walks it */
-        memcpy(dir, s->mount, s->mount_len);
-        n = (ssize_t)s->mount_len;
-        if (kl > 0) {
-            dir[n++] = '/';
-            memcpy(dir + n, k->buf, (size_t)kl);
-            n += kl;
-        }
-        dir[n] = '\0';
+        memcpy(dir, k->buf, (size_t)m + 1);
+        n = m;
     } else if (!may_enter_mount(s, path)) {
         return FS_PATH_OUTSIDE;
     }
@@ -153,7 +148,7 @@ static fs_path_class classify(const fs_state *s, int dirfd, const char *path, fs
     if (path[0] == '/')
         return fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
     if (dirfd == AT_FDCWD) {
-        fs_state_ns(s, &ns, base);
+        fs_cwd_ns(s, &ns, base);
         return fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
     }
     fs_fd_info info;

@@ -13,6 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "cwd.h"
 #include "namespace.h"
 #include "real_libc.h"
 #include "upper.h"
@@ -42,15 +43,13 @@ static char *realpath_key(fs_path_class c, fs_key *k, char *resolved, size_t cap
     char path[PATH_MAX];
     ssize_t n;
     if (rc == FS_RESOLVED_OUTSIDE) {
-        char real[PATH_MAX], key[PATH_MAX];
+        char real[PATH_MAX];
         if (CALL_REAL(NULL, realpath, k->buf, real) == NULL)
             return NULL;
-        int kl = fs_up_key(s, real, strlen(real), key, sizeof key);
-        if (kl < 0) {
+        n = fs_up_mount_path(s, real, strlen(real), path, sizeof path);
+        if (n == -ENOENT) {
             n = (ssize_t)strlen(real);
             memcpy(path, real, (size_t)n + 1);
-        } else if ((n = snprintf(path, sizeof path, "%s%s%s", s->mount, kl > 0 ? "/" : "", key)) >= PATH_MAX) {
-            n = -ENAMETOOLONG;
         }
     } else if (rc < 0) {
         return (fs_fail(rc), NULL);
@@ -139,7 +138,7 @@ static int entered(const fs_state *s, int rc)
 {
     if (rc == 0 && s != NULL && !fs_state_in_vfork_child()) {
         int saved = errno;
-        fs_state_set_cwd(s);
+        fs_cwd_refresh(s);
         errno = saved;
     }
     return rc;
@@ -200,7 +199,8 @@ FS_EXPORT int fchdir(int fd)
 FS_EXPORT char *getcwd(char *buf, size_t size)
 {
     char path[PATH_MAX];
-    ssize_t n = fs_state_get() != NULL ? fs_state_virtual_cwd(path, sizeof path) : -1;
+    const fs_state *s = fs_state_get();
+    ssize_t n = s != NULL ? fs_cwd_virtual(s, path, sizeof path) : -1;
     if (n < 0)
         return CALL_REAL(NULL, getcwd, buf, size);
     if (buf == NULL) {
@@ -222,7 +222,8 @@ FS_EXPORT char *getcwd(char *buf, size_t size)
 FS_EXPORT char *get_current_dir_name(void)
 {
     char path[PATH_MAX];
-    if (fs_state_get() == NULL || fs_state_virtual_cwd(path, sizeof path) < 0)
+    const fs_state *s = fs_state_get();
+    if (s == NULL || fs_cwd_virtual(s, path, sizeof path) < 0)
         return CALL_REAL(NULL, get_current_dir_name);
     return strdup(path);
 }
