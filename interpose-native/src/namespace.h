@@ -1,6 +1,15 @@
-/* namespace: answers about the virtual tree, from the metadata table alone.
- * Owns: turning (dirfd, path) into a key, resolving keys through symlinks, and the stat/statx/statfs
- * pictures of an entry. Used by every wrapper family; holds no state of its own. */
+/* namespace: answers about the virtual tree, for every wrapper family.
+ * Owns: turning (dirfd, path) into a key (namespace.c), resolving keys through symlinks and into this node's upper
+ * tree (namespace_resolve.c), and the stat/statx/statfs pictures and access answers of an entry
+ * (namespace_stat.c). Holds no state of its own.
+ * Sources of its answers: the metadata table (immutable once mapped); the current directory (cwd.h); our
+ * descriptors (fd_table.h, checked against the kernel); this node's upper tree, asked with real system calls
+ * (fstatat, readlink, mkdir of parents); other ranks' committed outputs (output_view.h, refreshed from the
+ * journal on lookup). It takes no lock itself, but output_view's replay and the first attachment of the table
+ * or of the upper directory and the first read of the cwd serialise on their owners' mutexes; after that, readers
+ * of the cwd and of outputs take no lock.
+ * Invariants: inputs are never shadowed (the table is asked first); a `..` never makes an outside path a key;
+ * results are typed (fs_path_class, fs_resolved) with -errno in [-4095, -1]. */
 #ifndef FANSTORE_NAMESPACE_H
 #define FANSTORE_NAMESPACE_H
 
