@@ -55,9 +55,6 @@ fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int f
  * directories in the upper tree, and puts the real path into k. FS_RESOLVED_OUTSIDE (forward k->buf) or -errno. */
 fs_resolved fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k);
 
-/* Resolves the parent directory of k (for "create here" questions). 0 when it exists as a directory. */
-int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k);
-
 /* Entries and outputs share one index space: idx < t->entry_count is a table entry; above it, the committed
  * output in output_view slot idx - entry_count (stable for the process's life, so it may stand in fd_table). */
 static inline int fs_ns_is_output(const fs_table *t, uint32_t idx) { return idx >= t->entry_count; }

@@ -96,11 +96,33 @@ static upper_probe in_upper(const fs_state *s, fs_key *k, int follow_last)
     return UPPER_FOUND;
 }
 
+/* Resolves the parent directory of k (for "create here" questions). 0 when it exists as a directory. */
+static int parent_exists(const fs_state *s, const fs_table *t, const fs_key *k)
+{
+    if (k->len == 0)
+        return 0;   /* the mount's parent is real */
+    fs_key parent;
+    parent.want_dir = 1;
+    size_t n = k->len;
+    while (n > 0 && k->buf[n - 1] != '/')
+        n--;
+    parent.len = n > 0 ? n - 1 : 0;
+    memcpy(parent.buf, k->buf, parent.len);
+    parent.buf[parent.len] = '\0';
+    uint32_t idx;
+    fs_resolved rc = fs_ns_resolve(s, t, &parent, 1, &idx);
+    if (rc == FS_RESOLVED_OUTSIDE)
+        return 0;
+    if (rc < 0)
+        return rc;
+    return S_ISDIR(fs_ns_mode(t, idx)) ? 0 : -ENOTDIR;
+}
+
 fs_resolved fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k)
 {
     if (k->len == 0)
         return -EEXIST;
-    int rc = fs_ns_parent_exists(s, t, k);
+    int rc = parent_exists(s, t, k);
     if (rc < 0)
         return rc;
     rc = fs_up_make_parents(s, k->buf, k->len);
@@ -179,25 +201,4 @@ fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int f
             return -ENOENT;
     }
     return -ELOOP;
-}
-
-int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k)
-{
-    if (k->len == 0)
-        return 0;   /* the mount's parent is real */
-    fs_key parent;
-    parent.want_dir = 1;
-    size_t n = k->len;
-    while (n > 0 && k->buf[n - 1] != '/')
-        n--;
-    parent.len = n > 0 ? n - 1 : 0;
-    memcpy(parent.buf, k->buf, parent.len);
-    parent.buf[parent.len] = '\0';
-    uint32_t idx;
-    fs_resolved rc = fs_ns_resolve(s, t, &parent, 1, &idx);
-    if (rc == FS_RESOLVED_OUTSIDE)
-        return 0;
-    if (rc < 0)
-        return rc;
-    return S_ISDIR(fs_ns_mode(t, idx)) ? 0 : -ENOTDIR;
 }
