@@ -1,6 +1,15 @@
-/* namespace: answers about the virtual tree, from the metadata table alone.
- * Owns: turning (dirfd, path) into a key, resolving keys through symlinks, and the stat/statx/statfs
- * pictures of an entry. Used by every wrapper family; holds no state of its own. */
+/* namespace: answers about the virtual tree, for every wrapper family.
+ * Owns: turning (dirfd, path) into a key (namespace.c), resolving keys through symlinks and into this node's upper
+ * tree (namespace_resolve.c), and the stat/statx/statfs pictures and access answers of an entry
+ * (namespace_stat.c). Holds no state of its own.
+ * Sources of its answers: the metadata table (immutable once mapped); the current directory (cwd.h); our
+ * descriptors (fd_table.h, checked against the kernel); this node's upper tree, asked with real system calls
+ * (fstatat, readlink, mkdir of parents); other ranks' committed outputs (output_view.h, refreshed from the
+ * journal on lookup). It takes no lock itself, but output_view's replay and the first attachment of the table
+ * or of the upper directory and the first read of the cwd serialise on their owners' mutexes; after that, readers
+ * of the cwd and of outputs take no lock.
+ * Invariants: inputs are never shadowed (the table is asked first); a `..` never makes an outside path a key;
+ * results are typed (fs_path_class, fs_resolved) with -errno in [-4095, -1]. */
 #ifndef FANSTORE_NAMESPACE_H
 #define FANSTORE_NAMESPACE_H
 
@@ -26,24 +35,25 @@ typedef struct fs_key {
  * FS_PATH_INSIDE: k holds the key. Negative errno otherwise (-EIO when a directory fd's table is gone).
  * A relative path is ours when dirfd is one of our directory descriptors, or AT_FDCWD with a cwd from
  * which the normalised path lands in the mount. */
-int fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k);
+fs_path_class fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs_key *k);
 /* As fs_ns_classify, for calls that change the tree: a path relative to a real descriptor on a directory of this
  * node's upper tree is also inside (its key), so the change reaches the namespace's records. */
-int fs_ns_classify_change(const fs_state *s, int dirfd, const char **path, fs_key *k);
+fs_path_class fs_ns_classify_change(const fs_state *s, int dirfd, const char **path, fs_key *k);
 
-#define FS_RESOLVED_INSIDE  0
-#define FS_RESOLVED_OUTSIDE 1
+/* Where a key resolved, or a negative errno (its own type: never a path classification's result). */
+typedef enum fs_resolved {
+    FS_RESOLVED_ERRNO   = -4095,   /* no place: marks that [-4095, -1] holds -errno values (and keeps it signed) */
+    FS_RESOLVED_INSIDE  = 0,
+    FS_RESOLVED_OUTSIDE = 1,
+} fs_resolved;
 /* Follows symlinks in k (every component but the last; the last too when follow_last). INSIDE: *index is
  * the entry (an input, or another rank's output) and k its key. OUTSIDE: a symlink led out of the namespace, or
  * the key is this node's output in the upper tree (upper.h); k->buf is the absolute path to hand to libc. Negative errno: -ENOENT, -ENOTDIR (a file used as a directory), -ELOOP (more than 40 links). */
-int fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index);
+fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int follow_last, uint32_t *index);
 
 /* Key k resolved to -ENOENT and is to be created: checks its parent exists in the namespace, makes the parent's
  * directories in the upper tree, and puts the real path into k. FS_RESOLVED_OUTSIDE (forward k->buf) or -errno. */
-int fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k);
-
-/* Resolves the parent directory of k (for "create here" questions). 0 when it exists as a directory. */
-int fs_ns_parent_exists(const fs_state *s, const fs_table *t, const fs_key *k);
+fs_resolved fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k);
 
 /* Entries and outputs share one index space: idx < t->entry_count is a table entry; above it, the committed
  * output in output_view slot idx - entry_count (stable for the process's life, so it may stand in fd_table). */

@@ -132,7 +132,7 @@ static int too_long(const char *path)
     return 0;
 }
 
-int fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, size_t *key_len)
+fs_path_class fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, size_t *key_len)
 {
     if (path[0] == '/') {
         if (!starts_with_mount(ns, path) && !needs_normalising(path))

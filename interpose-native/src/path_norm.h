@@ -8,9 +8,13 @@
 #include <string.h>
 #include <sys/types.h>
 
-#define FS_PATH_OUTSIDE 0
-#define FS_PATH_INSIDE  1
-#define FS_PATH_REWRITTEN 2
+/* Where a path lands, or a negative errno when it cannot be judged (its own type: never a resolution's result). */
+typedef enum fs_path_class {
+    FS_PATH_ERRNO     = -4095,   /* no kind: marks that [-4095, -1] holds -errno values (and keeps the type signed) */
+    FS_PATH_OUTSIDE   = 0,
+    FS_PATH_INSIDE    = 1,
+    FS_PATH_REWRITTEN = 2,
+} fs_path_class;
 
 /* The namespace a path is judged against. mount is absolute and normalised, never "/". cwd is the
  * directory relative paths start from (absolute, normalised), or NULL when unknown. */
@@ -44,6 +48,6 @@ int fs_path_cwd_near(const char *mount, size_t mount_len, const char *cwd, size_
  * outside, but its lexical walk went through the mount (e.g. "/fanstore/..", or "../x" from a virtual cwd),
  * which the kernel could not walk: key holds the absolute normalised path to forward instead.
  * Negative errno on overflow. Off-prefix absolute paths cost one short compare and one scan. */
-int fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, size_t *key_len);
+fs_path_class fs_path_classify(const fs_ns *ns, const char *path, char *key, size_t cap, size_t *key_len);
 
 #endif

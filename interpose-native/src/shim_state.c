@@ -11,11 +11,8 @@
  * handler, so in a vfork child getpid() differs from the cached pid: that is how wrappers know they must not
  * write shared state (fs_state_in_vfork_child). exec starts a new image: nothing survives.
  *
- * Current directory: always the kernel's. A directory of the namespace is entered as its place in this node's
- * upper tree (upper.h), so the cwd survives vfork, posix_spawn and exec with any environment, and calls the shim
- * does not wrap act on the node's outputs there. A real cwd under the upper directory stands for the namespace
- * path (mount + key): relative paths are then resolved by the shim, and getcwd answers that path. Readers of
- * the cwd use a seqlock; chdir (rare) serialises writers. */
+ * The current directory is cwd.c's, which reads it on first need: this file knows nothing of the namespace's
+ * trees (upper.h, output_view.h), which are built on it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,7 +27,6 @@
 #include "rank_dir.h"
 #include "real_libc.h"
 #include "shim_state.h"
-#include "upper.h"
 
 enum { PHASE_NEW = 0, PHASE_INIT = 1, PHASE_INERT = 2, PHASE_ACTIVE = 3 };
 
@@ -63,65 +59,8 @@ static pthread_mutex_t void_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int void_fd = -1;
 static uint64_t void_dev, void_ino;
 
-static pthread_mutex_t cwd_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    _Atomic unsigned seq;
-    int      known;      /* 0: unknown (relative paths are then never ours) */
-    int      is_virtual;
-    int      near;
-    size_t   len;
-    char     path[PATH_MAX];
-} cwd;
-
 void fs_state_enter(void) { inside_shim++; }
 void fs_state_leave(void) { inside_shim--; }
-
-static void cwd_store(const char *path, size_t len, int is_virtual)
-{
-    atomic_fetch_add_explicit(&cwd.seq, 1, memory_order_acq_rel);
-    atomic_thread_fence(memory_order_release);
-    cwd.known = path != NULL;
-    cwd.is_virtual = is_virtual;
-    if (path != NULL) {
-        memcpy(cwd.path, path, len);
-        cwd.path[len] = '\0';
-        cwd.len = len;
-        cwd.near = fs_path_cwd_near(state.mount, state.mount_len, path, len);
-    }
-    atomic_fetch_add_explicit(&cwd.seq, 1, memory_order_release);
-}
-
-/* Reads the real cwd into the seqlock (caller holds cwd_lock or is the initialiser). */
-static void cwd_refresh_real(void)
-{
-    char buf[PATH_MAX], norm[PATH_MAX], key[PATH_MAX];
-    fs_real_getcwd_fn get = REAL(getcwd);
-    if (get == NULL || get(buf, sizeof buf) == NULL || buf[0] != '/') {
-        cwd_store(NULL, 0, 0);
-        return;
-    }
-    ssize_t n = fs_path_normalize("/", 1, buf, norm, sizeof norm);
-    if (n < 0) {
-        cwd_store(NULL, 0, 0);
-        return;
-    }
-    int kl = strstr(norm, "/" FS_RANK_UPPER_DIR) != NULL ? fs_up_key(&state, norm, (size_t)n, key, sizeof key) : -1;
-    if (kl >= 0 && state.mount_len + 1 + (size_t)kl < sizeof buf) {
-        /* A directory of the namespace, entered through its place in the upper tree. */
-        memcpy(buf, state.mount, state.mount_len);
-        size_t len = state.mount_len;
-        if (kl > 0) {
-            buf[len++] = '/';
-            memcpy(buf + len, key, (size_t)kl);
-            len += (size_t)kl;
-        }
-        buf[len] = '\0';
-        cwd_store(buf, len, 1);
-        return;
-    }
-    /* A real directory below the mount (the mount exists on disk): the namespace hides it. */
-    cwd_store(norm, (size_t)n, fs_path_within(norm, (size_t)n, state.mount, state.mount_len));
-}
 
 static void after_fork_child(void)
 {
@@ -132,7 +71,6 @@ static void after_fork_child(void)
     pthread_mutex_init(&slices_lock, NULL);
     pthread_mutex_init(&counters_lock, NULL);
     pthread_mutex_init(&void_lock, NULL);
-    pthread_mutex_init(&cwd_lock, NULL);
 }
 
 /* The pid is cached when the library is loaded, not at the lazy initialisation: a process whose first
@@ -157,7 +95,6 @@ static int initialise(void)
         return PHASE_INERT;   /* "/" as the mount would capture every path: refuse, stay out of the way */
     state.mount_len = (size_t)n;
     strcpy(state.shm_dir, shm);
-    cwd_refresh_real();
     return PHASE_ACTIVE;
 }
 
@@ -373,57 +310,4 @@ void fs_state_void_lost_range(unsigned first, unsigned last)
     int v = atomic_load_explicit(&void_fd, memory_order_relaxed);
     if (v >= 0 && (unsigned)v >= first && (unsigned)v <= last)
         fs_state_void_lost_if(v);
-}
-
-void fs_state_ns(const fs_state *s, fs_ns *ns, char *buf)
-{
-    ns->mount = s->mount;
-    ns->mount_len = s->mount_len;
-    for (;;) {
-        unsigned a = atomic_load_explicit(&cwd.seq, memory_order_acquire);
-        if (a & 1u) {
-            sched_yield();
-            continue;
-        }
-        int known = cwd.known;
-        size_t len = cwd.len;
-        int near = cwd.near;
-        if (known && len < PATH_MAX)
-            memcpy(buf, cwd.path, len + 1);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&cwd.seq, memory_order_relaxed) != a)
-            continue;
-        ns->cwd = known ? buf : NULL;
-        ns->cwd_len = len;
-        ns->cwd_near = near;
-        return;
-    }
-}
-
-void fs_state_set_cwd(const fs_state *s)
-{
-    (void)s;
-    pthread_mutex_lock(&cwd_lock);
-    cwd_refresh_real();
-    pthread_mutex_unlock(&cwd_lock);
-}
-
-ssize_t fs_state_virtual_cwd(char *buf, size_t cap)
-{
-    for (;;) {
-        unsigned a = atomic_load_explicit(&cwd.seq, memory_order_acquire);
-        if (a & 1u) {
-            sched_yield();
-            continue;
-        }
-        if (!cwd.is_virtual)
-            return -1;
-        size_t len = cwd.len;
-        if (len < cap)
-            memcpy(buf, cwd.path, len + 1);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&cwd.seq, memory_order_relaxed) != a)
-            continue;
-        return (ssize_t)len;
-    }
 }

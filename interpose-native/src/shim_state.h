@@ -1,7 +1,10 @@
 /* shim_state: the per-process state of the shim and its lazy initialisation.
- * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR), the metadata
- * table, the view of the runtime's cache, the counters of direct opens, the wire connection, the cached pid, the current directory and the "void"
- * directory behind every virtual directory descriptor. Nothing here calls exit(); failures are errno. */
+ * Owns: the environment contract (FANSTORE_MOUNT, FANSTORE_SHM_DIR), the metadata table, the view of the runtime's
+ * cache, the slices view, the counters of direct opens, the wire connection, the cached pid and the "void"
+ * directory behind every virtual directory descriptor.
+ * Invariants: the bottom of the shim: it uses none of the namespace's files (cwd, upper, output_view, namespace
+ * are built on it); each attachment is made once, under its own mutex, and published with a release store; a
+ * vfork child attaches nothing that lives in process memory; nothing here calls exit(): failures are errno. */
 #ifndef FANSTORE_SHIM_STATE_H
 #define FANSTORE_SHIM_STATE_H
 
@@ -66,15 +69,6 @@ void fs_state_void_id(uint64_t *dev, uint64_t *ino);
  * (a new one is made on need). Not in a vfork child (checked inside). */
 void fs_state_void_lost_if(int fd);
 void fs_state_void_lost_range(unsigned first, unsigned last);
-
-/* Fills ns for a relative lookup: copies the current directory into buf (PATH_MAX bytes). */
-void fs_state_ns(const fs_state *s, fs_ns *ns, char *buf);
-/* Reads the current directory again after a successful chdir/fchdir (a real one under the upper directory
- * stands for its namespace path). */
-void fs_state_set_cwd(const fs_state *s);
-/* When the cwd is a namespace directory, returns the length of its namespace path, copied into buf if it fits
- * (length < cap); -1 otherwise. */
-ssize_t fs_state_virtual_cwd(char *buf, size_t cap);
 
 /* errno = -err; returns -1. */
 static inline int fs_fail(int err) { extern int *__errno_location(void); *__errno_location() = -err; return -1; }

@@ -129,6 +129,25 @@ int fs_up_key(const fs_state *s, const char *real, size_t real_len, char *key, s
     return (int)n;
 }
 
+int fs_up_mount_path(const fs_state *s, const char *real, size_t real_len, char *buf, size_t cap)
+{
+    char key[PATH_MAX];
+    int kl = fs_up_key(s, real, real_len, key, sizeof key);
+    if (kl < 0)
+        return -ENOENT;
+    if (s->mount_len + 1 + (size_t)kl >= cap)
+        return -ENAMETOOLONG;
+    memcpy(buf, s->mount, s->mount_len);
+    size_t n = s->mount_len;
+    if (kl > 0) {
+        buf[n++] = '/';
+        memcpy(buf + n, key, (size_t)kl);
+        n += (size_t)kl;
+    }
+    buf[n] = '\0';
+    return (int)n;
+}
+
 int fs_up_make_parents(const fs_state *s, const char *key, size_t key_len)
 {
     char path[PATH_MAX];

@@ -31,6 +31,11 @@ int fs_up_path(const fs_state *s, const char *key, size_t key_len, char *buf, si
  * "" (0) is the upper directory itself. */
 int fs_up_key(const fs_state *s, const char *real, size_t real_len, char *key, size_t cap);
 
+/* The namespace path (mount + "/" + key) of a real path in the upper tree into buf: its length, -ENOENT when real
+ * is not in the upper tree, -ENAMETOOLONG when the namespace path does not fit cap. The one place this mapping
+ * is made (a real cwd, a real directory descriptor, realpath). */
+int fs_up_mount_path(const fs_state *s, const char *real, size_t real_len, char *buf, size_t cap);
+
 /* Makes every missing ancestor directory of key in the upper tree (the caller checked that the parent exists
  * in the namespace). 0 or -errno. */
 int fs_up_make_parents(const fs_state *s, const char *key, size_t key_len);

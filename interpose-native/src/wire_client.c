@@ -6,6 +6,7 @@
  * request path neither allocates nor re-enters the shim (raw syscalls for open/fstat/close). No exit(). */
 #include "wire_client.h"
 #include "ring_producer.h"
+#include "timing.h"
 #include "wire_layout.h"
 
 #include <errno.h>
@@ -22,8 +23,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Pause between sweeps over a full slot table or attempts on a full ring: short, but a sleep, not a spin. */
-#define FS_BUSY_RETRY_NS 200000L
 #define FS_NS_PER_SEC    1000000000LL
 
 struct fs_wire {

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timing.h"
+
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the slot claim word pairs state (low half) and owner (high half): little-endian only"
 #endif
@@ -116,9 +118,7 @@ typedef struct fs_slot_header {
 #define FS_OP_PUBLISH             9u
 #define FS_ENTRY_NONE             0xFFFFFFFFu
 
-#define FS_HEARTBEAT_STALE_NS     3000000000LL
-#define FS_REQUEST_DEADLINE_NS    30000000000LL
-#define FS_WAIT_SLICE_NS          100000000LL
+/* FS_HEARTBEAT_STALE_NS, FS_REQUEST_DEADLINE_NS and FS_WAIT_SLICE_NS: timing.h. */
 
 /* The version word folds the format number and the size of every struct above that the runtime and the shim
  * must agree on, one byte each, so a runtime and a shim from builds with different structs refuse each other

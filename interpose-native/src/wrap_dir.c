@@ -98,7 +98,7 @@ static DIR *dir_open_fd(int fd, uint32_t idx)
 }
 
 /* opendir of an inside key: resolve to a directory, take a void descriptor, wrap it. */
-static DIR *dir_open_key(int c, fs_key *k)
+static DIR *dir_open_key(fs_path_class c, fs_key *k)
 {
     if (c < 0)
         return (fs_fail(c), NULL);
@@ -107,7 +107,7 @@ static DIR *dir_open_key(int c, fs_key *k)
     if (s == NULL || t == NULL)
         return (fs_fail(-EIO), NULL);
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, k, 1, &idx);
+    fs_resolved rc = fs_ns_resolve(s, t, k, 1, &idx);
     if (rc == FS_RESOLVED_OUTSIDE) {
         /* This node's directory. When other ranks know it (a recorded directory: they may have files in it), it
          * is listed like theirs, this node's entries last; otherwise libc lists the real one. */
@@ -267,7 +267,7 @@ static struct dirent64 *dir_next(fs_dir *d)
 FS_EXPORT DIR *opendir(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, opendir, path);
     return dir_open_key(c, &k);
@@ -434,7 +434,7 @@ static int scan(DIR *dirp, struct dirent64 ***out, filter_fn filter, compar_fn c
                        int (*compar)(const type **, const type **)) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, out, filter, compar); \
         return scan(dir_open_key(c, &k), (struct dirent64 ***)out, (filter_fn)filter, (compar_fn)compar); \
@@ -448,7 +448,7 @@ SCANDIR_DOOR(scandir64, struct dirent64)
                        int (*compar)(const type **, const type **)) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, dirfd, path, out, filter, compar); \
         return scan(dir_open_key(c, &k), (struct dirent64 ***)out, (filter_fn)filter, (compar_fn)compar); \

@@ -13,16 +13,18 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "cwd.h"
 #include "namespace.h"
 #include "real_libc.h"
 #include "upper.h"
 
 /* Resolves an inside key to an entry (following the last link when follow). Returns INSIDE/OUTSIDE or
  * -errno, with s/t filled. */
-static int lookup(int c, fs_key *k, int follow, const fs_state **s, const fs_table **t, uint32_t *idx)
+static fs_resolved lookup(fs_path_class c, fs_key *k, int follow, const fs_state **s, const fs_table **t,
+                          uint32_t *idx)
 {
     if (c < 0)
-        return c;
+        return (fs_resolved)(int)c;   /* the same -errno */
     *s = fs_state_get();
     *t = fs_state_table();
     if (*s == NULL || *t == NULL)
@@ -32,24 +34,22 @@ static int lookup(int c, fs_key *k, int follow, const fs_state **s, const fs_tab
 
 /* ---- realpath ---------------------------------------------------------------------------------- */
 
-static char *realpath_key(int c, fs_key *k, char *resolved, size_t cap)
+static char *realpath_key(fs_path_class c, fs_key *k, char *resolved, size_t cap)
 {
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
-    int rc = lookup(c, k, 1, &s, &t, &idx);
+    fs_resolved rc = lookup(c, k, 1, &s, &t, &idx);
     char path[PATH_MAX];
     ssize_t n;
     if (rc == FS_RESOLVED_OUTSIDE) {
-        char real[PATH_MAX], key[PATH_MAX];
+        char real[PATH_MAX];
         if (CALL_REAL(NULL, realpath, k->buf, real) == NULL)
             return NULL;
-        int kl = fs_up_key(s, real, strlen(real), key, sizeof key);
-        if (kl < 0) {
+        n = fs_up_mount_path(s, real, strlen(real), path, sizeof path);
+        if (n == -ENOENT) {
             n = (ssize_t)strlen(real);
             memcpy(path, real, (size_t)n + 1);
-        } else if ((n = snprintf(path, sizeof path, "%s%s%s", s->mount, kl > 0 ? "/" : "", key)) >= PATH_MAX) {
-            n = -ENAMETOOLONG;
         }
     } else if (rc < 0) {
         return (fs_fail(rc), NULL);
@@ -69,7 +69,7 @@ static char *realpath_key(int c, fs_key *k, char *resolved, size_t cap)
 FS_EXPORT char *realpath(const char *path, char *resolved)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, realpath, path, resolved);
     return realpath_key(c, &k, resolved, PATH_MAX);
@@ -78,7 +78,7 @@ FS_EXPORT char *realpath(const char *path, char *resolved)
 FS_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t resolvedlen)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, __realpath_chk, path, resolved, resolvedlen);
     return realpath_key(c, &k, resolved, resolvedlen < PATH_MAX ? resolvedlen : PATH_MAX);
@@ -87,7 +87,7 @@ FS_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t resolved
 FS_EXPORT char *canonicalize_file_name(const char *path)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(NULL, canonicalize_file_name, path);
     return realpath_key(c, &k, NULL, 0);
@@ -95,12 +95,12 @@ FS_EXPORT char *canonicalize_file_name(const char *path)
 
 /* ---- readlink ---------------------------------------------------------------------------------- */
 
-static ssize_t readlink_key(int c, fs_key *k, char *buf, size_t size)
+static ssize_t readlink_key(fs_path_class c, fs_key *k, char *buf, size_t size)
 {
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
-    int rc = lookup(c, k, 0, &s, &t, &idx);
+    fs_resolved rc = lookup(c, k, 0, &s, &t, &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
         return CALL_REAL(-1, readlink, k->buf, buf, size);
     if (rc < 0)
@@ -116,7 +116,7 @@ static ssize_t readlink_key(int c, fs_key *k, char *buf, size_t size)
 FS_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, readlink, path, buf, size);
     return readlink_key(c, &k, buf, size);
@@ -125,7 +125,7 @@ FS_EXPORT ssize_t readlink(const char *path, char *buf, size_t size)
 FS_EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, readlinkat, dirfd, path, buf, size);
     return readlink_key(c, &k, buf, size);
@@ -138,7 +138,7 @@ static int entered(const fs_state *s, int rc)
 {
     if (rc == 0 && s != NULL && !fs_state_in_vfork_child()) {
         int saved = errno;
-        fs_state_set_cwd(s);
+        fs_cwd_refresh(s);
         errno = saved;
     }
     return rc;
@@ -169,13 +169,13 @@ FS_EXPORT int chdir(const char *path)
 {
     fs_key k;
     const fs_state *st = fs_state_get();
-    int c = fs_ns_classify(st, AT_FDCWD, &path, &k);
+    fs_path_class c = fs_ns_classify(st, AT_FDCWD, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return entered(st, CALL_REAL(-1, chdir, path));
     const fs_state *s;
     const fs_table *t;
     uint32_t idx;
-    int rc = lookup(c, &k, 1, &s, &t, &idx);
+    fs_resolved rc = lookup(c, &k, 1, &s, &t, &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
         return entered(s, CALL_REAL(-1, chdir, k.buf));
     if (rc < 0)
@@ -199,7 +199,8 @@ FS_EXPORT int fchdir(int fd)
 FS_EXPORT char *getcwd(char *buf, size_t size)
 {
     char path[PATH_MAX];
-    ssize_t n = fs_state_get() != NULL ? fs_state_virtual_cwd(path, sizeof path) : -1;
+    const fs_state *s = fs_state_get();
+    ssize_t n = s != NULL ? fs_cwd_virtual(s, path, sizeof path) : -1;
     if (n < 0)
         return CALL_REAL(NULL, getcwd, buf, size);
     if (buf == NULL) {
@@ -221,16 +222,17 @@ FS_EXPORT char *getcwd(char *buf, size_t size)
 FS_EXPORT char *get_current_dir_name(void)
 {
     char path[PATH_MAX];
-    if (fs_state_get() == NULL || fs_state_virtual_cwd(path, sizeof path) < 0)
+    const fs_state *s = fs_state_get();
+    if (s == NULL || fs_cwd_virtual(s, path, sizeof path) < 0)
         return CALL_REAL(NULL, get_current_dir_name);
     return strdup(path);
 }
 
 /* ---- extended attributes ----------------------------------------------------------------------- */
 
-/* Existence check shared by the path forms: 0 when the entry exists, -errno otherwise; OUTSIDE (1) when a
+/* Existence check shared by the path forms: INSIDE when the entry exists, -errno otherwise; OUTSIDE when a
  * symlink led out (the caller forwards with k->buf). */
-static int xattr_entry(int c, fs_key *k, int follow)
+static fs_resolved xattr_entry(fs_path_class c, fs_key *k, int follow)
 {
     const fs_state *s;
     const fs_table *t;
@@ -242,10 +244,10 @@ static int xattr_entry(int c, fs_key *k, int follow)
     FS_EXPORT ssize_t name(const char *path, const char *attr, void *value, size_t size) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, attr, value, size); \
-        int rc = xattr_entry(c, &k, follow); \
+        fs_resolved rc = xattr_entry(c, &k, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, k.buf, attr, value, size); \
         return fs_fail(rc < 0 ? rc : -ENODATA); \
@@ -258,10 +260,10 @@ GETXATTR_DOOR(lgetxattr, 0)
     FS_EXPORT ssize_t name(const char *path, char *list, size_t size) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, list, size); \
-        int rc = xattr_entry(c, &k, follow); \
+        fs_resolved rc = xattr_entry(c, &k, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, k.buf, list, size); \
         return rc < 0 ? fs_fail(rc) : 0; \
@@ -274,10 +276,10 @@ LISTXATTR_DOOR(llistxattr, 0)
     FS_EXPORT int name(const char *path, const char *attr, const void *value, size_t size, int flags) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, attr, value, size, flags); \
-        int rc = xattr_entry(c, &k, follow); \
+        fs_resolved rc = xattr_entry(c, &k, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, k.buf, attr, value, size, flags); \
         return fs_fail(rc < 0 ? rc : -EROFS); \
@@ -290,10 +292,10 @@ SETXATTR_DOOR(lsetxattr, 0)
     FS_EXPORT int name(const char *path, const char *attr) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, attr); \
-        int rc = xattr_entry(c, &k, follow); \
+        fs_resolved rc = xattr_entry(c, &k, follow); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, k.buf, attr); \
         return fs_fail(rc < 0 ? rc : -EROFS); \
@@ -342,13 +344,13 @@ FS_EXPORT int fremovexattr(int fd, const char *attr)
     FS_EXPORT int name(const char *path, type *buf) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, buf); \
         const fs_state *s; \
         const fs_table *t; \
         uint32_t idx; \
-        int rc = lookup(c, &k, 1, &s, &t, &idx); \
+        fs_resolved rc = lookup(c, &k, 1, &s, &t, &idx); \
         if (rc == FS_RESOLVED_OUTSIDE) \
             return CALL_REAL(-1, name, k.buf, buf); \
         if (rc < 0) \

@@ -65,15 +65,15 @@ static int sock_call(sock_fn fn, int create, int fd, const struct sockaddr *addr
     const char *path = unix_path(addr, len, buf);
     const fs_state *s = fs_state_get();
     fs_key k;
-    int c = path != NULL ? fs_ns_classify(s, AT_FDCWD, &path, &k) : FS_PATH_OUTSIDE;
+    fs_path_class c = path != NULL ? fs_ns_classify(s, AT_FDCWD, &path, &k) : FS_PATH_OUTSIDE;
     if (c == FS_PATH_OUTSIDE)
         return fn(fd, addr, len);
     const fs_table *t = fs_state_table();
     if (c < 0 || t == NULL)
         return fs_fail(c < 0 ? c : -EIO);
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, &k, !create, &idx);
-    if (rc == 0)
+    fs_resolved rc = fs_ns_resolve(s, t, &k, !create, &idx);
+    if (rc == FS_RESOLVED_INSIDE)
         return fs_fail(create ? -EADDRINUSE : -ECONNREFUSED);   /* an input or another node's file */
     if (rc == -ENOENT && create)
         rc = fs_ns_create_path(s, t, &k);

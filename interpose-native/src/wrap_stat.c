@@ -12,7 +12,7 @@
 #include "namespace.h"
 #include "real_libc.h"
 
-static int stat_key(int c, fs_key *k, struct stat *st, int follow)
+static int stat_key(fs_path_class c, fs_key *k, struct stat *st, int follow)
 {
     if (c < 0)
         return fs_fail(c);
@@ -21,7 +21,7 @@ static int stat_key(int c, fs_key *k, struct stat *st, int follow)
     if (s == NULL || t == NULL)
         return fs_fail(-EIO);
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, k, follow, &idx);
+    fs_resolved rc = fs_ns_resolve(s, t, k, follow, &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
         return CALL_REAL(-1, fstatat, AT_FDCWD, k->buf, st, follow ? 0 : AT_SYMLINK_NOFOLLOW);
     if (rc < 0)
@@ -56,7 +56,7 @@ static int is_ours(int fd)
 }
 
 /* fstatat semantics shared by fstatat/fstatat64/__fxstatat*: "" with AT_EMPTY_PATH means dirfd itself. */
-static int fstatat_any(int c, fs_key *k, int dirfd, struct stat *st, int flags)
+static int fstatat_any(fs_path_class c, fs_key *k, int dirfd, struct stat *st, int flags)
 {
     (void)dirfd;
     return stat_key(c, k, st, !(flags & AT_SYMLINK_NOFOLLOW));
@@ -66,7 +66,7 @@ static int fstatat_any(int c, fs_key *k, int dirfd, struct stat *st, int flags)
     FS_EXPORT int name(const char *path, type *st) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, st); \
         return stat_key(c, &k, (struct stat *)st, follow); \
@@ -97,7 +97,7 @@ FD_STAT_DOOR(fstat64, struct stat64)
             return fstat_fd(dirfd, (struct stat *)st); \
         } \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, dirfd, path, st, flags); \
         return fstatat_any(c, &k, dirfd, (struct stat *)st, flags); \
@@ -111,7 +111,7 @@ AT_STAT_DOOR(fstatat64, struct stat64)
     FS_EXPORT int name(int ver, const char *path, type *st) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, ver, path, st); \
         return stat_key(c, &k, (struct stat *)st, follow); \
@@ -142,7 +142,7 @@ FXSTAT_DOOR(__fxstat64, struct stat64)
             return fstat_fd(dirfd, (struct stat *)st); \
         } \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, ver, dirfd, path, st, flags); \
         return fstatat_any(c, &k, dirfd, (struct stat *)st, flags); \
@@ -163,7 +163,7 @@ static int statx_fd(int fd, int flags, unsigned mask, struct statx *stx)
     return 0;
 }
 
-static int statx_key(int c, fs_key *k, int flags, unsigned mask, struct statx *stx)
+static int statx_key(fs_path_class c, fs_key *k, int flags, unsigned mask, struct statx *stx)
 {
     if (c < 0)
         return fs_fail(c);
@@ -172,7 +172,7 @@ static int statx_key(int c, fs_key *k, int flags, unsigned mask, struct statx *s
     if (s == NULL || t == NULL)
         return fs_fail(-EIO);
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, k, !(flags & AT_SYMLINK_NOFOLLOW), &idx);
+    fs_resolved rc = fs_ns_resolve(s, t, k, !(flags & AT_SYMLINK_NOFOLLOW), &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
         return CALL_REAL(-1, statx, AT_FDCWD, k->buf, flags, mask, stx);
     if (rc < 0)
@@ -189,14 +189,14 @@ FS_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
         return statx_fd(dirfd, flags, mask, stx);
     }
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, statx, dirfd, path, flags, mask, stx);
     return statx_key(c, &k, flags, mask, stx);
 }
 
 /* access family: existence from the table, permission from the entry's mode, W_OK -> EROFS. */
-static int access_key(int c, fs_key *k, int mode, int flags)
+static int access_key(fs_path_class c, fs_key *k, int mode, int flags)
 {
     if (c < 0)
         return fs_fail(c);
@@ -205,20 +205,20 @@ static int access_key(int c, fs_key *k, int mode, int flags)
     if (s == NULL || t == NULL)
         return fs_fail(-EIO);
     uint32_t idx;
-    int rc = fs_ns_resolve(s, t, k, !(flags & AT_SYMLINK_NOFOLLOW), &idx);
+    fs_resolved rc = fs_ns_resolve(s, t, k, !(flags & AT_SYMLINK_NOFOLLOW), &idx);
     if (rc == FS_RESOLVED_OUTSIDE)
         return CALL_REAL(-1, faccessat, AT_FDCWD, k->buf, mode, flags);
     if (rc < 0)
         return fs_fail(rc);
-    rc = fs_ns_access(t, idx, mode, flags & AT_EACCESS);
-    return rc < 0 ? fs_fail(rc) : 0;
+    int err = fs_ns_access(t, idx, mode, flags & AT_EACCESS);
+    return err < 0 ? fs_fail(err) : 0;
 }
 
 #define ACCESS_DOOR(name, flags) \
     FS_EXPORT int name(const char *path, int mode) \
     { \
         fs_key k; \
-        int c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
+        fs_path_class c = fs_ns_classify(fs_state_get(), AT_FDCWD, &path, &k); \
         if (c == FS_PATH_OUTSIDE) \
             return CALL_REAL(-1, name, path, mode); \
         return access_key(c, &k, mode, flags); \
@@ -231,7 +231,7 @@ ACCESS_DOOR(eaccess, AT_EACCESS)
 FS_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
     fs_key k;
-    int c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
+    fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
     if (c == FS_PATH_OUTSIDE)
         return CALL_REAL(-1, faccessat, dirfd, path, mode, flags);
     return access_key(c, &k, mode, flags);
