@@ -19,11 +19,11 @@ import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.cache.ReferenceBits;
 import org.fanstore.runtime.layout.RankDirectory;
-import org.fanstore.runtime.mpi.ClusterCommitter;
-import org.fanstore.runtime.mpi.JobSecret;
-import org.fanstore.runtime.mpi.MpiWorld;
-import org.fanstore.runtime.mpi.RankFailedException;
-import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.commit.ClusterCommitter;
+import org.fanstore.runtime.membership.JobSecret;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.liveness.RankFailedException;
+import org.fanstore.runtime.fetch.RemoteFetcher;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
 import org.fanstore.runtime.output.DirectoryDrain;
@@ -56,10 +56,9 @@ import org.fanstore.runtime.fill.source.SharedFsSource;
 import org.fanstore.runtime.shm.ShmServer;
 import org.fanstore.runtime.shm.SliceMap;
 import org.fanstore.runtime.stats.OpenKind;
-import org.fanstore.runtime.stats.OpenTimer;
+import org.fanstore.runtime.open.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
 import org.fanstore.runtime.stats.ShimCounters;
-import org.fanstore.runtime.stats.StatsExchange;
 import org.fanstore.runtime.stats.StatsTicker;
 
 /**

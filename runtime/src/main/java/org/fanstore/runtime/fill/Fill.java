@@ -23,10 +23,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 import org.fanstore.runtime.fill.source.RangeSource;
-import org.fanstore.runtime.mpi.MpiWorld;
+import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.fetch.FetchSource;
 
 /**
  * The fill path's facade (README.md): runs the {@link FillScheduler}'s transfers from the {@link RangeSource}s into
@@ -364,7 +365,7 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
     @Override
     public long length(int p) {
         synchronized (lock) {
-            return scheduler.keeps(p) ? plan.info(p).bytes() : org.fanstore.runtime.mpi.FetchSource.NOT_HELD;
+            return scheduler.keeps(p) ? plan.info(p).bytes() : FetchSource.NOT_HELD;
         }
     }
 

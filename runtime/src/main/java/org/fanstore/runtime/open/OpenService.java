@@ -26,7 +26,6 @@ import org.fanstore.runtime.shm.Request;
 import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.Responder;
 import org.fanstore.runtime.stats.OpenKind;
-import org.fanstore.runtime.stats.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
 import org.fanstore.runtime.stats.RemoteStage;
 

@@ -5,11 +5,12 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.fanstore.runtime.cache.MaterializedCache;
-import org.fanstore.runtime.mpi.FetchSource;
-import org.fanstore.runtime.mpi.ServeTimes;
+import org.fanstore.runtime.fetch.FetchSource;
 import org.fanstore.runtime.fill.Fill;
 import org.fanstore.runtime.fill.Governor;
 import org.fanstore.runtime.shm.Responder;
+import org.fanstore.runtime.fetch.CountingFetchSource;
+import org.fanstore.runtime.open.OpenTimer;
 
 /**
  * One rank's I/O statistics: counters the open path, the fetch service and the shim add to (LongAdder and
@@ -97,7 +98,7 @@ public final class RankStats {
         loadFields = sb.toString();
     }
 
-    void opened(OpenKind kind, long bytes, long fileSize, long nanos) {
+    public void opened(OpenKind kind, long bytes, long fileSize, long nanos) {
         if (firstOpenAt.get() == 0) {
             firstOpenAt.compareAndSet(0, System.nanoTime());
         }
@@ -113,7 +114,7 @@ public final class RankStats {
     }
 
     /** One remote open's time per {@link RemoteStage}, indexed by ordinal; a negative one was not measured. */
-    void remoteStages(long[] nanos) {
+    public void remoteStages(long[] nanos) {
         for (int i = 0; i < STAGES.length; i++) {
             if (nanos[i] >= 0) {
                 stages[i].record(nanos[i]);
@@ -121,12 +122,12 @@ public final class RankStats {
         }
     }
 
-    void failed(long nanos) {
+    public void failed(long nanos) {
         errors.increment();
         waitNanos.add(nanos);
     }
 
-    void served(long bytes) {
+    public void served(long bytes) {
         served.add(bytes);
     }
 
