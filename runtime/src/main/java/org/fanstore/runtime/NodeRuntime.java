@@ -23,6 +23,7 @@ import org.fanstore.runtime.commit.ClusterCommitter;
 import org.fanstore.runtime.membership.JobSecret;
 import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.liveness.RankFailedException;
+import org.fanstore.runtime.fetch.CountingFetchSource;
 import org.fanstore.runtime.fetch.RemoteFetcher;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
@@ -183,7 +184,8 @@ final class NodeRuntime implements AutoCloseable {
 
         stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
-        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)),
+        RemoteFetcher fetcher = RemoteFetcher.start(world,
+                new CountingFetchSource(new OutputFetchSource(staging, local), stats),
                 JobSecret.read(config.secretFile()));
         opened(fetcher);
         fetcher.timeServing(stats.serveTimes());
@@ -240,7 +242,7 @@ final class NodeRuntime implements AutoCloseable {
                 (request, responder) -> {
                     if (OutputService.serves(request) && OutputService.opensAFile(request)) {
                         // a new or committed output: counted as an OUTPUT open, timed like the others
-                        OpenTimer timer = stats.time(responder);
+                        OpenTimer timer = new OpenTimer(responder, stats);
                         timer.kind(OpenKind.OUTPUT, 0);
                         outputs.handle(request, timer);
                     } else if (OutputService.serves(request)) {

@@ -22,12 +22,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
+import java.util.function.ObjLongConsumer;
 import org.fanstore.runtime.fill.source.RangeSource;
 import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.fetch.FetchSource;
+import org.fanstore.runtime.stats.RankStats;
 
 /**
  * The fill path's facade (README.md): runs the {@link FillScheduler}'s transfers from the {@link RangeSource}s into
@@ -40,7 +42,7 @@ import org.fanstore.runtime.fetch.FetchSource;
  * completed partitions are checked and published on {@code fanstore-fill-publish}. The scheduler, the files' slice
  * bookkeeping and the landings queue are guarded by {@link #lock}; readers wait on it for their ranges.
  */
-public final class Fill implements LocalPartitions.Partial, AutoCloseable {
+public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, AutoCloseable {
     /**
      * Ranges just under MPJ's protocol switch limit, so every peer reply goes eagerly: multi-MiB ranges (rendezvous
      * sends) between two ranks pulling from each other can deadlock niodev (threads parked in NIODevice.isend).
@@ -670,6 +672,23 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** The fill's fields of a statistics line. */
+    @Override
+    public void report(ObjLongConsumer<String> field) {
+        field.accept("bytes_from_peer", bytesFrom("peer"));
+        field.accept("bytes_from_sharedfs", bytesFrom("sharedfs"));
+        field.accept("fill_partitions_planned", plan().kept().size());
+        field.accept("fill_partitions_local", completedPartitions());
+        field.accept("fill_bytes_planned", plan().keptBytes());
+        field.accept("fill_bytes_local", completedBytes());
+        field.accept("fill_ms", finishedNanos() / 1_000_000);
+        Governor g = governor();
+        field.accept("governor_background_starts", g.backgroundStarts());
+        field.accept("governor_background_held", g.backgroundHeld());
+        field.accept("governor_foreground_starts", g.foregroundStarts());
+        field.accept("governor_foreground_held", g.foregroundHeld());
     }
 
     /** A transfer that ended: landed (failure null), failed at its source, or failed writing locally. */

@@ -97,7 +97,7 @@ public final class OpenService implements RequestHandler {
 
     @Override
     public void handle(Request request, Responder untimed) {
-        OpenTimer responder = stats.time(untimed);
+        OpenTimer responder = new OpenTimer(untimed, stats);
         responder.ringWait(request.ringWaitNanos());
         int index = resolve(request);
         if (index < 0) {
