@@ -6,13 +6,12 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
-import mpi.MPI;
-import mpi.Request;
-import org.fanstore.runtime.world.PackedMessages;
-import org.fanstore.runtime.world.BoundedWait;
 import org.fanstore.runtime.fetch.RemoteFetcher;
-import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.world.BoundedWait;
 import org.fanstore.runtime.world.MpiTags;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.world.PackedMessages;
+import org.fanstore.runtime.world.Pending;
 
 /**
  * Rank 0's copy of the metadata table to every other rank, as a pipelined chain: rank r receives each chunk from
@@ -67,7 +66,7 @@ public final class TableBroadcast {
         long deadline = BoundedWait.deadlineAfter(timeout);
         sendHeader(world, length, null, deadline);
         ByteBuffer[] buffers = new ByteBuffer[WINDOW];
-        Request[] sends = new Request[WINDOW];
+        Pending[] sends = new Pending[WINDOW];
         String failed = null;
         try {
             for (long k = 0, chunks = chunks(length); k < chunks; k++) {
@@ -93,9 +92,9 @@ public final class TableBroadcast {
                         into.put((byte)0);
                     }
                 }
-                sends[b] = PackedMessages.isend(world.comm(), buffers[b], n, 1, tag(k));
+                sends[b] = world.isendPacked(buffers[b], n, 1, tag(k));
             }
-            for (Request r : sends) {
+            for (Pending r : sends) {
                 await(world, r, deadline, "sending the metadata table");
             }
             String verdict = failed != null ? failed : source.verdict();
@@ -103,7 +102,7 @@ public final class TableBroadcast {
             byte[] trailer = new byte[1 + Math.min(text.length, MAX_MESSAGE)];
             trailer[0] = (byte)(verdict == null ? 0 : 1);
             System.arraycopy(text, 0, trailer, 1, trailer.length - 1);
-            await(world, world.comm().Isend(trailer, 0, trailer.length, MPI.BYTE, 1, MpiTags.TABLE_TRAILER),
+            await(world, world.isend(trailer, trailer.length, 1, MpiTags.TABLE_TRAILER),
                     deadline, "sending the metadata table's verdict");
             return verdict;
         } catch (RuntimeException mpjFailure) { // MPJ throws MPIException, a RuntimeException
@@ -128,17 +127,16 @@ public final class TableBroadcast {
         int from = world.rank() - 1;
         int next = world.rank() + 1 < world.size() ? world.rank() + 1 : -1;
         byte[] header = new byte[HEADER_BYTES + MAX_MESSAGE];
-        Request headerRecv;
-        Request headerSend = null;
+        Pending headerRecv;
+        Pending headerSend = null;
         try {
-            headerRecv = world.comm().Irecv(header, 0, header.length, MPI.BYTE, from, MpiTags.TABLE_HEADER);
-            mpi.Status status = BoundedWait.until(headerRecv, deadline);
-            if (status == null) {
+            headerRecv = world.irecv(header, header.length, from, MpiTags.TABLE_HEADER);
+            if (!headerRecv.until(deadline)) {
                 throw world.failure(new int[] {from}, "waiting for the metadata table timed out", null);
             }
-            int received = status.Get_count(MPI.BYTE);
+            int received = headerRecv.byteCount();
             if (next >= 0) {
-                headerSend = world.comm().Isend(header, 0, received, MPI.BYTE, next, MpiTags.TABLE_HEADER);
+                headerSend = world.isend(header, received, next, MpiTags.TABLE_HEADER);
             }
             long length = ByteBuffer.wrap(header, 0, HEADER_BYTES).order(ByteOrder.BIG_ENDIAN).getLong();
             if (length < 0) {
@@ -150,14 +148,13 @@ public final class TableBroadcast {
             relay(world, receiver, length, from, next, deadline);
             await(world, headerSend, deadline, "passing on the metadata table's header");
             byte[] trailer = new byte[1 + MAX_MESSAGE];
-            Request verdict = world.comm().Irecv(trailer, 0, trailer.length, MPI.BYTE, from, MpiTags.TABLE_TRAILER);
-            mpi.Status got = BoundedWait.until(verdict, deadline);
-            if (got == null) {
+            Pending verdict = world.irecv(trailer, trailer.length, from, MpiTags.TABLE_TRAILER);
+            if (!verdict.until(deadline)) {
                 throw world.failure(new int[] {from}, "waiting for the metadata table's verdict timed out", null);
             }
-            int n = got.Get_count(MPI.BYTE);
+            int n = verdict.byteCount();
             if (next >= 0) {
-                await(world, world.comm().Isend(trailer, 0, n, MPI.BYTE, next, MpiTags.TABLE_TRAILER), deadline,
+                await(world, world.isend(trailer, n, next, MpiTags.TABLE_TRAILER), deadline,
                         "passing on the metadata table's verdict");
             }
             if (trailer[0] != 0) {
@@ -173,31 +170,31 @@ public final class TableBroadcast {
             throws IOException {
         long chunks = chunks(length);
         ByteBuffer[] buffers = new ByteBuffer[WINDOW];
-        Request[] recvs = new Request[WINDOW];
-        Request[] sends = new Request[WINDOW];
+        Pending[] recvs = new Pending[WINDOW];
+        Pending[] sends = new Pending[WINDOW];
         for (long k = 0; k < Math.min(WINDOW, chunks); k++) {
             int b = (int)k;
             buffers[b] = PackedMessages.forSending(CHUNK_BYTES);
-            recvs[b] = PackedMessages.irecv(world.comm(), receiveView(buffers[b]), from, tag(k));
+            recvs[b] = world.irecvPacked(receiveView(buffers[b]), from, tag(k));
         }
         for (long k = 0; k < chunks; k++) {
             int b = (int)(k % WINDOW);
-            if (BoundedWait.until(recvs[b], deadline) == null) {
+            if (!recvs[b].until(deadline)) {
                 throw world.failure(new int[] {from}, "receiving chunk " + k + " of the metadata table timed out",
                         null);
             }
             int n = (int)Math.min(CHUNK_BYTES, length - k * CHUNK_BYTES);
             receiver.chunk(PackedMessages.slice(buffers[b], PackedMessages.sendOffset(), n), k * CHUNK_BYTES);
             if (next >= 0) {
-                sends[b] = PackedMessages.isend(world.comm(), buffers[b], n, next, tag(k));
+                sends[b] = world.isendPacked(buffers[b], n, next, tag(k));
             }
             if (k + WINDOW < chunks) {
                 await(world, sends[b], deadline, "forwarding chunk " + k + " of the metadata table");
                 sends[b] = null;
-                recvs[b] = PackedMessages.irecv(world.comm(), receiveView(buffers[b]), from, tag(k + WINDOW));
+                recvs[b] = world.irecvPacked(receiveView(buffers[b]), from, tag(k + WINDOW));
             }
         }
-        for (Request r : sends) {
+        for (Pending r : sends) {
             await(world, r, deadline, "forwarding the metadata table");
         }
     }
@@ -208,7 +205,7 @@ public final class TableBroadcast {
      */
     private static ByteBuffer receiveView(ByteBuffer sendBuffer) {
         ByteBuffer view = sendBuffer.duplicate();
-        view.clear().position(MPI.SEND_OVERHEAD);
+        view.clear().position(PackedMessages.sendOffset() - PackedMessages.receiveOffset());
         return view.slice();
     }
 
@@ -218,15 +215,15 @@ public final class TableBroadcast {
         byte[] header = new byte[HEADER_BYTES + n];
         ByteBuffer.wrap(header).order(ByteOrder.BIG_ENDIAN).putLong(length).put(text, 0, n);
         try {
-            await(world, world.comm().Isend(header, 0, header.length, MPI.BYTE, 1, MpiTags.TABLE_HEADER), deadline,
+            await(world, world.isend(header, header.length, 1, MpiTags.TABLE_HEADER), deadline,
                     "sending the metadata table's header");
         } catch (RuntimeException mpjFailure) {
             throw world.failure(new int[] {1}, "the metadata table broadcast failed in MPJ", mpjFailure);
         }
     }
 
-    private static void await(MpiWorld world, Request request, long deadline, String what) throws IOException {
-        if (request != null && BoundedWait.until(request, deadline) == null) {
+    private static void await(MpiWorld world, Pending request, long deadline, String what) throws IOException {
+        if (request != null && !request.until(deadline)) {
             throw world.failure(new int[] {world.rank() + 1 < world.size() ? world.rank() + 1 : world.rank() - 1},
                     what + " timed out", null);
         }

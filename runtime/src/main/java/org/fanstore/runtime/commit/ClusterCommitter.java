@@ -14,18 +14,17 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import mpi.MPI;
-import mpi.Request;
+import org.fanstore.runtime.liveness.PeerLiveness;
+import org.fanstore.runtime.liveness.RankFailedException;
 import org.fanstore.runtime.output.OutputApplier;
 import org.fanstore.runtime.output.OutputCommitter;
 import org.fanstore.runtime.output.OutputOwner;
 import org.fanstore.runtime.output.OutputRecord;
 import org.fanstore.runtime.shm.Errno;
-import org.fanstore.runtime.liveness.RankFailedException;
-import org.fanstore.runtime.liveness.PeerLiveness;
 import org.fanstore.runtime.world.BoundedWait;
-import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.world.MpiTags;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.world.Pending;
 
 /**
  * Commits output records across the MPJ world. The writer sends the record to the rank that owns its path
@@ -154,18 +153,17 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         byte[] message = CommitProtocol.encode(CommitProtocol.OP_APPLY, world.rank(), tag, budget, origin, r);
         byte[][] acks = new byte[world.size()][CommitProtocol.REPLY_BYTES];
-        Request[] acked = new Request[world.size()];
-        Request[] sent = new Request[world.size()];
+        Pending[] acked = new Pending[world.size()];
+        Pending[] sent = new Pending[world.size()];
         try {
             for (int peer : peers) {
-                acked[peer] = world.comm().Irecv(acks[peer], 0, acks[peer].length, MPI.BYTE, peer, tag);
+                acked[peer] = world.irecv(acks[peer], acks[peer].length, peer, tag);
             }
             for (int peer : peers) {
                 sent[peer] = isend(message, peer, MpiTags.COMMIT_REQUEST, deadline);
             }
             for (int peer : peers) {
-                if (sent[peer] == null || BoundedWait.until(sent[peer], deadline) == null
-                        || BoundedWait.until(acked[peer], deadline) == null) {
+                if (sent[peer] == null || !sent[peer].until(deadline) || !acked[peer].until(deadline)) {
                     report(r, world.failure(new int[] {peer}, "sending " + describe(r) + " to every rank", null));
                     return new Outcome(Errno.EIO, peer);
                 }
@@ -189,10 +187,9 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
                 r);
         byte[] reply = new byte[CommitProtocol.REPLY_BYTES];
         try {
-            Request answered = world.comm().Irecv(reply, 0, reply.length, MPI.BYTE, owner, tag);
-            Request sent = isend(message, owner, MpiTags.COMMIT_REQUEST, deadline);
-            if (sent == null || BoundedWait.until(sent, deadline) == null
-                    || BoundedWait.until(answered, deadline) == null) {
+            Pending answered = world.irecv(reply, reply.length, owner, tag);
+            Pending sent = isend(message, owner, MpiTags.COMMIT_REQUEST, deadline);
+            if (sent == null || !sent.until(deadline) || !answered.until(deadline)) {
                 report(r, world.failure(new int[] {owner}, "commit of " + describe(r) + " at its owner, rank " + owner
                         + ": no answer for " + timeout.toMillis() + " ms", null));
                 return Errno.EIO;
@@ -215,7 +212,7 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         try {
             while (true) {
                 byte[] raw = new byte[CommitProtocol.MESSAGE_BYTES];
-                world.comm().Recv(raw, 0, raw.length, MPI.BYTE, MPI.ANY_SOURCE, MpiTags.COMMIT_REQUEST);
+                world.receiveFromAny(raw, MpiTags.COMMIT_REQUEST);
                 CommitProtocol.Message m;
                 try {
                     m = CommitProtocol.decode(raw);
@@ -253,9 +250,9 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     private void answer(CommitProtocol.Message m, byte[] reply) {
         try {
             long deadline = BoundedWait.deadlineAfter(SEND_TIMEOUT);
-            Request r = isend(reply, m.sender(), m.replyTag(), deadline);
+            Pending r = isend(reply, m.sender(), m.replyTag(), deadline);
             if (r != null) {
-                BoundedWait.until(r, deadline);
+                r.until(deadline);
             }
         } catch (RuntimeException | LinkageError e) {
             // the asker is gone or the device closed: its own deadline reports the failure
@@ -268,8 +265,8 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
      *
      * @throws RuntimeException what MPJ threw (MPIException)
      */
-    private Request isend(byte[] message, int peer, int tag, long deadline) {
-        Future<Request> f = senders.submit(() -> world.comm().Isend(message, 0, message.length, MPI.BYTE, peer, tag));
+    private Pending isend(byte[] message, int peer, int tag, long deadline) {
+        Future<Pending> f = senders.submit(() -> world.isend(message, message.length, peer, tag));
         try {
             return f.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -308,13 +305,13 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
             try {
                 byte[] shutdown = CommitProtocol.encode(CommitProtocol.OP_SHUTDOWN, world.rank(), 0, 0, world.rank(),
                         null);
-                Request[] sent = new Request[world.size()];
+                Pending[] sent = new Pending[world.size()];
                 for (int peer : PeerLiveness.othersThan(world.rank(), world.size())) {
                     sent[peer] = isend(shutdown, peer, MpiTags.COMMIT_REQUEST, deadline);
                 }
-                for (Request s : sent) {
+                for (Pending s : sent) {
                     if (s != null) {
-                        BoundedWait.until(s, deadline);
+                        s.until(deadline);
                     }
                 }
                 receiver.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));

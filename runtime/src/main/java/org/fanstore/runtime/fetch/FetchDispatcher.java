@@ -10,16 +10,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import mpi.MPI;
-import mpi.Request;
-import mpi.Status;
-import org.fanstore.runtime.world.PackedMessages;
 import org.fanstore.runtime.liveness.PeerLiveness;
 import org.fanstore.runtime.membership.JobSecret;
-import org.fanstore.runtime.world.BoundedWait;
 import org.fanstore.runtime.stats.ServeTimes;
-import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.world.BoundedWait;
 import org.fanstore.runtime.world.MpiTags;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.world.PackedMessages;
+import org.fanstore.runtime.world.Pending;
 
 /**
  * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
@@ -116,12 +114,12 @@ final class FetchDispatcher {
      */
     void tell(int kind, int[] peers, long deadline) throws Exception {
         byte[] bare = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(), 0, 0, 0, 0, 0), secret);
-        Request[] sent = new Request[peers.length];
+        Pending[] sent = new Pending[peers.length];
         for (int i = 0; i < peers.length; i++) {
-            sent[i] = world.comm().Isend(bare, 0, bare.length, MPI.BYTE, peers[i], MpiTags.FETCH_REQUEST);
+            sent[i] = world.isend(bare, bare.length, peers[i], MpiTags.FETCH_REQUEST);
         }
-        for (Request r : sent) {
-            BoundedWait.until(r, deadline);
+        for (Pending r : sent) {
+            r.until(deadline);
         }
     }
 
@@ -138,12 +136,11 @@ final class FetchDispatcher {
         try {
             while (true) {
                 byte[] raw = new byte[FetchProtocol.REQUEST_BYTES];
-                Status from = world.comm().Recv(raw, 0, raw.length, MPI.BYTE, MPI.ANY_SOURCE,
-                        MpiTags.FETCH_REQUEST);
+                int from = world.receiveFromAny(raw, MpiTags.FETCH_REQUEST);
                 FetchProtocol.Request request = FetchProtocol.decode(raw);
                 if (!FetchProtocol.authentic(raw, secret)) {
                     workers.execute(new Job(false, arrivals.getAndIncrement(),
-                            () -> refuseStranger(from.source, request)));
+                            () -> refuseStranger(from, request)));
                     continue;
                 }
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
@@ -282,11 +279,11 @@ final class FetchDispatcher {
 
     /** Sends {@code length} bytes of {@code message} from {@link PackedMessages#sendOffset()}. */
     private void send(FetchProtocol.Request r, ByteBuffer message, int length) throws Exception {
-        awaitSent(r, PackedMessages.isend(world.comm(), message, length, r.requester(), r.replyTag()));
+        awaitSent(r, world.isendPacked(message, length, r.requester(), r.replyTag()));
     }
 
-    private void awaitSent(FetchProtocol.Request r, Request sending) throws Exception {
-        if (BoundedWait.until(sending, BoundedWait.deadlineAfter(SEND_TIMEOUT)) == null) {
+    private void awaitSent(FetchProtocol.Request r, Pending sending) throws Exception {
+        if (!sending.until(BoundedWait.deadlineAfter(SEND_TIMEOUT))) {
             buffers.remove(); // MPJ may still read this buffer; never reuse it
             throw new IOException("reply to rank " + r.requester() + " stuck for " + SEND_TIMEOUT.toSeconds() + " s");
         }

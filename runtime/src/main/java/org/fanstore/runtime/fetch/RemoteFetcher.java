@@ -6,15 +6,13 @@ import java.nio.channels.WritableByteChannel;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
-import mpi.MPI;
-import mpi.Request;
-import mpi.Status;
-import org.fanstore.runtime.world.PackedMessages;
 import org.fanstore.runtime.membership.JobSecret;
-import org.fanstore.runtime.world.BoundedWait;
 import org.fanstore.runtime.stats.ServeTimes;
-import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.world.BoundedWait;
 import org.fanstore.runtime.world.MpiTags;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.world.PackedMessages;
+import org.fanstore.runtime.world.Pending;
 
 /**
  * Fetches objects (files) held by other ranks, and serves this rank's own to them (see
@@ -127,10 +125,10 @@ public final class RemoteFetcher implements AutoCloseable {
         receiveBuffers.remove();
         try {
             ByteBuffer first = buffers[0];
-            Request firstArrives = PackedMessages.irecv(world.comm(), first, owner, tag);
+            Pending firstArrives = world.irecvPacked(first, owner, tag);
             byte[] request = FetchProtocol.encode(new FetchProtocol.Request(kind, world.rank(),
                     tag, chunkBytes, id, position, length), secret);
-            Request sent = world.comm().Isend(request, 0, request.length, MPI.BYTE, owner, MpiTags.FETCH_REQUEST);
+            Pending sent = world.isend(request, request.length, owner, MpiTags.FETCH_REQUEST);
             await(sent, owner, timeout, what + ": sending the request", report);
             await(firstArrives, owner, timeout, what + ": waiting for the reply", report);
 
@@ -164,10 +162,10 @@ public final class RemoteFetcher implements AutoCloseable {
         int firstData = firstLength - FetchProtocol.REPLY_HEADER_BYTES;
         long remaining = length - firstData;
         long posted = 0;
-        Request next = null;
+        Pending next = null;
         if (remaining > 0) {
             posted = Math.min(remaining, chunkBytes);
-            next = PackedMessages.irecv(world.comm(), spare, owner, tag);
+            next = world.irecvPacked(spare, owner, tag);
         }
         int at = PackedMessages.receiveOffset();
         writeFully(sink, first, at + FetchProtocol.REPLY_HEADER_BYTES, firstData);
@@ -181,7 +179,7 @@ public final class RemoteFetcher implements AutoCloseable {
             next = null;
             if (remaining > 0) {
                 posted = Math.min(remaining, chunkBytes);
-                next = PackedMessages.irecv(world.comm(), free, owner, tag);
+                next = world.irecvPacked(free, owner, tag);
             }
             writeFully(sink, arriving, at, got);
             ByteBuffer swap = arriving;
@@ -210,10 +208,9 @@ public final class RemoteFetcher implements AutoCloseable {
         return b;
     }
 
-    private void await(Request request, int owner, Duration timeout, String what, boolean report)
+    private void await(Pending request, int owner, Duration timeout, String what, boolean report)
             throws IOException {
-        Status done = BoundedWait.until(request, BoundedWait.deadlineAfter(timeout));
-        if (done == null) {
+        if (!request.until(BoundedWait.deadlineAfter(timeout))) {
             throw world.failure(new int[] {owner}, what + ": nothing for " + timeout.toMillis() + " ms", null,
                     report);
         }

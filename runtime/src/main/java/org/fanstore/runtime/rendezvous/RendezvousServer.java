@@ -20,9 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 import org.fanstore.runtime.liveness.RankFailedException;
 import org.fanstore.runtime.membership.JobSecret;
-import org.fanstore.runtime.world.BoundedWait;
-import org.fanstore.runtime.membership.RendezvousProtocol;
 import org.fanstore.runtime.membership.JoinProtocol;
+import org.fanstore.runtime.membership.RendezvousProtocol;
+import org.fanstore.runtime.world.BoundedWait;
 
 /**
  * The job's rendezvous (README.md): counts a rank only after it proved it holds the job's secret

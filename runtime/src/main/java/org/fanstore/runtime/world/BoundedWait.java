@@ -33,7 +33,7 @@ public final class BoundedWait {
      *     posted: MPJ cannot cancel it)
      * @throws MPIException if MPJ reports a failure, typically a closed channel after a peer died
      */
-    public static Status until(Request request, long deadlineNanos) throws MPIException {
+    static Status until(Request request, long deadlineNanos) throws MPIException {
         Status status = request.Test();
         if (status != null) {
             return status;

@@ -1,6 +1,7 @@
 package org.fanstore.runtime.world;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
@@ -14,8 +15,8 @@ import java.util.stream.IntStream;
 import mpi.Intracomm;
 import mpi.MPI;
 import mpi.Request;
-import org.fanstore.runtime.liveness.RankFailedException;
 import org.fanstore.runtime.liveness.PeerLiveness;
+import org.fanstore.runtime.liveness.RankFailedException;
 import org.fanstore.runtime.membership.JobSecret;
 
 /**
@@ -227,8 +228,33 @@ public final class MpiWorld {
         return e;
     }
 
-    public Intracomm comm() {
+    Intracomm comm() {
         return comm;
+    }
+
+    /** Posts a send of {@code length} bytes of {@code message} to {@code dest}. */
+    public Pending isend(byte[] message, int length, int dest, int tag) {
+        return new Pending(comm.Isend(message, 0, length, MPI.BYTE, dest, tag));
+    }
+
+    /** Posts a receive of up to {@code length} bytes into {@code into} from {@code source}. */
+    public Pending irecv(byte[] into, int length, int source, int tag) {
+        return new Pending(comm.Irecv(into, 0, length, MPI.BYTE, source, tag));
+    }
+
+    /** Receives one message on {@code tag} from any rank into {@code into}, waiting without bound; its sender. */
+    public int receiveFromAny(byte[] into, int tag) {
+        return comm.Recv(into, 0, into.length, MPI.BYTE, MPI.ANY_SOURCE, tag).source;
+    }
+
+    /** {@link PackedMessages#isend} in this world. */
+    public Pending isendPacked(ByteBuffer buffer, int length, int dest, int tag) {
+        return new Pending(PackedMessages.isend(comm, buffer, length, dest, tag));
+    }
+
+    /** {@link PackedMessages#irecv} in this world. */
+    public Pending irecvPacked(ByteBuffer buffer, int source, int tag) {
+        return new Pending(PackedMessages.irecv(comm, buffer, source, tag));
     }
 
     /**

@@ -57,7 +57,7 @@ public final class PackedMessages {
     }
 
     /** Sends the {@code length} data bytes at {@link #sendOffset()} of {@code buffer}, untouched until done. */
-    public static Request isend(Comm comm, ByteBuffer buffer, int length, int dest, int tag) {
+    static Request isend(Comm comm, ByteBuffer buffer, int length, int dest, int tag) {
         if (sendOffset() + length > buffer.capacity()) {
             throw new IllegalArgumentException(length + " bytes do not fit a " + buffer.capacity() + "-byte buffer");
         }
@@ -73,7 +73,7 @@ public final class PackedMessages {
     }
 
     /** Posts a receive of a message of up to the buffer's capacity; its data land at {@link #receiveOffset()}. */
-    public static Request irecv(Comm comm, ByteBuffer buffer, int source, int tag) {
+    static Request irecv(Comm comm, ByteBuffer buffer, int source, int tag) {
         mpjbuf.Buffer message = new mpjbuf.Buffer(new NIOBuffer(buffer.capacity(), buffer), 0, buffer.capacity());
         return comm.Irecv(message, 0, buffer.capacity(), MPI.PACKED, source, tag);
     }

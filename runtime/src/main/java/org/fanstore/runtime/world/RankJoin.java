@@ -18,8 +18,8 @@ import java.util.concurrent.TimeoutException;
 
 import mpi.MPI;
 import org.fanstore.runtime.membership.JobSecret;
-import org.fanstore.runtime.membership.RendezvousProtocol;
 import org.fanstore.runtime.membership.JoinProtocol;
+import org.fanstore.runtime.membership.RendezvousProtocol;
 
 /**
  * One rank's way into the world (README.md): proves to the job's {@link RendezvousServer} that it holds the job's

@@ -11,8 +11,8 @@ import java.util.Arrays;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.prep.format.table.MetadataTableDescriptor;
-import org.fanstore.runtime.metadata.TableLanding;
 import org.fanstore.runtime.fetch.RankMain;
+import org.fanstore.runtime.metadata.TableLanding;
 import org.fanstore.runtime.world.MpiWorld;
 
 /**

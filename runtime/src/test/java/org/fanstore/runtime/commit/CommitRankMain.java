@@ -14,6 +14,10 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
+import org.fanstore.runtime.fetch.PatternObjects;
+import org.fanstore.runtime.fetch.RankMain;
+import org.fanstore.runtime.fetch.RemoteFetcher;
+import org.fanstore.runtime.membership.JobSecret;
 import org.fanstore.runtime.output.DirectoryDrain;
 import org.fanstore.runtime.output.FetchedOutputData;
 import org.fanstore.runtime.output.MapOutputNamespace;
@@ -23,11 +27,7 @@ import org.fanstore.runtime.output.OutputFetchSource;
 import org.fanstore.runtime.output.OutputObjects;
 import org.fanstore.runtime.output.OutputOwner;
 import org.fanstore.runtime.output.OutputRecord;
-import org.fanstore.runtime.membership.JobSecret;
-import org.fanstore.runtime.fetch.RankMain;
-import org.fanstore.runtime.fetch.RemoteFetcher;
 import org.fanstore.runtime.world.MpiWorld;
-import org.fanstore.runtime.fetch.PatternObjects;
 
 /**
  * One rank of the output-commit process tests ({@link ClusterCommitterProcessTest}), in its own JVM. The
