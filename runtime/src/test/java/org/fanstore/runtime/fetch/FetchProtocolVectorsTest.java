@@ -233,7 +233,7 @@ class FetchProtocolVectorsTest {
     /** Rows "| 3 | `BAD_RANGE` | ..." of the status table in this package's README.md. */
     private static Map<Integer, String> specStatusTable() throws Exception {
         Path repo = TestVectors.dir("fetch").getParent().getParent().getParent(); // <repo>/tests/vectors/fetch
-        Path readme = repo.resolve("runtime/src/main/java/org/fanstore/runtime/mpi/README.md");
+        Path readme = repo.resolve("runtime/src/main/java/org/fanstore/runtime/fetch/README.md");
         String text = new String(Files.readAllBytes(readme), UTF_8);
         int section = text.indexOf("## Remote fetch: wire format");
         assertTrue(section >= 0, readme + " has no section \"Remote fetch: wire format\"");
