@@ -1,6 +1,6 @@
 // valgrind: yes
 /* An independent reader of the remote-fetch wire format, written from its spec ("Remote fetch: wire format" in
- * runtime/src/main/java/org/fanstore/runtime/mpi/README.md), on the golden files tests/vectors/fetch/ (written by the
+ * runtime/src/main/java/org/fanstore/runtime/fetch/README.md), on the golden files tests/vectors/fetch/ (written by the
  * runtime's FetchProtocol, reproduced by FetchProtocolVectorsTest): every field of the four requests and the four
  * reply headers has its documented value, decoded big-endian by hand; requests are 48 + 32 bytes, headers 24. */
 #include <stdint.h>

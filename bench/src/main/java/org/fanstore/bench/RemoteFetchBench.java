@@ -16,12 +16,12 @@ import java.util.concurrent.Future;
 
 import mpi.MPI;
 import org.fanstore.prep.format.DiscardChannel;
-import org.fanstore.runtime.mpi.FetchSource;
-import org.fanstore.runtime.mpi.JobSecret;
-import org.fanstore.runtime.mpi.MpiWorld;
-import org.fanstore.runtime.mpi.RemoteFetcher;
-import org.fanstore.runtime.mpi.RendezvousFile;
-import org.fanstore.runtime.mpi.RendezvousServer;
+import org.fanstore.runtime.fetch.FetchSource;
+import org.fanstore.runtime.membership.JobSecret;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.fetch.RemoteFetcher;
+import org.fanstore.runtime.rendezvous.RendezvousFile;
+import org.fanstore.runtime.rendezvous.RendezvousServer;
 
 /**
  * Remote-fetch throughput against raw MPJ request/response of the same sizes, in the same run (started by

@@ -19,11 +19,12 @@ import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.runtime.cache.ReferenceBits;
 import org.fanstore.runtime.layout.RankDirectory;
-import org.fanstore.runtime.mpi.ClusterCommitter;
-import org.fanstore.runtime.mpi.JobSecret;
-import org.fanstore.runtime.mpi.MpiWorld;
-import org.fanstore.runtime.mpi.RankFailedException;
-import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.commit.ClusterCommitter;
+import org.fanstore.runtime.membership.JobSecret;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.liveness.RankFailedException;
+import org.fanstore.runtime.fetch.CountingFetchSource;
+import org.fanstore.runtime.fetch.RemoteFetcher;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
 import org.fanstore.runtime.output.DirectoryDrain;
@@ -56,10 +57,9 @@ import org.fanstore.runtime.fill.source.SharedFsSource;
 import org.fanstore.runtime.shm.ShmServer;
 import org.fanstore.runtime.shm.SliceMap;
 import org.fanstore.runtime.stats.OpenKind;
-import org.fanstore.runtime.stats.OpenTimer;
+import org.fanstore.runtime.open.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
 import org.fanstore.runtime.stats.ShimCounters;
-import org.fanstore.runtime.stats.StatsExchange;
 import org.fanstore.runtime.stats.StatsTicker;
 
 /**
@@ -184,7 +184,8 @@ final class NodeRuntime implements AutoCloseable {
 
         stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
-        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)),
+        RemoteFetcher fetcher = RemoteFetcher.start(world,
+                new CountingFetchSource(new OutputFetchSource(staging, local), stats),
                 JobSecret.read(config.secretFile()));
         opened(fetcher);
         fetcher.timeServing(stats.serveTimes());
@@ -241,7 +242,7 @@ final class NodeRuntime implements AutoCloseable {
                 (request, responder) -> {
                     if (OutputService.serves(request) && OutputService.opensAFile(request)) {
                         // a new or committed output: counted as an OUTPUT open, timed like the others
-                        OpenTimer timer = stats.time(responder);
+                        OpenTimer timer = new OpenTimer(responder, stats);
                         timer.kind(OpenKind.OUTPUT, 0);
                         outputs.handle(request, timer);
                     } else if (OutputService.serves(request)) {

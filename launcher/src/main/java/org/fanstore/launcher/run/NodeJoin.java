@@ -6,9 +6,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.StringJoiner;
-import org.fanstore.runtime.mpi.RankFailedException;
-import org.fanstore.runtime.mpi.RendezvousFile;
-import org.fanstore.runtime.mpi.RendezvousServer;
+import org.fanstore.runtime.liveness.RankFailedException;
+import org.fanstore.runtime.rendezvous.RendezvousFile;
+import org.fanstore.runtime.rendezvous.RendezvousServer;
 
 /**
  * The first moments of a multi-node job: every node's runtime must join node 0's rendezvous. A node that never

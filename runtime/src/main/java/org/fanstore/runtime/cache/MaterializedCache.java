@@ -18,7 +18,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.ObjLongConsumer;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.stats.RankStats;
 
 /**
  * Files materialised on tmpfs, or on node-local disk from {@link #LOCAL_MIN_BYTES} (decompressed or fetched
@@ -52,7 +54,7 @@ import org.fanstore.runtime.layout.RankDirectory;
  * bound. The shim looks for it on the disk, finds nothing and asks the runtime, whose answer (a pin beside the
  * spilled file) it opens: each open of a spilled file costs a round trip, a full disk no error.
  */
-public final class MaterializedCache {
+public final class MaterializedCache implements RankStats.Gauges {
     /** How long a pin waits for its reader's open before it is reclaimed (its reader died or stalled). */
     public static final long PIN_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
@@ -464,5 +466,17 @@ public final class MaterializedCache {
         public CacheFullException(String message) {
             super(message);
         }
+    }
+
+    /** The cache's fields of a statistics line. */
+    @Override
+    public void report(ObjLongConsumer<String> field) {
+        field.accept("cache_bytes", usedBytes());
+        field.accept("cache_files", files());
+        field.accept("cache_capacity_bytes", capacity());
+        field.accept("cache_evictions", evictions());
+        field.accept("cache_pins", pins());
+        field.accept("cache_pins_expired", expiredPins());
+        field.accept("cache_streamed", streamed());
     }
 }

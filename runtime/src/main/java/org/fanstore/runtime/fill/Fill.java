@@ -11,13 +11,15 @@ import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
+import java.util.function.ObjLongConsumer;
+import org.fanstore.runtime.fetch.FetchSource;
 import org.fanstore.runtime.fill.source.RangeSource;
-import org.fanstore.runtime.mpi.FetchSource;
-import org.fanstore.runtime.mpi.MpiWorld;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
+import org.fanstore.runtime.stats.RankStats;
 import org.fanstore.runtime.timing.Timing;
+import org.fanstore.runtime.world.MpiWorld;
 
 /**
  * The fill path's facade (README.md): runs the {@link FillScheduler}'s transfers from the {@link RangeSource}s into
@@ -30,7 +32,7 @@ import org.fanstore.runtime.timing.Timing;
  * bookkeeping are guarded by {@link #lock}; readers wait on it for their ranges. Every time is on the governor's
  * clock ({@link Governor#now}), so a test can move it.
  */
-public final class Fill implements LocalPartitions.Partial, AutoCloseable {
+public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, AutoCloseable {
     /**
      * Ranges just under MPJ's protocol switch limit, so every peer reply goes eagerly: multi-MiB ranges (rendezvous
      * sends) between two ranks pulling from each other can deadlock niodev (threads parked in NIODevice.isend).
@@ -342,5 +344,22 @@ public final class Fill implements LocalPartitions.Partial, AutoCloseable {
                     completedPartitions(), plan.kept().size(), bytesFrom("peer") / 1048576.0,
                     bytesFrom("sharedfs") / 1048576.0, governor.backgroundStarts(), governor.backgroundHeld());
         }
+    }
+
+    /** The fill's fields of a statistics line. */
+    @Override
+    public void report(ObjLongConsumer<String> field) {
+        field.accept("bytes_from_peer", bytesFrom("peer"));
+        field.accept("bytes_from_sharedfs", bytesFrom("sharedfs"));
+        field.accept("fill_partitions_planned", plan().kept().size());
+        field.accept("fill_partitions_local", completedPartitions());
+        field.accept("fill_bytes_planned", plan().keptBytes());
+        field.accept("fill_bytes_local", completedBytes());
+        field.accept("fill_ms", finishedNanos() / 1_000_000);
+        Governor g = governor();
+        field.accept("governor_background_starts", g.backgroundStarts());
+        field.accept("governor_background_held", g.backgroundHeld());
+        field.accept("governor_foreground_starts", g.foregroundStarts());
+        field.accept("governor_foreground_held", g.foregroundHeld());
     }
 }

@@ -19,8 +19,8 @@ import org.fanstore.prep.format.table.LandedTable;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.prep.format.table.MetadataTableDescriptor;
 import org.fanstore.prep.format.table.TableChecksum;
-import org.fanstore.runtime.mpi.MpiWorld;
-import org.fanstore.runtime.mpi.TableBroadcast;
+import org.fanstore.runtime.world.MpiWorld;
+import org.fanstore.runtime.broadcast.TableBroadcast;
 
 /**
  * Puts the dataset's metadata table (prep built it) into this node's shared-memory directory, ready for the shim:

@@ -28,7 +28,6 @@ import org.fanstore.runtime.shm.Request;
 import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.Responder;
 import org.fanstore.runtime.stats.OpenKind;
-import org.fanstore.runtime.stats.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
 import org.fanstore.runtime.stats.RemoteStage;
 
@@ -101,7 +100,7 @@ public final class OpenService implements RequestHandler {
      */
     @Override
     public void handle(Request request, Responder untimed) {
-        OpenTimer timer = stats.time(untimed);
+        OpenTimer timer = new OpenTimer(untimed, stats);
         timer.ringWait(request.ringWaitNanos());
         int index = resolve(request);
         int flags = request.flags();

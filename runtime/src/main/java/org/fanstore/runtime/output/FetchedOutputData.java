@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 
-import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.fetch.RemoteFetcher;
 
 /**
  * Where this rank's readers open a committed output: its file in the upper directory when this rank holds it, else a

@@ -9,7 +9,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
-import org.fanstore.runtime.mpi.FetchSource;
+import org.fanstore.runtime.fetch.FetchSource;
 
 /**
  * What this rank serves to remote fetchers: committed outputs it holds (ids of {@link OutputObjects}) from their

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.fanstore.runtime.mpi.FetchSource;
+import org.fanstore.runtime.fetch.FetchSource;
 
 /**
  * The partition copies on this node's disk, by partition id, and the bodies they hold as a {@link FetchSource}

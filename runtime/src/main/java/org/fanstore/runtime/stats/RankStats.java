@@ -4,12 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.fanstore.runtime.cache.MaterializedCache;
-import org.fanstore.runtime.mpi.FetchSource;
-import org.fanstore.runtime.mpi.ServeTimes;
-import org.fanstore.runtime.fill.Fill;
-import org.fanstore.runtime.fill.Governor;
-import org.fanstore.runtime.shm.Responder;
+import java.util.function.ObjLongConsumer;
 
 /**
  * One rank's I/O statistics: counters the open path, the fetch service and the shim add to (LongAdder and
@@ -34,9 +29,9 @@ public final class RankStats {
     private final LongAdder localRead = new LongAdder();
     private final LongAdder fetched = new LongAdder();
     private final LongAdder served = new LongAdder();
-    private volatile MaterializedCache cache;
+    private volatile Gauges cache;
     private volatile ShimCounters shim;
-    private volatile Fill fill;
+    private volatile Gauges fill;
     /** When the rank started ({@link System#nanoTime()}) and when an open was first answered with a file (0: none). */
     private volatile long startedAt = System.nanoTime();
     private final AtomicLong firstOpenAt = new AtomicLong();
@@ -57,14 +52,9 @@ public final class RankStats {
         return rank;
     }
 
-    /** Times one shim request; the handler answers through the returned responder. */
-    public OpenTimer time(Responder responder) {
-        return new OpenTimer(responder, this);
-    }
-
-    /** The fetch source peers read from, counting what they are served. */
-    public FetchSource countServed(FetchSource source) {
-        return new CountingFetchSource(source, this);
+    /** Fields read when a snapshot is taken (the cache's, the fill's): each {@code key=value} told to {@code field}. */
+    public interface Gauges {
+        void report(ObjLongConsumer<String> field);
     }
 
     /** Times this rank's answers to peers' reader requests (the holder's share of their time to first byte). */
@@ -75,13 +65,13 @@ public final class RankStats {
         };
     }
 
-    public void attach(MaterializedCache materialized, ShimCounters counters) {
+    public void attach(Gauges materialized, ShimCounters counters) {
         this.cache = materialized;
         this.shim = counters;
     }
 
     /** The fill's counters go into the line; {@code started}: the rank's start, for the time to first byte. */
-    public void attach(Fill partitionFill, long started) {
+    public void attach(Gauges partitionFill, long started) {
         this.fill = partitionFill;
         this.startedAt = started;
     }
@@ -97,7 +87,7 @@ public final class RankStats {
         loadFields = sb.toString();
     }
 
-    void opened(OpenKind kind, long bytes, long fileSize, long nanos) {
+    public void opened(OpenKind kind, long bytes, long fileSize, long nanos) {
         if (firstOpenAt.get() == 0) {
             firstOpenAt.compareAndSet(0, System.nanoTime());
         }
@@ -113,7 +103,7 @@ public final class RankStats {
     }
 
     /** One remote open's time per {@link RemoteStage}, indexed by ordinal; a negative one was not measured. */
-    void remoteStages(long[] nanos) {
+    public void remoteStages(long[] nanos) {
         for (int i = 0; i < STAGES.length; i++) {
             if (nanos[i] >= 0) {
                 stages[i].record(nanos[i]);
@@ -121,12 +111,12 @@ public final class RankStats {
         }
     }
 
-    void failed(long nanos) {
+    public void failed(long nanos) {
         errors.increment();
         waitNanos.add(nanos);
     }
 
-    void served(long bytes) {
+    public void served(long bytes) {
         served.add(bytes);
     }
 
@@ -180,30 +170,10 @@ public final class RankStats {
         long first = firstOpenAt.get();
         put(sb, "first_byte_ms", first == 0 ? -1 : (first - startedAt) / 1_000_000);
         put(sb, "bytes_from_local", localRead.sum() + shimCounter(ShimCountersDescriptor.LOCAL_BYTES));
-        Fill f = fill;
-        if (f != null) {
-            put(sb, "bytes_from_peer", f.bytesFrom("peer"));
-            put(sb, "bytes_from_sharedfs", f.bytesFrom("sharedfs"));
-            put(sb, "fill_partitions_planned", f.plan().kept().size());
-            put(sb, "fill_partitions_local", f.completedPartitions());
-            put(sb, "fill_bytes_planned", f.plan().keptBytes());
-            put(sb, "fill_bytes_local", f.completedBytes());
-            put(sb, "fill_ms", f.finishedNanos() / 1_000_000);
-            Governor g = f.governor();
-            put(sb, "governor_background_starts", g.backgroundStarts());
-            put(sb, "governor_background_held", g.backgroundHeld());
-            put(sb, "governor_foreground_starts", g.foregroundStarts());
-            put(sb, "governor_foreground_held", g.foregroundHeld());
-        }
-        MaterializedCache c = cache;
-        if (c != null) {
-            put(sb, "cache_bytes", c.usedBytes());
-            put(sb, "cache_files", c.files());
-            put(sb, "cache_capacity_bytes", c.capacity());
-            put(sb, "cache_evictions", c.evictions());
-            put(sb, "cache_pins", c.pins());
-            put(sb, "cache_pins_expired", c.expiredPins());
-            put(sb, "cache_streamed", c.streamed());
+        for (Gauges g : new Gauges[] {fill, cache}) {
+            if (g != null) {
+                g.report((key, value) -> put(sb, key, value));
+            }
         }
         sb.append(loadFields);
         for (int i = 0; i < KINDS.length; i++) {

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import org.fanstore.runtime.Await;
-import org.fanstore.runtime.mpi.RankProcesses;
+import org.fanstore.runtime.world.RankProcesses;
 import org.fanstore.runtime.shm.ShmTestSupport.Finished;
 import org.junit.jupiter.api.Test;
 

@@ -3,9 +3,9 @@ package org.fanstore.runtime.fill.source;
 import java.io.IOException;
 import java.nio.channels.WritableByteChannel;
 import java.time.Duration;
-import org.fanstore.runtime.mpi.RankFailedException;
-import org.fanstore.runtime.mpi.RemoteFetchException;
-import org.fanstore.runtime.mpi.RemoteFetcher;
+import org.fanstore.runtime.liveness.RankFailedException;
+import org.fanstore.runtime.fetch.RemoteFetchException;
+import org.fanstore.runtime.fetch.RemoteFetcher;
 import org.fanstore.runtime.placement.LocalPartitions;
 
 /**
