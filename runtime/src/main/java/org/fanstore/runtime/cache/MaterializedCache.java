@@ -1,5 +1,6 @@
 package org.fanstore.runtime.cache;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileStore;
@@ -35,7 +36,7 @@ import org.fanstore.runtime.layout.RankDirectory;
  * file's own name ({@code e<index>}), and a pinned or opened inode keeps its data (open descriptors already did).
  * What that costs in bytes: the cache directory holds at most {@code max(capacity, the one oversized file being
  * written)} plus the pinned files no longer present, and a pin lives from its answer to the shim's open (a few
- * microseconds) or, if its reader died in between, for the grace ({@link #PIN_GRACE_NANOS}). So the excess is at
+ * microseconds) or, if its reader died in between, for the grace ({@code PIN_GRACE_NANOS}). So the excess is at
  * most (readers between an answer and their open + readers killed in the last grace) x the largest file.
  * A file larger than the whole cache is still served: written alone into the emptied cache, handed out as a
  * pin only (never present), so each open of it decodes it again, like a stream (and the log says to raise
@@ -53,8 +54,6 @@ import org.fanstore.runtime.layout.RankDirectory;
  * spilled file) it opens: each open of a spilled file costs a round trip, a full disk no error.
  */
 public final class MaterializedCache {
-    /** How long a pin waits for its reader's open before it is reclaimed (its reader died or stalled). */
-    public static final long PIN_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
     /** Writes the complete body of one file. */
     @FunctionalInterface

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.mpi;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -36,8 +37,6 @@ import mpi.Status;
  * front of every {@link FetchSource}, so whatever else comes to be served through this dispatcher is covered.
  */
 final class FetchDispatcher {
-    /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
-    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
 
     private final MpiWorld world;
     private final FetchSource source;
@@ -279,9 +278,9 @@ final class FetchDispatcher {
     }
 
     private void awaitSent(FetchProtocol.Request r, Request sending) throws Exception {
-        if (BoundedWait.until(sending, BoundedWait.deadlineAfter(SEND_TIMEOUT)) == null) {
+        if (BoundedWait.until(sending, BoundedWait.deadlineAfter(REPLY_TIMEOUT)) == null) {
             buffers.remove(); // MPJ may still read this buffer; never reuse it
-            throw new IOException("reply to rank " + r.requester() + " stuck for " + SEND_TIMEOUT.toSeconds() + " s");
+            throw new IOException("reply to rank " + r.requester() + " stuck for " + REPLY_TIMEOUT.toSeconds() + " s");
         }
     }
 

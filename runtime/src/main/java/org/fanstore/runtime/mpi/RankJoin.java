@@ -1,5 +1,6 @@
 package org.fanstore.runtime.mpi;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -29,10 +30,6 @@ import mpi.MPI;
  * {@code clientSock}, {@code writableServerChannel} and {@code readableServerChannel}.
  */
 final class RankJoin {
-    /** How long one step with our own processes may take before we look again at the deadline and at MPJ. */
-    private static final int STEP_MILLIS = 100;
-    /** Pause before connecting again after the rendezvous shed an unproven connection. */
-    private static final long RETRY_MILLIS = 50;
 
     private RankJoin() {
     }
@@ -167,7 +164,7 @@ final class RankJoin {
                 return s.getLocalPort();
             }
             checkInit(init, deadline, rank, "connect to its rendezvous listener");
-            Thread.sleep(5);
+            Thread.sleep(SOCKET_POLL_MILLIS);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.output;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.io.IOException;
@@ -27,8 +28,6 @@ import org.fanstore.runtime.shm.Responder;
  */
 public final class OutputService {
     private static final int S_IFDIR = 0040000;
-    /** Between fetches of an output its holder could not serve yet: a commit's broadcast takes about this long. */
-    private static final long RETRY_MS = 5;
 
     private final OutputNamespace namespace;
     private final OutputCommitter committer;
@@ -150,7 +149,7 @@ public final class OutputService {
                     throw e;
                 }
             }
-            Thread.sleep(RETRY_MS);
+            Thread.sleep(OUTPUT_RETRY_MS);
         }
     }
 
