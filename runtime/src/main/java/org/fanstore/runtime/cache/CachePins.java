@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 import org.fanstore.runtime.layout.RankDirectory;
 
 /**
@@ -28,11 +29,13 @@ import org.fanstore.runtime.layout.RankDirectory;
  * and it is forgotten, so the queue holds about one second of answers plus the few pins still waiting.
  */
 final class CachePins {
-    /** A pin's name parts, its birth (System.nanoTime()) and directory (its file's: a link needs one file system). */
+    /** A pin's name parts, its birth (the clock's) and directory (its file's: a link needs one file system). */
     record Pin(int id, long seq, long born, Path dir) { }
 
     private final long graceNanos;
     private final long checkAfterNanos;
+    /** Nanoseconds, System::nanoTime but in tests (a grace passes without sleeping it out). */
+    private final LongSupplier clock;
     private final IntFunction<String> nameOf;
     private final Consumer<String> warn;
     private final ArrayDeque<Pin> young = new ArrayDeque<>();
@@ -43,17 +46,18 @@ final class CachePins {
     private long made;
     private long expired;
 
-    CachePins(long graceNanos, IntFunction<String> nameOf, Consumer<String> warn) {
+    CachePins(long graceNanos, LongSupplier clock, IntFunction<String> nameOf, Consumer<String> warn) {
         this.graceNanos = graceNanos;
         this.checkAfterNanos = Math.min(PIN_CHECK_AFTER_NANOS, graceNanos);
-        this.waitingSwept = System.nanoTime() - checkAfterNanos;   // nanoTime has no fixed origin
+        this.clock = clock;
+        this.waitingSwept = clock.getAsLong() - checkAfterNanos;   // nanoTime has no fixed origin
         this.nameOf = nameOf;
         this.warn = warn;
     }
 
     /** A new pin name for entry id, not yet on disk nor tracked. */
     Pin next(int id, Path in) {
-        return new Pin(id, ++seq, System.nanoTime(), in);
+        return new Pin(id, ++seq, clock.getAsLong(), in);
     }
 
     Path path(Pin pin) {

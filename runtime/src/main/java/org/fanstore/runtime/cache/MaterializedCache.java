@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 import org.fanstore.runtime.layout.RankDirectory;
 
 /**
@@ -100,10 +101,17 @@ public final class MaterializedCache {
         this(dir, null, capacityBytes, refs, PIN_GRACE_NANOS, id -> "entry " + id, System.err::println);
     }
 
-    /** As below, with every file in {@code dir} (no node-local directory). */
+    /** Every file in {@code dir} (no node-local directory), pins aged by {@code pinClock} (nanoseconds; tests). */
     public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
+                             LongSupplier pinClock, IntFunction<String> nameOf, Consumer<String> warn)
+        throws IOException {
+        this(dir, null, capacityBytes, refs, pinGraceNanos, pinClock, nameOf, warn);
+    }
+
+    /** As below, pins aged by System.nanoTime(). */
+    public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
                              IntFunction<String> nameOf, Consumer<String> warn) throws IOException {
-        this(dir, null, capacityBytes, refs, pinGraceNanos, nameOf, warn);
+        this(dir, localDir, capacityBytes, refs, pinGraceNanos, System::nanoTime, nameOf, warn);
     }
 
     /**
@@ -112,8 +120,9 @@ public final class MaterializedCache {
      * {@code refs}; {@code nameOf} names an entry in the one-line warnings given to {@code warn} (a pin reclaimed
      * unopened, a file larger than the cache).
      */
-    public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
-                             IntFunction<String> nameOf, Consumer<String> warn) throws IOException {
+    private MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
+                              LongSupplier pinClock, IntFunction<String> nameOf, Consumer<String> warn)
+        throws IOException {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("cache capacity must be positive, got " + capacityBytes);
         }
@@ -124,7 +133,7 @@ public final class MaterializedCache {
         this.refs = refs;
         this.nameOf = nameOf;
         this.warn = warn;
-        this.pins = new CachePins(pinGraceNanos, nameOf, warn);
+        this.pins = new CachePins(pinGraceNanos, pinClock, nameOf, warn);
     }
 
     /**
