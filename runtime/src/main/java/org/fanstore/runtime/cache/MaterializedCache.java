@@ -55,7 +55,6 @@ import org.fanstore.runtime.layout.RankDirectory;
  * spilled file) it opens: each open of a spilled file costs a round trip, a full disk no error.
  */
 public final class MaterializedCache {
-
     /** Writes the complete body of one file. */
     @FunctionalInterface
     public interface Materializer {
@@ -101,13 +100,6 @@ public final class MaterializedCache {
         this(dir, null, capacityBytes, refs, PIN_GRACE_NANOS, id -> "entry " + id, System.err::println);
     }
 
-    /** Every file in {@code dir} (no node-local directory), pins aged by {@code pinClock} (nanoseconds; tests). */
-    public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
-                             LongSupplier pinClock, IntFunction<String> nameOf, Consumer<String> warn)
-        throws IOException {
-        this(dir, null, capacityBytes, refs, pinGraceNanos, pinClock, nameOf, warn);
-    }
-
     /** As below, pins aged by System.nanoTime(). */
     public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
                              IntFunction<String> nameOf, Consumer<String> warn) throws IOException {
@@ -118,10 +110,10 @@ public final class MaterializedCache {
      * A cache in {@code dir} and, for files of at least {@code refs.localMinBytes()} bytes, in {@code localDir}
      * (node-local disk; null: none), {@code capacityBytes} bounding both together, whose entry ids index
      * {@code refs}; {@code nameOf} names an entry in the one-line warnings given to {@code warn} (a pin reclaimed
-     * unopened, a file larger than the cache).
+     * unopened, a file larger than the cache); pins are aged by {@code pinClock} (nanoseconds).
      */
-    private MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
-                              LongSupplier pinClock, IntFunction<String> nameOf, Consumer<String> warn)
+    MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
+                      LongSupplier pinClock, IntFunction<String> nameOf, Consumer<String> warn)
         throws IOException {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("cache capacity must be positive, got " + capacityBytes);

@@ -21,7 +21,6 @@ import org.fanstore.runtime.layout.RankDirectory;
  * are that job's and are left alone.
  */
 public final class OrphanCleanup {
-
     private OrphanCleanup() {
     }
 

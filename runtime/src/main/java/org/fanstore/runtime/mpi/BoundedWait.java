@@ -20,7 +20,6 @@ import mpi.Status;
  * posting it, without notifying) or a missed wake-up costs at most one slice, never the deadline.
  */
 final class BoundedWait {
-
     private BoundedWait() {
     }
 

@@ -37,7 +37,6 @@ import mpi.Status;
  * front of every {@link FetchSource}, so whatever else comes to be served through this dispatcher is covered.
  */
 final class FetchDispatcher {
-
     private final MpiWorld world;
     private final FetchSource source;
     private final JobSecret secret;

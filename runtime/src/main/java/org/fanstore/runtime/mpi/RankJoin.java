@@ -30,7 +30,6 @@ import mpi.MPI;
  * {@code clientSock}, {@code writableServerChannel} and {@code readableServerChannel}.
  */
 final class RankJoin {
-
     private RankJoin() {
     }
 

@@ -20,7 +20,6 @@ import org.agrona.concurrent.UnsafeBuffer;
  * something still runs on the mapping, in which case the mapping is left in place rather than risk a crash.
  */
 public final class ShmServer implements AutoCloseable {
-
     private final ControlFile file;
     private final UnsafeBuffer ctl;
     private final AtomicIntegerArray inFlight;

@@ -13,7 +13,6 @@ import org.fanstore.runtime.mpi.MpiWorld;
  * small all-gather (a line is ~1 KiB) after the final barrier, when no reader fetches any more.
  */
 public final class StatsExchange {
-
     private StatsExchange() {
     }
 

@@ -237,7 +237,7 @@ class MaterializedCacheTest {
     void aPinNobodyOpensIsReclaimedAfterTheGraceWithOneLine() throws Exception {
         List<String> lines = new ArrayList<>();
         AtomicLong now = new AtomicLong(123_456_789L);   // nanoTime has no fixed origin
-        MaterializedCache cache = new MaterializedCache(dir, 6_000, refs, TimeUnit.MILLISECONDS.toNanos(100),
+        MaterializedCache cache = new MaterializedCache(dir, null, 6_000, refs, TimeUnit.MILLISECONDS.toNanos(100),
                 now::get, id -> "/fanstore/ds/f" + id, lines::add);
         Path orphan = cache.obtain(1, 3_000, bytes(1, 3_000), SECOND);   // its reader died before opening it
         served(cache, 2, 3_000);
@@ -254,7 +254,7 @@ class MaterializedCacheTest {
     @Test
     void aFileLargerThanTheWholeCacheIsStillServedByACopyOfItsOwn() throws IOException {
         List<String> lines = new ArrayList<>();
-        MaterializedCache cache = new MaterializedCache(dir, 1000, refs, SECOND, System::nanoTime,
+        MaterializedCache cache = new MaterializedCache(dir, null, 1000, refs, SECOND, System::nanoTime,
                 id -> "/fanstore/ds/big" + id, lines::add);
         served(cache, 4, 600);
         Path big = cache.obtain(1, 1001, bytes(1, 1001), SECOND);
