@@ -1,10 +1,10 @@
 package org.fanstore.runtime;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -71,15 +71,6 @@ import org.fanstore.runtime.stats.StatsTicker;
  * undoes it in reverse.
  */
 final class NodeRuntime implements AutoCloseable {
-    private static final Duration INIT_TIMEOUT = Duration.ofMinutes(2);
-    private static final Duration COLLECTIVE_TIMEOUT = Duration.ofMinutes(10);
-    private static final Duration FETCH_TIMEOUT = Duration.ofSeconds(20);
-    private static final Duration FINISH_TIMEOUT = Duration.ofHours(48);
-    /** How long a runtime keeps copying outputs to --output-dir after the job's last command ended; what is not
-     * copied by then is reported by name and the job fails. */
-    static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(30);
-    /** How often each rank probes its peers' liveness ports after ready. */
-    private static final Duration WATCH_INTERVAL = Duration.ofSeconds(1);
     private static final int SLOTS = 64;
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
@@ -90,8 +81,6 @@ final class NodeRuntime implements AutoCloseable {
     private final RuntimeConfig config;
     /** Everything this rank opened or started, in the order it did: closed in reverse ({@link #close}). */
     private final List<AutoCloseable> toClose = new ArrayList<>();
-    /** How long a peer may stay silent on a fill transfer before the next source serves that range. */
-    private static final Duration PEER_STALL = Duration.ofSeconds(3);
 
     private MpiWorld world;
     private Fill fill;
@@ -206,7 +195,7 @@ final class NodeRuntime implements AutoCloseable {
         MetadataTable names = table;
         MaterializedCache cache = new MaterializedCache(cacheDir, RankDirectory.LOCAL_CACHE_DIR.in(config.localDir()),
                 config.cacheMb() << 20, refs,
-                MaterializedCache.PIN_GRACE_NANOS, i -> new String(names.key(i), StandardCharsets.UTF_8),
+                PIN_GRACE_NANOS, i -> new String(names.key(i), StandardCharsets.UTF_8),
                 line -> System.err.println("fanstore rank " + config.rank() + ": " + line));
         stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
         stats.attach(fill, started);
@@ -355,7 +344,7 @@ final class NodeRuntime implements AutoCloseable {
     }
 
     /**
-     * After {@link #finish}: the drain's final pass (at most {@link #DRAIN_TIMEOUT}) mirrors this rank's upper
+     * After {@link #finish}: the drain's final pass (at most {@code DRAIN_TIMEOUT}) mirrors this rank's upper
      * directory as the commands left it; returns the report lines for the launcher, one per file of that tree the
      * pass could not save, then a summary.
      */
@@ -400,7 +389,7 @@ final class NodeRuntime implements AutoCloseable {
     /**
      * The orderly end of a job: waits until every rank is done (its readers may still fetch from us), then
      * closes. A dead peer ends the wait within about a second (the liveness watchdog; niodev alone would leave
-     * the barrier waiting); a live but idle one is waited for up to {@link #FINISH_TIMEOUT}.
+     * the barrier waiting); a live but idle one is waited for up to {@code FINISH_TIMEOUT}.
      */
     void finish() {
         finishing = true;
@@ -456,7 +445,7 @@ final class NodeRuntime implements AutoCloseable {
         }
         toClose.clear();
         if (world != null) {
-            world.finalizeWorld(Duration.ofSeconds(5));
+            world.finalizeWorld(SERVICE_CLOSE);
             world = null;
         }
     }

@@ -1,8 +1,8 @@
 package org.fanstore.runtime;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.fanstore.runtime.stats.RankStats;
@@ -14,9 +14,6 @@ import org.fanstore.runtime.world.MpiWorld;
  * small all-gather (a line is ~1 KiB) after the final barrier, when no reader fetches any more.
  */
 public final class StatsExchange {
-    /** Every rank reaches this right after the same barrier; a dead peer fails it at once. */
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
-
     private StatsExchange() {
     }
 
@@ -27,7 +24,7 @@ public final class StatsExchange {
             return List.of(mine);
         }
         try {
-            byte[][] all = world.allGather(mine.getBytes(StandardCharsets.UTF_8), TIMEOUT);
+            byte[][] all = world.allGather(mine.getBytes(StandardCharsets.UTF_8), STATS_TIMEOUT);
             if (world.rank() != 0) {
                 return List.of(mine);
             }

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.cache;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 import org.fanstore.runtime.layout.RankDirectory;
 
 /**
@@ -23,18 +25,17 @@ import org.fanstore.runtime.layout.RankDirectory;
  * unlinked and one line is logged; a stalled reader then finds its pin gone and asks again (wrap_open.c).
  *
  * <p>Not thread-safe: the cache calls it under its lock. Bookkeeping is a queue in answer order; a pin older
- * than {@link #CHECK_AFTER_NANOS} (or the grace, if shorter) is looked at once (one stat): gone means released
+ * than {@code PIN_CHECK_AFTER_NANOS} (or the grace, if shorter) is looked at once (one stat): gone means released
  * and it is forgotten, so the queue holds about one second of answers plus the few pins still waiting.
  */
 final class CachePins {
-    /** How old a pin is before the sweep checks whether its reader released it. */
-    static final long CHECK_AFTER_NANOS = 1_000_000_000L;
-
-    /** A pin's name parts, its birth (System.nanoTime()) and directory (its file's: a link needs one file system). */
+    /** A pin's name parts, its birth (the clock's) and directory (its file's: a link needs one file system). */
     record Pin(int id, long seq, long born, Path dir) { }
 
     private final long graceNanos;
     private final long checkAfterNanos;
+    /** Nanoseconds, System::nanoTime but in tests (a grace passes without sleeping it out). */
+    private final LongSupplier clock;
     private final IntFunction<String> nameOf;
     private final Consumer<String> warn;
     private final ArrayDeque<Pin> young = new ArrayDeque<>();
@@ -45,17 +46,18 @@ final class CachePins {
     private long made;
     private long expired;
 
-    CachePins(long graceNanos, IntFunction<String> nameOf, Consumer<String> warn) {
+    CachePins(long graceNanos, LongSupplier clock, IntFunction<String> nameOf, Consumer<String> warn) {
         this.graceNanos = graceNanos;
-        this.checkAfterNanos = Math.min(CHECK_AFTER_NANOS, graceNanos);
-        this.waitingSwept = System.nanoTime() - checkAfterNanos;   // nanoTime has no fixed origin
+        this.checkAfterNanos = Math.min(PIN_CHECK_AFTER_NANOS, graceNanos);
+        this.clock = clock;
+        this.waitingSwept = clock.getAsLong() - checkAfterNanos;   // nanoTime has no fixed origin
         this.nameOf = nameOf;
         this.warn = warn;
     }
 
     /** A new pin name for entry id, not yet on disk nor tracked. */
     Pin next(int id, Path in) {
-        return new Pin(id, ++seq, System.nanoTime(), in);
+        return new Pin(id, ++seq, clock.getAsLong(), in);
     }
 
     Path path(Pin pin) {

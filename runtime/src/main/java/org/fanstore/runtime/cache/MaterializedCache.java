@@ -1,5 +1,6 @@
 package org.fanstore.runtime.cache;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.FileStore;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.ObjLongConsumer;
+import java.util.function.LongSupplier;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.stats.RankStats;
 
@@ -37,7 +39,7 @@ import org.fanstore.runtime.stats.RankStats;
  * file's own name ({@code e<index>}), and a pinned or opened inode keeps its data (open descriptors already did).
  * What that costs in bytes: the cache directory holds at most {@code max(capacity, the one oversized file being
  * written)} plus the pinned files no longer present, and a pin lives from its answer to the shim's open (a few
- * microseconds) or, if its reader died in between, for the grace ({@link #PIN_GRACE_NANOS}). So the excess is at
+ * microseconds) or, if its reader died in between, for the grace ({@code PIN_GRACE_NANOS}). So the excess is at
  * most (readers between an answer and their open + readers killed in the last grace) x the largest file.
  * A file larger than the whole cache is still served: written alone into the emptied cache, handed out as a
  * pin only (never present), so each open of it decodes it again, like a stream (and the log says to raise
@@ -55,9 +57,6 @@ import org.fanstore.runtime.stats.RankStats;
  * spilled file) it opens: each open of a spilled file costs a round trip, a full disk no error.
  */
 public final class MaterializedCache implements RankStats.Gauges {
-    /** How long a pin waits for its reader's open before it is reclaimed (its reader died or stalled). */
-    public static final long PIN_GRACE_NANOS = TimeUnit.SECONDS.toNanos(10);
-
     /** Writes the complete body of one file. */
     @FunctionalInterface
     public interface Materializer {
@@ -103,20 +102,21 @@ public final class MaterializedCache implements RankStats.Gauges {
         this(dir, null, capacityBytes, refs, PIN_GRACE_NANOS, id -> "entry " + id, System.err::println);
     }
 
-    /** As below, with every file in {@code dir} (no node-local directory). */
-    public MaterializedCache(Path dir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
+    /** As below, pins aged by System.nanoTime(). */
+    public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
                              IntFunction<String> nameOf, Consumer<String> warn) throws IOException {
-        this(dir, null, capacityBytes, refs, pinGraceNanos, nameOf, warn);
+        this(dir, localDir, capacityBytes, refs, pinGraceNanos, System::nanoTime, nameOf, warn);
     }
 
     /**
      * A cache in {@code dir} and, for files of at least {@code refs.localMinBytes()} bytes, in {@code localDir}
      * (node-local disk; null: none), {@code capacityBytes} bounding both together, whose entry ids index
      * {@code refs}; {@code nameOf} names an entry in the one-line warnings given to {@code warn} (a pin reclaimed
-     * unopened, a file larger than the cache).
+     * unopened, a file larger than the cache); pins are aged by {@code pinClock} (nanoseconds).
      */
-    public MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
-                             IntFunction<String> nameOf, Consumer<String> warn) throws IOException {
+    MaterializedCache(Path dir, Path localDir, long capacityBytes, ReferenceBits refs, long pinGraceNanos,
+                      LongSupplier pinClock, IntFunction<String> nameOf, Consumer<String> warn)
+        throws IOException {
         if (capacityBytes <= 0) {
             throw new IllegalArgumentException("cache capacity must be positive, got " + capacityBytes);
         }
@@ -127,7 +127,7 @@ public final class MaterializedCache implements RankStats.Gauges {
         this.refs = refs;
         this.nameOf = nameOf;
         this.warn = warn;
-        this.pins = new CachePins(pinGraceNanos, nameOf, warn);
+        this.pins = new CachePins(pinGraceNanos, pinClock, nameOf, warn);
     }
 
     /**

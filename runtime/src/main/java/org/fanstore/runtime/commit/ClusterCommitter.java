@@ -1,5 +1,6 @@
 package org.fanstore.runtime.commit;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.time.Duration;
@@ -58,11 +59,6 @@ import org.fanstore.runtime.world.Pending;
 public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     private static final int STRIPES = 64;
     private static final int DECIDERS = 4;
-    /** Bounds one acknowledgement or reply leaving: 8 bytes sent eagerly, so only a wedged peer makes it expire. */
-    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(10);
-    /** The share of the writer's budget the owner may spend waiting for acknowledgements, so that its EIO (naming
-     * the silent rank) reaches the writer before the writer gives up on the owner. */
-    private static final double OWNER_SHARE = 0.8;
 
     private final MpiWorld world;
     private final OutputApplier applier;
@@ -249,7 +245,7 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
 
     private void answer(CommitProtocol.Message m, byte[] reply) {
         try {
-            long deadline = BoundedWait.deadlineAfter(SEND_TIMEOUT);
+            long deadline = BoundedWait.deadlineAfter(ACK_TIMEOUT);
             Pending r = isend(reply, m.sender(), m.replyTag(), deadline);
             if (r != null) {
                 r.until(deadline);
@@ -336,7 +332,7 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
 
     @Override
     public void close() {
-        close(Duration.ofSeconds(5));
+        close(SERVICE_CLOSE);
     }
 
     private static ExecutorService pool(int threads, String name) {

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.fetch;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -41,9 +42,6 @@ import org.fanstore.runtime.world.Pending;
  * front of every {@link FetchSource}, so whatever else comes to be served through this dispatcher is covered.
  */
 final class FetchDispatcher {
-    /** How long a worker waits for one reply message to leave; only a wedged peer makes it expire. */
-    private static final Duration SEND_TIMEOUT = Duration.ofSeconds(60);
-
     private final MpiWorld world;
     private final FetchSource source;
     private final JobSecret secret;
@@ -283,9 +281,9 @@ final class FetchDispatcher {
     }
 
     private void awaitSent(FetchProtocol.Request r, Pending sending) throws Exception {
-        if (!sending.until(BoundedWait.deadlineAfter(SEND_TIMEOUT))) {
+        if (!sending.until(BoundedWait.deadlineAfter(REPLY_TIMEOUT))) {
             buffers.remove(); // MPJ may still read this buffer; never reuse it
-            throw new IOException("reply to rank " + r.requester() + " stuck for " + SEND_TIMEOUT.toSeconds() + " s");
+            throw new IOException("reply to rank " + r.requester() + " stuck for " + REPLY_TIMEOUT.toSeconds() + " s");
         }
     }
 

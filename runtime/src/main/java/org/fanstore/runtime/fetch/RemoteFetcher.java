@@ -1,5 +1,6 @@
 package org.fanstore.runtime.fetch;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
@@ -236,6 +237,6 @@ public final class RemoteFetcher implements AutoCloseable {
 
     @Override
     public void close() {
-        close(Duration.ofSeconds(5));
+        close(SERVICE_CLOSE);
     }
 }

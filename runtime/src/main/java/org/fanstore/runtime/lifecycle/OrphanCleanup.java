@@ -1,5 +1,6 @@
 package org.fanstore.runtime.lifecycle;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileVisitResult;
@@ -20,10 +21,6 @@ import org.fanstore.runtime.layout.RankDirectory;
  * are that job's and are left alone.
  */
 public final class OrphanCleanup {
-    /** How long the commands get to end on SIGTERM: the launcher is gone, so this is a crash, not a shutdown. */
-    private static final long COMMAND_GRACE_MILLIS = 2_000;
-    private static final long LOCK_WAIT_MILLIS = 3_000;
-
     private OrphanCleanup() {
     }
 
@@ -61,7 +58,7 @@ public final class OrphanCleanup {
         long deadline = System.nanoTime() + COMMAND_GRACE_MILLIS * 1_000_000;
         while (groups.stream().anyMatch(g -> ProcessSignals.signalGroup(g, 0)) && System.nanoTime() < deadline) {
             try {
-                Thread.sleep(20);
+                Thread.sleep(COMMAND_POLL_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.lifecycle;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -79,7 +80,7 @@ public final class RankLock implements AutoCloseable {
                 throw new HeldException(file, holder);
             }
             try {
-                Thread.sleep(holder == null ? 1 : 50);
+                Thread.sleep(holder == null ? LOCK_RETRY_FREE_MILLIS : LOCK_RETRY_HELD_MILLIS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IOException("interrupted while waiting for " + file, e);

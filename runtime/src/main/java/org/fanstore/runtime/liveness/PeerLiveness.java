@@ -1,5 +1,6 @@
 package org.fanstore.runtime.liveness;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
@@ -27,8 +28,6 @@ import java.util.stream.IntStream;
  * a UDP socket, which sends nothing): the address its peers reach it by.
  */
 public final class PeerLiveness implements AutoCloseable {
-    private static final int PROBE_TIMEOUT_MILLIS = 1_000;
-
     private final ServerSocket listener;
     private final String advertisedHost;
     private volatile InetSocketAddress[] peers;

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -55,6 +56,8 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
     private final boolean waitForSettle;
     private final OutputNamespace journal;
     private final Predicate<String> inputDir;
+    /** Nanoseconds for the final pass's deadline: System::nanoTime but in tests. */
+    private final LongSupplier clock;
     private final Thread thread;
     private final CrashSafeCopy copies = new CrashSafeCopy();
     /** What this rank put in the output directory, by key. Only the pass touches it (one pass at a time). */
@@ -77,12 +80,19 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
      */
     public DirectoryDrain(Path dir, Path upper, int rank, int worldSize, OutputNamespace journal,
                           Predicate<String> inputDir) {
+        this(dir, upper, rank, worldSize, journal, inputDir, System::nanoTime);
+    }
+
+    /** As above, the final pass's deadline read on {@code clock} (nanoseconds). */
+    DirectoryDrain(Path dir, Path upper, int rank, int worldSize, OutputNamespace journal,
+                   Predicate<String> inputDir, LongSupplier clock) {
         this.dir = dir.toAbsolutePath().normalize();
         this.upper = upper.toAbsolutePath().normalize();
         this.rank = rank;
         this.waitForSettle = worldSize > 1;
         this.journal = journal;
         this.inputDir = inputDir;
+        this.clock = clock;
         this.thread = new Thread(this::loop, "fanstore-drain");
         this.thread.setDaemon(true);
     }
@@ -167,7 +177,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
      * published or not, unless another rank holds its key. The report names what that pass could not save.
      */
     public Report finish(Duration timeout) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = clock.getAsLong() + timeout.toNanos();
         synchronized (this) {
             stopping = true;
             notifyAll();
@@ -336,7 +346,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                 return;  // not published as it is now: still being written, or its commit not settled yet
             }
             published = r.get();
-        } else if (System.nanoTime() > deadline) {
+        } else if (clock.getAsLong() > deadline) {
             failed.put(key, "not copied to " + target + ": the job's drain time was up");
             return;
         }

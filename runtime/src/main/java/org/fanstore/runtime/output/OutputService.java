@@ -1,6 +1,7 @@
 package org.fanstore.runtime.output;
 
 import static org.fanstore.prep.format.FileModes.S_IFDIR;
+import static org.fanstore.runtime.timing.Timing.*;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.io.IOException;
@@ -28,8 +29,6 @@ import org.fanstore.runtime.shm.Responder;
  * dispatcher.
  */
 public final class OutputService {
-    /** Between fetches of an output its holder could not serve yet: a commit's broadcast takes about this long. */
-    private static final long RETRY_MS = 5;
 
     private final OutputNamespace namespace;
     private final OutputCommitter committer;
@@ -151,7 +150,7 @@ public final class OutputService {
                     throw e;
                 }
             }
-            Thread.sleep(RETRY_MS);
+            Thread.sleep(OUTPUT_RETRY_MS);
         }
     }
 

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.placement;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,13 +24,6 @@ import org.fanstore.runtime.fetch.FetchSource;
 public final class LocalPartitions implements FetchSource, AutoCloseable {
     /** First object id of whole partition files: entry indices are ints, so these never collide. */
     private static final long PARTITION_OBJECTS = 1L << 40;
-    /**
-     * How long a peer's reader request waits here for bytes this node is bringing in from the shared FS: well under
-     * the requester's stall bound (3 s), so a slow fill still leaves it time for its next source (runtime/fill's
-     * README, "Giving way to readers").
-     */
-    private static final long READER_WAIT_NANOS = 1_000_000_000L;
-
     private final Map<Integer, FileChannel> channels = new ConcurrentHashMap<>();
     private final Map<Integer, Path> files = new ConcurrentHashMap<>();
     private volatile BodyIndex bodies;

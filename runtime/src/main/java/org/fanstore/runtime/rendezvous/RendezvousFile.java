@@ -1,5 +1,6 @@
 package org.fanstore.runtime.rendezvous;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -8,7 +9,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 import org.fanstore.runtime.membership.JobSecret;
@@ -27,9 +27,6 @@ import org.fanstore.runtime.world.BoundedWait;
  */
 public final class RendezvousFile {
     private static final Pattern JOB_ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
-    private static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
-
     /** Where the rendezvous server of a job listens. */
     public record Endpoint(String host, int port) {
     }

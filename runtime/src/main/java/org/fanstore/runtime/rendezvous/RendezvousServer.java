@@ -1,5 +1,6 @@
 package org.fanstore.runtime.rendezvous;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -39,12 +40,8 @@ import org.fanstore.runtime.world.BoundedWait;
  * prove themselves are dropped, silently and without holding anyone up: nothing a stranger sends fails the job.
  */
 public final class RendezvousServer implements AutoCloseable {
-    /** How long a connection may take to say HELLO and prove itself; a rank has both ready when it connects. */
-    static final long HANDSHAKE_MILLIS = 10_000;
     /** Unproven connections held at once; beyond this the oldest is dropped (a flood cannot exhaust descriptors). */
     static final int MAX_UNPROVEN = 1024;
-    /** Longest select: how late a handshake deadline or the job deadline can be noticed. */
-    private static final long TICK_MILLIS = 100;
 
     private final ServerSocketChannel listener;
     private final Selector selector;
@@ -176,7 +173,7 @@ public final class RendezvousServer implements AutoCloseable {
      * @throws RankFailedException naming the ranks that never joined
      */
     public void awaitCompletion() throws IOException, InterruptedException {
-        long left = deadlineNanos - System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        long left = deadlineNanos - System.nanoTime() + COMPLETION_SLACK_NANOS;
         thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         if (completed) {
             return;

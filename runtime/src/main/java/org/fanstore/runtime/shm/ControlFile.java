@@ -1,5 +1,6 @@
 package org.fanstore.runtime.shm;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.io.IOException;

@@ -134,15 +134,6 @@ public final class ControlFileDescriptor {
     /** Entry index meaning "the client resolved none". */
     public static final int ENTRY_NONE = 0xFFFFFFFF;
 
-    /** Heartbeats are stored at least this often. */
-    public static final long HEARTBEAT_INTERVAL_NS = 100_000_000L;
-    /** Clients treat a heartbeat older than this as a dead server if its process is gone or stopped (README 4.). */
-    public static final long HEARTBEAT_STALE_NS = 3_000_000_000L;
-    /** Clients give up on a request after this long. */
-    public static final long REQUEST_DEADLINE_NS = 30_000_000_000L;
-    /** Longest single futex wait, on either side. */
-    public static final long WAIT_SLICE_NS = 100_000_000L;
-
     private ControlFileDescriptor() {
     }
 

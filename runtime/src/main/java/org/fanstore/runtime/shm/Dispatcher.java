@@ -1,5 +1,6 @@
 package org.fanstore.runtime.shm;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -12,7 +13,7 @@ import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 /**
  * The server's only loop: drain the ring, hand requests to the handler, keep the heartbeat, sweep dead slots,
  * unblock a ring whose producer died mid-record. When the ring is empty it spins briefly, then sleeps on the
- * doorbell futex for at most {@link ControlFileDescriptor#WAIT_SLICE_NS}: an idle server burns no core.
+ * doorbell futex for at most {@code WAIT_SLICE_NS}: an idle server burns no core.
  * Heartbeat and sweep live on this thread on purpose: the heartbeat then proves the dispatcher (not just the
  * JVM) is alive, and the sweeper's "not in flight" test cannot race a dispatch.
  */
@@ -21,12 +22,6 @@ final class Dispatcher implements Runnable, MessageHandler {
     static final int READ_BATCH = 64;
     /** Empty re-reads before sleeping: catches a burst's next request without a futex round trip. */
     static final int SPIN_READS = 100;
-    /** Minimum gap between heartbeat stores (clients read that cache line on every request). */
-    static final long HEARTBEAT_STORE_GAP_NS = 10_000_000L;
-    /** Sweep for dead clients this often. */
-    static final long SWEEP_INTERVAL_NS = 1_000_000_000L;
-    /** A ring head stuck this long behind the tail means a producer died between claim and commit. */
-    static final long UNBLOCK_AFTER_NS = 1_000_000_000L;
 
     private final ShmServer server;
     private final ControlFile file;
@@ -63,7 +58,7 @@ final class Dispatcher implements Runnable, MessageHandler {
 
     /**
      * Ends the loop within a wake-up. The doorbell moves too: a loop that read it before this point and is about
-     * to sleep on it returns at once instead of sleeping out a {@link ControlFileDescriptor#WAIT_SLICE_NS}
+     * to sleep on it returns at once instead of sleeping out a {@code WAIT_SLICE_NS}
      * (a lost wake-up would hold every job's end for that slice).
      */
     void stop() {

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.shm;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.io.IOException;
@@ -19,9 +20,6 @@ import org.agrona.concurrent.UnsafeBuffer;
  * something still runs on the mapping, in which case the mapping is left in place rather than risk a crash.
  */
 public final class ShmServer implements AutoCloseable {
-    /** Bounded waits during close. */
-    static final long CLOSE_JOIN_MILLIS = 2_000;
-
     private final ControlFile file;
     private final UnsafeBuffer ctl;
     private final AtomicIntegerArray inFlight;

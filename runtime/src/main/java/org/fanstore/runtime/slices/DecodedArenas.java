@@ -1,5 +1,6 @@
 package org.fanstore.runtime.slices;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -53,7 +54,6 @@ import org.fanstore.runtime.placement.CorruptBodyException;
 public final class DecodedArenas implements AutoCloseable {
     static final int ALIGN = 4096;
     private static final long MIN_MARGIN = 1L << 30;
-    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
     private static final int TODO = 0;
     private static final int DECODING = 1;
     private static final int DONE = 2;
@@ -264,7 +264,7 @@ public final class DecodedArenas implements AutoCloseable {
      * concurrent decode of it outlasts the wait.
      */
     public int ensure(int index) throws IOException {
-        long deadline = System.nanoTime() + WAIT_NANOS;
+        long deadline = System.nanoTime() + DECODE_WAIT_NANOS;
         while (true) {
             int s = state.get(index);
             if (s == DONE) {
@@ -282,12 +282,13 @@ public final class DecodedArenas implements AutoCloseable {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new IOException("decoding " + name(index) + " took over " + WAIT_NANOS / 1_000_000_000L + " s");
+                throw new IOException("decoding " + name(index) + " took over " + DECODE_WAIT_NANOS / 1_000_000_000L
+                        + " s");
             }
             try {
                 synchronized (settled) {
                     if (state.get(index) == DECODING) {
-                        TimeUnit.NANOSECONDS.timedWait(settled, Math.min(left, TimeUnit.MILLISECONDS.toNanos(50)));
+                        TimeUnit.NANOSECONDS.timedWait(settled, Math.min(left, DECODE_POLL_NANOS));
                     }
                 }
             } catch (InterruptedException e) {

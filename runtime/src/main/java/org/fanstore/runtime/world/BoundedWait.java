@@ -1,5 +1,6 @@
 package org.fanstore.runtime.world;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import mpi.MPIException;
 import mpi.Request;
 import mpi.Status;
@@ -14,14 +15,11 @@ import mpi.Status;
  * is exactly how MPJ's own blocking {@code Wait()} wakes up. Waking on that notification instead of polling
  * with {@code parkNanos} matters: on Linux a park of a few microseconds sleeps for the timer slack (50 us by
  * default) or longer, so a yield-then-park backoff would overshoot each reply by tens of microseconds, a large
- * part of a small fetch's time. Each sleep is capped at {@link #SLICE_MILLIS}, so a completion that arrives
+ * part of a small fetch's time. Each sleep is capped at {@code BOUNDED_WAIT_SLICE_MILLIS}, so a completion that arrives
  * without a notification (niodev marks a request that matches an already-arrived message complete while
  * posting it, without notifying) or a missed wake-up costs at most one slice, never the deadline.
  */
 public final class BoundedWait {
-    /** Longest single sleep before checking the request again without a notification. */
-    private static final long SLICE_MILLIS = 5;
-
     private BoundedWait() {
     }
 
@@ -52,7 +50,7 @@ public final class BoundedWait {
                     // flag and notifies while holding it: no notification can slip between check and wait.
                     if (device == null || device.itest() == null) {
                         try {
-                            monitor.wait(Math.min(SLICE_MILLIS, Math.max(1, left / 1_000_000)));
+                            monitor.wait(Math.min(BOUNDED_WAIT_SLICE_MILLIS, Math.max(1, left / 1_000_000)));
                         } catch (InterruptedException e) {
                             interrupted = true;
                         }

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.world;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -96,7 +97,7 @@ public final class MpiWorld {
                     + rank + "/" + size + "; the rendezvous table is inconsistent");
         }
         liveness.setPeers(world.allGather(liveness.endpoint(),
-                Duration.ofNanos(Math.max(deadline - System.nanoTime(), TimeUnit.SECONDS.toNanos(5)))));
+                Duration.ofNanos(Math.max(deadline - System.nanoTime(), ENDPOINTS_GATHER_MIN.toNanos()))));
         return world;
     }
 

@@ -1,5 +1,6 @@
 package org.fanstore.runtime.world;
 
+import static org.fanstore.runtime.timing.Timing.*;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -32,11 +33,6 @@ import org.fanstore.runtime.membership.RendezvousProtocol;
  * {@code clientSock}, {@code writableServerChannel} and {@code readableServerChannel}.
  */
 public final class RankJoin {
-    /** How long one step with our own processes may take before we look again at the deadline and at MPJ. */
-    private static final int STEP_MILLIS = 100;
-    /** Pause before connecting again after the rendezvous shed an unproven connection. */
-    private static final long RETRY_MILLIS = 50;
-
     private RankJoin() {
     }
 
@@ -170,7 +166,7 @@ public final class RankJoin {
                 return s.getLocalPort();
             }
             checkInit(init, deadline, rank, "connect to its rendezvous listener");
-            Thread.sleep(5);
+            Thread.sleep(SOCKET_POLL_MILLIS);
         }
     }
 

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.fanstore.prep.format.TestVectors;
 import org.fanstore.runtime.layout.RankDirectory;
+import org.fanstore.runtime.timing.Timing;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,7 +51,7 @@ class LocalCacheTest {
         Path shm = root.resolve("shm/cache");
         Path local = root.resolve("local/cache");
         ReferenceBits refs = ReferenceBits.create(root.resolve("cache.ref"), 8, MIB);
-        MaterializedCache cache = new MaterializedCache(shm, local, 3L * MIB, refs, MaterializedCache.PIN_GRACE_NANOS,
+        MaterializedCache cache = new MaterializedCache(shm, local, 3L * MIB, refs, Timing.PIN_GRACE_NANOS,
                 id -> "entry " + id, line -> { });
         long[] sizes = {MIB - 1, MIB, 2L * MIB};
         for (int id = 0; id < sizes.length; id++) {
@@ -98,7 +99,7 @@ class LocalCacheTest {
             ReferenceBits refs = ReferenceBits.create(root.resolve("cache.ref"), 8, MIB);
             List<String> log = new CopyOnWriteArrayList<>();
             MaterializedCache cache = new MaterializedCache(shm, local, 12L * MIB, refs,
-                    MaterializedCache.PIN_GRACE_NANOS, id -> "entry " + id, log::add);
+                    Timing.PIN_GRACE_NANOS, id -> "entry " + id, log::add);
             // room for the first 2 MiB file; after it, less than 2 MiB + the margin is left
             Path first = cache.obtain(0, 2L * MIB, body(0, 2 * MIB), SECOND);
             assertEquals(local, first.getParent());

@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -235,11 +236,12 @@ class MaterializedCacheTest {
     @Test
     void aPinNobodyOpensIsReclaimedAfterTheGraceWithOneLine() throws Exception {
         List<String> lines = new ArrayList<>();
-        MaterializedCache cache = new MaterializedCache(dir, 6_000, refs, TimeUnit.MILLISECONDS.toNanos(100),
-                id -> "/fanstore/ds/f" + id, lines::add);
+        AtomicLong now = new AtomicLong(123_456_789L);   // nanoTime has no fixed origin
+        MaterializedCache cache = new MaterializedCache(dir, null, 6_000, refs, TimeUnit.MILLISECONDS.toNanos(100),
+                now::get, id -> "/fanstore/ds/f" + id, lines::add);
         Path orphan = cache.obtain(1, 3_000, bytes(1, 3_000), SECOND);   // its reader died before opening it
         served(cache, 2, 3_000);
-        Thread.sleep(250);
+        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(250));
         served(cache, 3, 3_000);   // any later answer sweeps
         assertFalse(Files.exists(orphan), "reclaimed");
         assertEquals(1, cache.expiredPins());
@@ -252,8 +254,8 @@ class MaterializedCacheTest {
     @Test
     void aFileLargerThanTheWholeCacheIsStillServedByACopyOfItsOwn() throws IOException {
         List<String> lines = new ArrayList<>();
-        MaterializedCache cache = new MaterializedCache(dir, 1000, refs, SECOND, id -> "/fanstore/ds/big" + id,
-                lines::add);
+        MaterializedCache cache = new MaterializedCache(dir, null, 1000, refs, SECOND, System::nanoTime,
+                id -> "/fanstore/ds/big" + id, lines::add);
         served(cache, 4, 600);
         Path big = cache.obtain(1, 1001, bytes(1, 1001), SECOND);
         assertEquals(0, cache.usedBytes(), "the cache was emptied for it, and it does not stay");

@@ -20,6 +20,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -119,6 +120,18 @@ class DirectoryDrainTest {
         assertEquals(Set.of(), r.failed().keySet());
         assertEquals("first and more", Files.readString(out.resolve("x")));
         assertEquals("never closed", Files.readString(out.resolve("y")));
+    }
+
+    @Test
+    void whatTheFinalPassHasNoTimeLeftForIsReportedByName() throws Exception {
+        AtomicLong now = new AtomicLong();
+        DirectoryDrain d = new DirectoryDrain(out, upper, 0, 1, journal, key -> false,
+                () -> now.getAndAdd(Duration.ofMinutes(1).toNanos()));  // each look at the clock: a minute later
+        write("late", "never copied", "rw-r--r--");
+        DirectoryDrain.Report r = d.finish(Duration.ofSeconds(30));
+        assertEquals(Set.of("late"), r.failed().keySet());
+        assertTrue(r.failed().get("late").contains("the job's drain time was up"), r.failed().get("late"));
+        assertFalse(Files.exists(out.resolve("late")));
     }
 
     @Test

@@ -19,6 +19,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 
 import org.fanstore.runtime.Await;
+import org.fanstore.runtime.timing.Timing;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -131,7 +132,7 @@ class RendezvousServerTest {
                 String expected = "#Peer Information;127.0.0.1@31000@30000@0@0;127.0.0.1@31001@30001@1@0";
                 assertEquals(expected, r0.get());
                 assertEquals(expected, r1.get());
-                assertTrue(millis < RendezvousServer.HANDSHAKE_MILLIS / 2,
+                assertTrue(millis < Timing.HANDSHAKE_MILLIS / 2,
                         "the ranks waited " + millis + " ms behind strangers");
                 // everything but the silent ones and the unproven HELLOs was dropped at its first misfit
                 assertTrue(server.droppedConnections() >= spoken * 3 / 5, "dropped " + server.droppedConnections());

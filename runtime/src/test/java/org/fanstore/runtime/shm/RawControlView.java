@@ -15,6 +15,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RecordDescriptor;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.fanstore.runtime.timing.Timing;
 
 /**
  * A second, independent mapping of a control file, for tests that play a misbehaving client: write slots and
@@ -84,7 +85,7 @@ final class RawControlView implements AutoCloseable {
         final long address = buffer.addressOffset() + slotOffset(slot) + SLOT_STATE_OFFSET;
         int state;
         while ((state = state(slot)) == SLOT_SUBMITTED && System.nanoTime() < end) {
-            Futex.wait(address, SLOT_SUBMITTED, WAIT_SLICE_NS);
+            Futex.wait(address, SLOT_SUBMITTED, Timing.WAIT_SLICE_NS);
         }
         return state;
     }
