@@ -1,7 +1,8 @@
 # Sourced by multinode-read.sh and split-cpus-alternating.sh (set repo and work first; the bench module must be
 # built): the bench class path, the last CPU, and rawmpj, the raw MPJ baseline both print beside fanstore's passes.
 # shellcheck shell=bash
-bench_cp="$repo/bench/target/classes:$repo/runtime/target/classes:$repo/prep/format/target/classes:$repo/prep/target/classes"
+bench_cp="$repo/bench/target/classes:$repo/runtime/target/classes:$repo/launcher/target/classes"
+bench_cp="$bench_cp:$repo/prep/format/target/classes:$repo/prep/target/classes"
 bench_cp="$bench_cp:/usr/share/java/mpj.jar:$(ls "$repo"/bench/target/lib/*.jar | tr '\n' ':')"
 last_cpu=$(( $(nproc) - 1 ))
 rawmpj() { # rawmpj BYTES RANKS [split]: median MB/s of raw MPJ Send/Recv, rank 0 asking the other rank JVMs in turn,

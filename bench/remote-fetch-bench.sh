@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 PSL=${1:-$(( 512 << 10 ))}
 CHUNK=${2:-$(( 4 << 20 ))}
 mvn -B -o -q -pl bench -am package -DskipTests
-CP="bench/target/classes:runtime/target/classes:prep/format/target/classes:prep/target/classes:/usr/share/java/mpj.jar:$(ls bench/target/lib/*.jar | tr '\n' ':')"
+CP="bench/target/classes:runtime/target/classes:launcher/target/classes:prep/format/target/classes:prep/target/classes:/usr/share/java/mpj.jar:$(ls bench/target/lib/*.jar | tr '\n' ':')"
 export MPJ_HOME=${MPJ_HOME:-/usr/share/mpj}
 DIR=$(mktemp -d)
 JOB="bench-$$"

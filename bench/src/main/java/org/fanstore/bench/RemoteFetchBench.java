@@ -20,8 +20,8 @@ import org.fanstore.runtime.fetch.FetchSource;
 import org.fanstore.runtime.membership.JobSecret;
 import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.fetch.RemoteFetcher;
-import org.fanstore.runtime.rendezvous.RendezvousFile;
-import org.fanstore.runtime.rendezvous.RendezvousServer;
+import org.fanstore.launcher.rendezvous.RendezvousFile;
+import org.fanstore.launcher.rendezvous.RendezvousServer;
 
 /**
  * Remote-fetch throughput against raw MPJ request/response of the same sizes, in the same run (started by

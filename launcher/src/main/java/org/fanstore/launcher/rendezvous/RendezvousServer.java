@@ -1,4 +1,4 @@
-package org.fanstore.runtime.rendezvous;
+package org.fanstore.launcher.rendezvous;
 
 import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;

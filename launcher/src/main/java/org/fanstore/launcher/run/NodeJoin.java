@@ -7,8 +7,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.StringJoiner;
 import org.fanstore.runtime.liveness.RankFailedException;
-import org.fanstore.runtime.rendezvous.RendezvousFile;
-import org.fanstore.runtime.rendezvous.RendezvousServer;
+import org.fanstore.launcher.rendezvous.RendezvousFile;
+import org.fanstore.launcher.rendezvous.RendezvousServer;
 
 /**
  * The first moments of a multi-node job: every node's runtime must join node 0's rendezvous. A node that never

@@ -1,4 +1,4 @@
-package org.fanstore.runtime.rendezvous;
+package org.fanstore.launcher.rendezvous;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code --output-dir} reaches every rank, whose drain reports at the end of the job; without it the job says
  * once that outputs are discarded. (Files reach the drain through the write path; the drain's own behaviour is
- * pinned down by DirectoryDrainTest and ClusterCommitterProcessTest in the runtime.)
+ * pinned down by DirectoryDrainTest in the runtime and ClusterCommitterProcessTest.)
  */
 class OutputDirJobTest {
     private static final String DISCARDED = "are discarded when it ends";

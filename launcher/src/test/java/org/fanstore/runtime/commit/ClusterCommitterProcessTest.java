@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.fanstore.runtime.fetch.RankMain;
-import org.fanstore.runtime.rendezvous.RendezvousServer;
+import org.fanstore.launcher.rendezvous.RendezvousServer;
 import org.fanstore.runtime.world.RankProcesses;
 
 /**

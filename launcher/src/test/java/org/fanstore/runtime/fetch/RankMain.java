@@ -17,8 +17,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.fanstore.runtime.liveness.RankFailedException;
 import org.fanstore.runtime.membership.JobSecret;
-import org.fanstore.runtime.rendezvous.RendezvousFile;
-import org.fanstore.runtime.rendezvous.RendezvousServer;
+import org.fanstore.launcher.rendezvous.RendezvousFile;
+import org.fanstore.launcher.rendezvous.RendezvousServer;
 import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.world.RankJoin;
 

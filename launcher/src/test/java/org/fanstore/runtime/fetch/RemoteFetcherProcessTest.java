@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.fanstore.runtime.rendezvous.RendezvousServer;
+import org.fanstore.launcher.rendezvous.RendezvousServer;
 import org.fanstore.runtime.world.PackedRankMain;
 import org.fanstore.runtime.world.RankProcesses;
 
