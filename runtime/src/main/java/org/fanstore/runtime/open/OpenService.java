@@ -202,7 +202,7 @@ public final class OpenService implements RequestHandler {
      */
     private boolean slice(SlicePublisher sp, int index, OpenTimer responder) {
         try {
-            int got = sp.publishForReader(index);
+            int got = sp.publishFor(index);
             boolean raw = bodies.codec(index) == PartitionDescriptor.CODEC_RAW;
             if (got == SlicePublisher.DECODED_SLICE && !raw) {
                 // this open decoded it into its partition's decoded copy: a decompression, of its stored bytes

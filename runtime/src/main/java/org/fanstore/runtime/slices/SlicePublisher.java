@@ -92,11 +92,6 @@ public final class SlicePublisher implements AutoCloseable {
     /** {@link #publishFor}: published after this call decoded it into its partition's decoded copy. */
     public static final int DECODED_SLICE = 2;
 
-    /** {@link #publishFor} for an open that got to its entry before the partition's publication did. */
-    public int publishForReader(int index) throws IOException {
-        return publishFor(index);
-    }
-
     /** {@link #publish}, saying whether this call decoded the entry (an open's statistics count that as a decode). */
     public int publishFor(int index) throws IOException {
         if (map.published(index)) {
