@@ -29,6 +29,9 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
 import java.util.function.Predicate;
+import org.fanstore.runtime.output.UpperScan.Entry;
+import org.fanstore.runtime.output.UpperScan.Identity;
+import org.fanstore.runtime.output.UpperScan.Kind;
 
 /**
  * Mirrors this rank's upper directory onto the persistent output directory ({@code --output-dir}), so that the
@@ -99,27 +102,6 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
 
     /** What the final pass found: every file of the final tree it could not save, with why, and the totals. */
     public record Report(Map<String, String> failed, long copiedFiles, long copiedBytes, long busyNanos) {
-    }
-
-    /**
-     * A file, directory or symlink seen in the upper tree, or one this rank put in the output directory (ino, size,
-     * mtime: 0 for a directory or a symlink).
-     */
-    record Entry(Kind kind, long ino, long size, long mtime, int mode, String linkTarget) {
-        boolean sameBytes(Entry o) {
-            return kind == o.kind && ino == o.ino && size == o.size && mtime == o.mtime
-                    && java.util.Objects.equals(linkTarget, o.linkTarget);
-        }
-
-        Identity identity() {
-            return new Identity(ino, size, mtime);
-        }
-    }
-
-    enum Kind { FILE, LINK, DIR, OTHER }
-
-    /** A file's identity for rename detection. */
-    private record Identity(long ino, long size, long mtime) {
     }
 
     /** Starts the drain thread. */
@@ -232,7 +214,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             Map<Identity, Deque<String>> gone = new HashMap<>();
             for (Map.Entry<String, Entry> e : new TreeMap<>(drained).entrySet()) {
                 Entry d = e.getValue();
-                if (d.kind == Kind.FILE && !now.containsKey(e.getKey())) {
+                if (d.kind() == Kind.FILE && !now.containsKey(e.getKey())) {
                     gone.computeIfAbsent(d.identity(), i -> new ArrayDeque<>())
                             .add(e.getKey());
                 }
@@ -244,14 +226,14 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                 String key = e.getKey();
                 Entry s = e.getValue();
                 try {
-                    switch (s.kind) {
+                    switch (s.kind()) {
                         case DIR -> directory(key, s);
                         case LINK -> symlink(key, s);
                         case FILE -> file(key, s, gone, last, deadline, failed);
                         default -> { }  // fifos and sockets are not drained
                     }
                 } catch (IOException | RuntimeException x) {
-                    if (s.kind == Kind.FILE) {
+                    if (s.kind() == Kind.FILE) {
                         failed.put(key, "copy to " + dir.resolve(key) + " failed: " + describe(x));
                     } else {
                         failed.put(key, "making " + dir.resolve(key) + " failed: " + describe(x));
@@ -284,7 +266,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         }
         Entry d = drained.get(key);
         Path target = resolve(key);
-        if (d != null && d.kind == Kind.DIR && d.mode == s.mode && Files.isDirectory(target, NOFOLLOW)) {
+        if (d != null && d.kind() == Kind.DIR && d.mode() == s.mode() && Files.isDirectory(target, NOFOLLOW)) {
             return;
         }
         if (Files.exists(target, NOFOLLOW) && !Files.isDirectory(target, NOFOLLOW)) {
@@ -294,7 +276,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         if (!Files.isDirectory(target, NOFOLLOW)) {
             Files.createDirectory(target);
         }
-        Files.setPosixFilePermissions(target, permissions(s.mode));
+        Files.setPosixFilePermissions(target, permissions(s.mode()));
         drained.put(key, s);
     }
 
@@ -307,7 +289,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         makeParents(target.getParent());
         Path partial = copies.partial(target);
         try {
-            Files.createSymbolicLink(partial, Path.of(s.linkTarget));
+            Files.createSymbolicLink(partial, Path.of(s.linkTarget()));
             land(key, partial, target, null);
             partial = null;
         } finally {
@@ -321,8 +303,8 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         Entry d = drained.get(key);
         Path target = resolve(key);
         if (d != null && d.sameBytes(s)) {
-            if (d.mode != s.mode) {
-                Files.setPosixFilePermissions(target, permissions(s.mode));
+            if (d.mode() != s.mode()) {
+                Files.setPosixFilePermissions(target, permissions(s.mode()));
                 drained.put(key, s);
             }
             return;
@@ -341,8 +323,8 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         }
         OutputRecord published = null;
         if (!last) {
-            if (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE || r.get().size() != s.size
-                    || r.get().mtimeNanos() != s.mtime || !isSettled(r.get().objectId())) {
+            if (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE || r.get().size() != s.size()
+                    || r.get().mtimeNanos() != s.mtime() || !isSettled(r.get().objectId())) {
                 return;  // not published as it is now: still being written, or its commit not settled yet
             }
             published = r.get();
@@ -364,8 +346,8 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         Entry moved = drained.remove(source);
         drained.put(key, s);
-        if (moved == null || moved.mode != s.mode) {
-            Files.setPosixFilePermissions(to, permissions(s.mode));
+        if (moved == null || moved.mode() != s.mode()) {
+            Files.setPosixFilePermissions(to, permissions(s.mode()));
         }
         fsyncDirectory(to.getParent());
         if (!from.getParent().equals(to.getParent())) {
@@ -395,7 +377,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             if (UpperScan.changed(source, s)) {
                 return;
             }
-            copies.seal(partial, s.mode, s.mtime, s.size, sourceCrc);
+            copies.seal(partial, s.mode(), s.mtime(), s.size(), sourceCrc);
             if (!land(key, partial, target, published)) {
                 return;
             }
@@ -403,7 +385,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             drained.put(key, s);
             synchronized (this) {
                 copiedFiles++;
-                copiedBytes += s.size;
+                copiedBytes += s.size();
             }
         } finally {
             deleteQuietly(partial);
@@ -434,10 +416,10 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         for (String key : keys) {
             Entry d = drained.get(key);
             Entry s = now.get(key);
-            if (s != null && (s.kind == d.kind || (s.kind == Kind.DIR && inputDir.test(key)))) {
+            if (s != null && (s.kind() == d.kind() || (s.kind() == Kind.DIR && inputDir.test(key)))) {
                 continue;
             }
-            if (s != null && d.kind != Kind.DIR) {
+            if (s != null && d.kind() != Kind.DIR) {
                 continue;  // replaced by another kind: the directory or symlink has been made over it already
             }
             try {
@@ -447,7 +429,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                         continue;  // back meanwhile: the next pass looks at it
                     }
                     Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
-                    if (d.kind == Kind.DIR) {
+                    if (d.kind() == Kind.DIR) {
                         if (r.isPresent() && LocalOutputNamespace.isDir(r.get().mode())) {
                             continue;  // still a directory of the job (another rank has it)
                         }

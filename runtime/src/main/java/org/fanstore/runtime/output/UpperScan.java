@@ -17,8 +17,6 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.TreeMap;
 import org.fanstore.prep.format.FileModes;
-import org.fanstore.runtime.output.DirectoryDrain.Entry;
-import org.fanstore.runtime.output.DirectoryDrain.Kind;
 
 /** What a drain pass sees of this rank's upper directory: lstat of each entry, symlinks not followed. */
 final class UpperScan {
@@ -93,5 +91,26 @@ final class UpperScan {
     static boolean changed(Path source, Entry s) {
         Entry now = stat(source);
         return now == null || !now.sameBytes(s);
+    }
+
+    /**
+     * A file, directory or symlink seen in the upper tree, or one this rank put in the output directory (ino, size,
+     * mtime: 0 for a directory or a symlink).
+     */
+    record Entry(Kind kind, long ino, long size, long mtime, int mode, String linkTarget) {
+        boolean sameBytes(Entry o) {
+            return kind == o.kind && ino == o.ino && size == o.size && mtime == o.mtime
+                    && java.util.Objects.equals(linkTarget, o.linkTarget);
+        }
+
+        Identity identity() {
+            return new Identity(ino, size, mtime);
+        }
+    }
+
+    enum Kind { FILE, LINK, DIR, OTHER }
+
+    /** A file's identity for rename detection. */
+    record Identity(long ino, long size, long mtime) {
     }
 }
