@@ -6,6 +6,8 @@ public final class Errno {
     public static final int ENOENT = 2;
     /** I/O error: corrupt body, unreachable owner, server failure. */
     public static final int EIO = 5;
+    /** Invalid argument: a retired op (2-4, see {@link OpRouter}). */
+    public static final int EINVAL = 22;
     /** No space left on device: the local directory or the cache's tmpfs filled while unpacking or fetching. */
     public static final int ENOSPC = 28;
     /** Read-only file system: a write to an input file. */
