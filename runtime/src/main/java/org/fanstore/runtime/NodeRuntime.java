@@ -1,6 +1,7 @@
 package org.fanstore.runtime;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -100,10 +101,9 @@ final class NodeRuntime implements AutoCloseable {
     /** Null without --output-dir. */
     private DirectoryDrain drain;
     private volatile LocalOutputNamespace outputNamespace;
-    /** The outputs this rank published, by object id, as the fetch service sees them. */
     /** The drain's final pass, run in {@link #finish} before the table is unmapped. */
     private DirectoryDrain.Report drainReport;
-    private final HeldOutputs staging = objectId -> {
+    private final HeldOutputs heldOutputs = objectId -> {
         LocalOutputNamespace ns = outputNamespace;
         Path f = ns == null ? null : ns.heldFile(objectId);
         return f != null && Files.isRegularFile(f) ? f : null;
@@ -142,8 +142,9 @@ final class NodeRuntime implements AutoCloseable {
     private void load() throws IOException {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
-        world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
-                JobSecret.read(config.secretFile()), INIT_TIMEOUT);
+        JobSecret secret = JobSecret.read(config.secretFile());  // once, for the join and the fetch service
+        world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(), secret,
+                INIT_TIMEOUT);
         Manifest manifest = Manifest.read(config.data());
         Placement placement = new Placement(config.size(), config.replicas());
         Path partsDir = Files.createDirectories(RankDirectory.PARTS_DIR.in(config.localDir()));
@@ -184,8 +185,8 @@ final class NodeRuntime implements AutoCloseable {
 
         stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
-        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(staging, local)),
-                JobSecret.read(config.secretFile()));
+        RemoteFetcher fetcher = RemoteFetcher.start(world, stats.countServed(new OutputFetchSource(heldOutputs, local)),
+                secret);
         opened(fetcher);
         fetcher.timeServing(stats.serveTimes());
         Map<Integer, RangeSource> sources = new HashMap<>();
@@ -324,7 +325,7 @@ final class NodeRuntime implements AutoCloseable {
         ClusterCommitter committer = ClusterCommitter.start(world, applier);
         // closed after the final barrier (finish), when no rank commits any more
         opened(committer);
-        OutputData data = new FetchedOutputData(config.rank(), staging, fetcher, cacheDir);
+        OutputData data = new FetchedOutputData(config.rank(), heldOutputs, fetcher, cacheDir);
         return new OutputService(namespace, committer, applier, data, upperDir, config.rank(), workers,
                 FETCH_TIMEOUT);
     }
@@ -415,24 +416,26 @@ final class NodeRuntime implements AutoCloseable {
                     w.barrier(FINISH_TIMEOUT);
                     statsLines = StatsExchange.gather(w, stats);  // after the barrier: nobody reads any more
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }, r -> {
                 Thread t = new Thread(r, "fanstore-final-barrier");
                 t.setDaemon(true);
                 t.start();
             });
+            Throwable failed = null;
             try {
-                Object first = CompletableFuture.anyOf(barrier, failedWhileFinishing).get();
-                if (first instanceof RankFailedException e) {
-                    System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
-                            + e.getMessage());
+                if (CompletableFuture.anyOf(barrier, failedWhileFinishing).get() instanceof RankFailedException e) {
+                    failed = e;
                 }
-            } catch (ExecutionException e) {
-                System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
-                        + e.getCause().getCause().getMessage());
+            } catch (ExecutionException e) {  // the barrier thread's IOException comes wrapped, any other bare
+                failed = e.getCause() instanceof UncheckedIOException u ? u.getCause() : e.getCause();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (failed != null) {
+                System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
+                        + failed.getMessage());
             }
         }
         if (drain != null) {
