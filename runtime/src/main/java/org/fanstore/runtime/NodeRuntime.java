@@ -2,6 +2,7 @@ package org.fanstore.runtime;
 
 import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
+import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.runtime.cache.MaterializedCache;
@@ -27,6 +29,7 @@ import org.fanstore.runtime.fetch.CountingFetchSource;
 import org.fanstore.runtime.fetch.RemoteFetcher;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
+import org.fanstore.runtime.open.OpenTimer;
 import org.fanstore.runtime.output.DirectoryDrain;
 import org.fanstore.runtime.output.FetchedOutputData;
 import org.fanstore.runtime.output.LocalOutputNamespace;
@@ -54,10 +57,11 @@ import org.fanstore.runtime.fill.KeepPlan;
 import org.fanstore.runtime.fill.source.PeerSource;
 import org.fanstore.runtime.fill.source.RangeSource;
 import org.fanstore.runtime.fill.source.SharedFsSource;
+import org.fanstore.runtime.shm.OpRouter;
+import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.ShmServer;
 import org.fanstore.runtime.shm.SliceMap;
 import org.fanstore.runtime.stats.OpenKind;
-import org.fanstore.runtime.open.OpenTimer;
 import org.fanstore.runtime.stats.RankStats;
 import org.fanstore.runtime.stats.ShimCounters;
 import org.fanstore.runtime.stats.StatsTicker;
@@ -89,10 +93,9 @@ final class NodeRuntime implements AutoCloseable {
     /** Null without --output-dir. */
     private DirectoryDrain drain;
     private volatile LocalOutputNamespace outputNamespace;
-    /** The outputs this rank published, by object id, as the fetch service sees them. */
     /** The drain's final pass, run in {@link #finish} before the table is unmapped. */
     private DirectoryDrain.Report drainReport;
-    private final HeldOutputs staging = objectId -> {
+    private final HeldOutputs heldOutputs = objectId -> {
         LocalOutputNamespace ns = outputNamespace;
         Path f = ns == null ? null : ns.heldFile(objectId);
         return f != null && Files.isRegularFile(f) ? f : null;
@@ -102,6 +105,15 @@ final class NodeRuntime implements AutoCloseable {
     private volatile boolean finishing;
     private RankStats stats;
     private volatile List<String> statsLines = List.of();
+
+    /** The dataset once its table landed: placement, entries, where bodies lie, which are local and checked. */
+    private record Dataset(Manifest manifest, Placement placement, MetadataTable table, BodyIndex bodies,
+                           LocalPartitions local, BodyCheck check) {
+    }
+
+    /** What the read path's later users need: the open workers, the eager unpacker, the service, the slices. */
+    private record ReadPath(ExecutorService workers, Unpacker unpacker, OpenService open, SlicePublisher slices) {
+    }
 
     private NodeRuntime(RuntimeConfig config) {
         this.config = config;
@@ -128,136 +140,45 @@ final class NodeRuntime implements AutoCloseable {
         close();
     }
 
+    /** The stages in dependency order; each registers what it opens ({@link #opened}), so close undoes them. */
     private void load() throws IOException {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
-        world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
-                JobSecret.read(config.secretFile()), INIT_TIMEOUT);
+        JobSecret secret = JobSecret.read(config.secretFile());  // once, for the join and the fetch service
+        world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(), secret,
+                INIT_TIMEOUT);
         Manifest manifest = Manifest.read(config.data());
-        Placement placement = new Placement(config.size(), config.replicas());
-        Path partsDir = Files.createDirectories(RankDirectory.PARTS_DIR.in(config.localDir()));
-        Path filesDir = Files.createDirectories(RankDirectory.FILES_DIR.in(config.localDir()));
-        LocalPartitions local = new LocalPartitions();
-        opened(local);
-
         long tableStarted = System.nanoTime();
-        MetadataTable table = TableLanding.land(world, config.data(), manifest,
-                RankDirectory.META_TABLE.in(config.shmDir()), config.rank(), config.size(), config.replicas(),
-                filesDir.toString().getBytes(StandardCharsets.UTF_8), config.tableLoad() == TableLoad.READ,
-                COLLECTIVE_TIMEOUT);
-        opened(table);
+        Dataset data = landTable(manifest);
         long landedTable = System.nanoTime();
-        BodyIndex bodies = new BodyIndex(table);
-        String overrun = bodies.firstOverrun(manifest.partitions());
-        if (overrun != null) {
-            throw new IOException(overrun + " (" + config.data() + "); run fanstore verify " + config.data());
-        }
-        local.attach(bodies);
-        BodyCheck check = new BodyCheck(table, bodies, local, config.rank(), config.data().toString());
-        local.attach(check);
-
-        // What this node keeps, and the shared FS's descriptors of the partitions it is responsible for: a missing
-        // or altered partition is refused here, before the command starts (runtime/fill/README.md)
-        long capacity = LocalCapacity.parse(config.localCapacity()).budget(Files.getFileStore(partsDir));
-        KeepPlan plan = KeepPlan.of(manifest.regularPartitions(), manifest.broadcastPartitions(), placement,
-                config.rank(), capacity, config.prefetch());
-        Map<Integer, PartitionInfo> infos = new HashMap<>();
-        manifest.partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
-        SharedFsSource shared = new SharedFsSource(config.data(), infos::get);
-        opened(shared);
-        for (PartitionInfo p : manifest.partitions()) {
-            if (p.broadcast() || placement.holds(config.rank(), p.index())) {
-                shared.check(KeepPlan.id(p));
-            }
-        }
-
+        // asked here, before the stages below take local disk: --local-capacity auto is what is free now
+        long capacity = LocalCapacity.parse(config.localCapacity())
+                .budget(Files.getFileStore(RankDirectory.PARTS_DIR.in(config.localDir())));
+        SharedFsSource shared = checkHeldPartitions(data);
         stats = new RankStats(config.rank());
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
-        RemoteFetcher fetcher = RemoteFetcher.start(world,
-                new CountingFetchSource(new OutputFetchSource(staging, local), stats),
-                JobSecret.read(config.secretFile()));
-        opened(fetcher);
+        RemoteFetcher fetcher = opened(RemoteFetcher.start(world,
+                new CountingFetchSource(new OutputFetchSource(heldOutputs, data.local()), stats), secret));
         fetcher.timeServing(stats.serveTimes());
-        Map<Integer, RangeSource> sources = new HashMap<>();
-        sources.put(FillScheduler.SHARED_FS, shared);
-        for (int r = 0; r < config.size(); r++) {
-            if (r != config.rank()) {
-                sources.put(r, new PeerSource(fetcher, r, PEER_STALL));
-            }
-        }
-        Governor governor = new Governor(Governor.Config.fromProperties(), System::nanoTime);
-        fill = new Fill(plan, governor, sources, local, partsDir,
-                bodies, check, capacity, config.rank(), config.verbose(), RankDirectory.PREFETCHED.in(config.shmDir()));
-        local.attach(fill);
-        ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
-                table.entryCount(), MaterializedCache.LOCAL_MIN_BYTES);
-        Path cacheDir = RankDirectory.CACHE_DIR.in(config.shmDir());
-        MetadataTable names = table;
-        MaterializedCache cache = new MaterializedCache(cacheDir, RankDirectory.LOCAL_CACHE_DIR.in(config.localDir()),
-                config.cacheMb() << 20, refs,
-                PIN_GRACE_NANOS, i -> new String(names.key(i), StandardCharsets.UTF_8),
-                line -> System.err.println("fanstore rank " + config.rank() + ": " + line));
-        stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
+        buildFill(data, capacity, shared, fetcher);
         stats.attach(fill, started);
-        ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> {
-            Thread t = new Thread(r, "fanstore-open");
-            t.setDaemon(true);
-            return t;
-        });
-        opened(workers::shutdownNow);
-        Unpacker unpacker = new Unpacker(filesDir, table, bodies, local, check);
-        opened(unpacker);
-        OpenService open = new OpenService(table, bodies, local, fill, cache, unpacker, config.rank(), workers,
-                FETCH_TIMEOUT, stats);
-        SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()), manifest.partitions().size(),
-                table.entryCount());
-        SlicePublisher slices = new SlicePublisher(table, bodies, local, check, sliceMap,
-                manifest.regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER);
-        opened(slices);
-        if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
-            // LZ4 partitions this node keeps are decoded once into copies read as slices (DecodedArenas), out of
-            // what the keep plan leaves of --local-capacity
-            DecodedArenas decoded = DecodedArenas.create(table, bodies, local, check, config.rank());
-            opened(decoded);
-            slices.attach(decoded);
-            decoded.roomFrom(fill::reserve, fill::unreserve);
-        }
-        open.attach(slices);
-        // each partition becomes slices as it completes, on the fill's publish thread (docs/slices.md)
-        fill.whenAdded(config.unpack() == RuntimeConfig.Unpack.BACKGROUND ? slices::publishPulled
-                : slices::addDecodedCopy);
-        OutputService outputs = startOutputs(table, workers, fetcher, cacheDir);
-        opened(ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
-                (request, responder) -> {
-                    if (OutputService.serves(request) && OutputService.opensAFile(request)) {
-                        // a new or committed output: counted as an OUTPUT open, timed like the others
-                        OpenTimer timer = new OpenTimer(responder, stats);
-                        timer.kind(OpenKind.OUTPUT, 0);
-                        outputs.handle(request, timer);
-                    } else if (OutputService.serves(request)) {
-                        outputs.handle(request, responder);
-                    } else {
-                        open.handle(request, responder);
-                    }
-                }, true));
-        // every rank serves before any fill asks a peer; the fill closes before the fetch service (reverse order)
-        world.barrier(COLLECTIVE_TIMEOUT);
-        // closed in reverse: publishing stops at its next entry first, so the fill's publish thread ends at once
-        opened(fill);
-        stopPublishing = slices::stopPublishing;
-        opened(stopPublishing::run);
-        fill.start();
+        ReadPath read = startReadPath(data);
+        OutputService outputs = startOutputs(data.table(), read.workers(), fetcher,
+                RankDirectory.CACHE_DIR.in(config.shmDir()));
+        startControl(read.open(), outputs);
+        startFill(read.slices());
         long unpacked = System.nanoTime();
         if (config.unpack() == RuntimeConfig.Unpack.EAGER) {
             // plain per-file descriptors for every local raw file: this mode waits for the rank's own share
-            awaitOwnShare(placement, unpacker);
+            awaitOwnShare(data.placement(), read.unpacker());
         }
         long waited = System.nanoTime();
         Files.createFile(RankDirectory.READY.in(config.shmDir()));
 
         long now = System.nanoTime();
+        KeepPlan plan = fill.plan();
         readyFields = "files=" + manifest.files() + " dirs=" + manifest.dirs() + " bytes=" + manifest.rawBytes()
-                + " entries=" + table.entryCount() + " meta_bytes=" + table.tableLength()
+                + " entries=" + data.table().entryCount() + " meta_bytes=" + data.table().tableLength()
                 + " local_bytes=" + plan.keptBytes() + " peer_bytes=" + plan.peerBytes()
                 + " sharedfs_bytes=" + plan.sharedFsBytes()
                 + " load_ms=" + ms(now - started) + " init_ms=" + ms(tableStarted - started)
@@ -271,6 +192,117 @@ final class NodeRuntime implements AutoCloseable {
         if (ticker != null) {
             opened(ticker);
         }
+    }
+
+    /** Lands the metadata table (TableLanding) and refuses a partition shorter than its bodies. */
+    private Dataset landTable(Manifest manifest) throws IOException {
+        Placement placement = new Placement(config.size(), config.replicas());
+        Files.createDirectories(RankDirectory.PARTS_DIR.in(config.localDir()));
+        Path filesDir = Files.createDirectories(RankDirectory.FILES_DIR.in(config.localDir()));
+        LocalPartitions local = opened(new LocalPartitions());
+        MetadataTable table = opened(TableLanding.land(world, config.data(), manifest,
+                RankDirectory.META_TABLE.in(config.shmDir()), config.rank(), config.size(), config.replicas(),
+                filesDir.toString().getBytes(StandardCharsets.UTF_8), config.tableLoad() == TableLoad.READ,
+                COLLECTIVE_TIMEOUT));
+        BodyIndex bodies = new BodyIndex(table);
+        String overrun = bodies.firstOverrun(manifest.partitions());
+        if (overrun != null) {
+            throw new IOException(overrun + " (" + config.data() + "); run fanstore verify " + config.data());
+        }
+        local.attach(bodies);
+        BodyCheck check = new BodyCheck(table, bodies, local, config.rank(), config.data().toString());
+        local.attach(check);
+        return new Dataset(manifest, placement, table, bodies, local, check);
+    }
+
+    /**
+     * The shared FS's descriptors of the partitions this rank is responsible for: a missing or altered partition is
+     * refused here, before the command starts (runtime/fill/README.md).
+     */
+    private SharedFsSource checkHeldPartitions(Dataset data) throws IOException {
+        Map<Integer, PartitionInfo> infos = new HashMap<>();
+        data.manifest().partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
+        SharedFsSource shared = opened(new SharedFsSource(config.data(), infos::get));
+        for (PartitionInfo p : data.manifest().partitions()) {
+            if (p.broadcast() || data.placement().holds(config.rank(), p.index())) {
+                shared.check(KeepPlan.id(p));
+            }
+        }
+        return shared;
+    }
+
+    /** What this node keeps (the keep plan) and the fill that brings it, from the shared FS or a peer; not started. */
+    private void buildFill(Dataset data, long capacity, SharedFsSource shared, RemoteFetcher fetcher) {
+        KeepPlan plan = KeepPlan.of(data.manifest().regularPartitions(), data.manifest().broadcastPartitions(),
+                data.placement(), config.rank(), capacity, config.prefetch());
+        Map<Integer, RangeSource> sources = new HashMap<>();
+        sources.put(FillScheduler.SHARED_FS, shared);
+        for (int r = 0; r < config.size(); r++) {
+            if (r != config.rank()) {
+                sources.put(r, new PeerSource(fetcher, r, PEER_STALL));
+            }
+        }
+        Governor governor = new Governor(Governor.Config.fromProperties(), System::nanoTime);
+        fill = new Fill(plan, governor, sources, data.local(), RankDirectory.PARTS_DIR.in(config.localDir()),
+                data.bodies(), data.check(), capacity, config.rank(), config.verbose(),
+                RankDirectory.PREFETCHED.in(config.shmDir()));
+        data.local().attach(fill);
+    }
+
+    /**
+     * The read path: the materialised cache with its reference bits and the shim's counters, the open workers, the
+     * unpacker, the open service, and the slices (slices.map, the publisher, decoded copies; docs/slices.md).
+     */
+    private ReadPath startReadPath(Dataset data) throws IOException {
+        MetadataTable table = data.table();
+        ReferenceBits refs = ReferenceBits.create(RankDirectory.CACHE_REF.in(config.shmDir()),
+                table.entryCount(), MaterializedCache.LOCAL_MIN_BYTES);
+        MaterializedCache cache = new MaterializedCache(RankDirectory.CACHE_DIR.in(config.shmDir()),
+                RankDirectory.LOCAL_CACHE_DIR.in(config.localDir()), config.cacheMb() << 20, refs,
+                PIN_GRACE_NANOS, i -> new String(table.key(i), StandardCharsets.UTF_8),
+                line -> System.err.println("fanstore rank " + config.rank() + ": " + line));
+        stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
+        ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> daemon("fanstore-open", r));
+        opened(workers::shutdownNow);
+        Unpacker unpacker = opened(new Unpacker(RankDirectory.FILES_DIR.in(config.localDir()), table, data.bodies(),
+                data.local(), data.check()));
+        OpenService open = new OpenService(table, data.bodies(), data.local(), fill, cache, unpacker, config.rank(),
+                workers, FETCH_TIMEOUT, stats);
+        SliceMap sliceMap = SliceMap.create(RankDirectory.SLICE_MAP.in(config.shmDir()),
+                data.manifest().partitions().size(), table.entryCount());
+        SlicePublisher slices = opened(new SlicePublisher(table, data.bodies(), data.local(), data.check(), sliceMap,
+                data.manifest().regularPartitions().size(), config.unpack() != RuntimeConfig.Unpack.EAGER));
+        if (config.unpack() != RuntimeConfig.Unpack.EAGER) {
+            // LZ4 partitions this node keeps are decoded once into copies read as slices (DecodedArenas), out of
+            // what the keep plan leaves of --local-capacity
+            DecodedArenas decoded = opened(DecodedArenas.create(table, data.bodies(), data.local(), data.check(),
+                    config.rank()));
+            slices.attach(decoded);
+            decoded.roomFrom(fill::reserve, fill::unreserve);
+        }
+        open.attach(slices);
+        // each partition becomes slices as it completes, on the fill's publish thread (docs/slices.md)
+        fill.whenAdded(config.unpack() == RuntimeConfig.Unpack.BACKGROUND ? slices::publishPulled
+                : slices::addDecodedCopy);
+        return new ReadPath(workers, unpacker, open, slices);
+    }
+
+    /** ctl: the shim's requests, each op to its service ({@link OpRouter}); output opens are timed as OUTPUT. */
+    private void startControl(OpenService open, OutputService outputs) throws IOException {
+        RequestHandler outputOpens = (request, responder) ->
+                outputs.handle(request, new OpenTimer(responder, stats).kind(OpenKind.OUTPUT, 0));
+        opened(ShmServer.create(RankDirectory.CONTROL_FILE.in(config.shmDir()), SLOTS, SLOT_BYTES, RING_BYTES,
+                new OpRouter(open, outputOpens, outputs::handle), true));
+    }
+
+    /** Past a barrier (every rank serves before any fill asks a peer), the fill starts; it closes before them. */
+    private void startFill(SlicePublisher slices) throws IOException {
+        world.barrier(COLLECTIVE_TIMEOUT);
+        // closed in reverse: publishing stops at its next entry first, so the fill's publish thread ends at once
+        opened(fill);
+        stopPublishing = slices::stopPublishing;
+        opened(stopPublishing::run);
+        fill.start();
     }
 
     /** --unpack eager: waits (bounded) for this rank's own partitions, then unpacks their raw files. */
@@ -298,30 +330,28 @@ final class NodeRuntime implements AutoCloseable {
      */
     private OutputService startOutputs(MetadataTable table, ExecutorService workers, RemoteFetcher fetcher,
                                        Path cacheDir) throws IOException {
-        Path upperDir = RankDirectory.UPPER_DIR.in(config.localDir());
-        Files.createDirectories(upperDir);
+        Path upperDir = Files.createDirectories(RankDirectory.UPPER_DIR.in(config.localDir()));
         Files.setPosixFilePermissions(upperDir, RankDirectory.UPPER_DIR.permissions());
-        OutputJournal journal = OutputJournal.create(RankDirectory.OUTPUT_JOURNAL.in(config.shmDir()), config.rank(),
-                upperDir, JOURNAL_BYTES);
-        opened(journal);
+        OutputJournal journal = opened(OutputJournal.create(RankDirectory.OUTPUT_JOURNAL.in(config.shmDir()),
+                config.rank(), upperDir, JOURNAL_BYTES));
         LocalOutputNamespace namespace = new LocalOutputNamespace(table, journal, config.rank(), upperDir);
         outputNamespace = namespace;
         if (config.outputDir() != null) {
             drain = new DirectoryDrain(config.outputDir(), upperDir, config.rank(), config.size(), namespace,
                     key -> isInputDir(table, key)).start();
         }
-        OutputApplier applier = new OutputApplier(namespace, upperDir, outputDrain(), config.rank());
-        ClusterCommitter committer = ClusterCommitter.start(world, applier);
+        OutputApplier applier = new OutputApplier(namespace, upperDir, drain != null ? drain : OutputDrain.NONE,
+                config.rank());
         // closed after the final barrier (finish), when no rank commits any more
-        opened(committer);
-        OutputData data = new FetchedOutputData(config.rank(), staging, fetcher, cacheDir);
+        ClusterCommitter committer = opened(ClusterCommitter.start(world, applier));
+        OutputData data = new FetchedOutputData(config.rank(), heldOutputs, fetcher, cacheDir);
         return new OutputService(namespace, committer, applier, data, upperDir, config.rank(), workers,
                 FETCH_TIMEOUT);
     }
 
     private static boolean isInputDir(MetadataTable table, String key) {
         int idx = table.lookup(key.getBytes(StandardCharsets.UTF_8));
-        return idx >= 0 && (table.mode(idx) & 0170000) == 0040000;
+        return idx >= 0 && FileModes.isDirectory(table.mode(idx));
     }
 
     /** Registers c to be closed at the end, after everything registered later ({@link #close}). */
@@ -330,17 +360,18 @@ final class NodeRuntime implements AutoCloseable {
         return c;
     }
 
+    private static Thread daemon(String name, Runnable r) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
     private static long ms(long nanos) {
         return nanos / 1_000_000;
     }
 
     String readyFields() {
         return readyFields;
-    }
-
-    /** Where this rank's applied output records go: the output directory's drain, or nowhere. */
-    OutputDrain outputDrain() {
-        return drain != null ? drain : OutputDrain.NONE;
     }
 
     /**
@@ -405,24 +436,22 @@ final class NodeRuntime implements AutoCloseable {
                     w.barrier(FINISH_TIMEOUT);
                     statsLines = StatsExchange.gather(w, stats);  // after the barrier: nobody reads any more
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
-            }, r -> {
-                Thread t = new Thread(r, "fanstore-final-barrier");
-                t.setDaemon(true);
-                t.start();
-            });
+            }, r -> daemon("fanstore-final-barrier", r).start());
+            Throwable failed = null;
             try {
-                Object first = CompletableFuture.anyOf(barrier, failedWhileFinishing).get();
-                if (first instanceof RankFailedException e) {
-                    System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
-                            + e.getMessage());
+                if (CompletableFuture.anyOf(barrier, failedWhileFinishing).get() instanceof RankFailedException e) {
+                    failed = e;
                 }
-            } catch (ExecutionException e) {
-                System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
-                        + e.getCause().getCause().getMessage());
+            } catch (ExecutionException e) {  // the barrier thread's IOException comes wrapped, any other bare
+                failed = e.getCause() instanceof UncheckedIOException u ? u.getCause() : e.getCause();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (failed != null) {
+                System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
+                        + failed.getMessage());
             }
         }
         if (drain != null) {

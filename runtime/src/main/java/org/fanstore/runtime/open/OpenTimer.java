@@ -38,9 +38,10 @@ public final class OpenTimer implements Responder {
     }
 
     /** What this open turned out to be, and the bytes read (local kinds) or fetched (remote) to answer it. */
-    public void kind(OpenKind what, long bytesRead) {
+    public OpenTimer kind(OpenKind what, long bytesRead) {
         this.kind = what;
         this.bytes = bytesRead;
+        return this;
     }
 
     /** When the handler first looked at the request ({@link System#nanoTime()}). */

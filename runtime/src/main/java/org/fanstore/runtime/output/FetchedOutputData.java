@@ -27,14 +27,14 @@ import org.fanstore.runtime.fetch.RemoteFetcher;
  */
 public final class FetchedOutputData implements OutputData {
     private final int rank;
-    private final HeldOutputs staging;
+    private final HeldOutputs heldOutputs;
     private final RemoteFetcher fetcher;
     private final Path cacheDir;
     private final Map<Long, CompletableFuture<Path>> fetching = new ConcurrentHashMap<>();
 
-    public FetchedOutputData(int rank, HeldOutputs staging, RemoteFetcher fetcher, Path cacheDir) {
+    public FetchedOutputData(int rank, HeldOutputs held, RemoteFetcher fetcher, Path cacheDir) {
         this.rank = rank;
-        this.staging = staging;
+        this.heldOutputs = held;
         this.fetcher = fetcher;
         this.cacheDir = cacheDir;
     }
@@ -45,7 +45,7 @@ public final class FetchedOutputData implements OutputData {
             throw new IllegalArgumentException("not a file: " + file);
         }
         if (file.holderRank() == rank) {
-            Path held = staging.file(file.objectId());
+            Path held = heldOutputs.file(file.objectId());
             if (held == null) {
                 throw new NoSuchFileException("output object " + file.objectId() + " (not staged on this rank)");
             }

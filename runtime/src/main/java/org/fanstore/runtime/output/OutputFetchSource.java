@@ -17,11 +17,11 @@ import org.fanstore.runtime.fetch.FetchSource;
  * source routes.
  */
 public final class OutputFetchSource implements FetchSource {
-    private final HeldOutputs staging;
+    private final HeldOutputs held;
     private final FetchSource inputs;
 
-    public OutputFetchSource(HeldOutputs staging, FetchSource inputs) {
-        this.staging = staging;
+    public OutputFetchSource(HeldOutputs held, FetchSource inputs) {
+        this.held = held;
         this.inputs = inputs;
     }
 
@@ -30,7 +30,7 @@ public final class OutputFetchSource implements FetchSource {
         if (!OutputObjects.isOutput(id)) {
             return inputs.length(id);
         }
-        Path file = staging.file(id);
+        Path file = held.file(id);
         if (file == null) {
             return NOT_HELD;
         }
@@ -52,7 +52,7 @@ public final class OutputFetchSource implements FetchSource {
             inputs.read(id, position, dst);
             return;
         }
-        Path file = staging.file(id);
+        Path file = held.file(id);
         if (file == null) {
             throw new NoSuchFileException("output object " + id);
         }

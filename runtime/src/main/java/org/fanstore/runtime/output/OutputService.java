@@ -53,16 +53,6 @@ public final class OutputService {
         this.timeout = timeout;
     }
 
-    /** Whether {@code request} (one this service serves) opens a file: OPEN of a committed output. */
-    public static boolean opensAFile(final Request request) {
-        return request.op() == OP_OPEN;
-    }
-
-    /** Whether this service answers the request (output operations, and OPEN of no table entry). */
-    public static boolean serves(final Request request) {
-        return request.op() != OP_OPEN || request.entryIndex() == ENTRY_NONE;
-    }
-
     /** Hands the request to a worker; never blocks the caller. */
     public void handle(final Request request, final Responder responder) {
         try {
@@ -93,7 +83,7 @@ public final class OutputService {
             case OP_RMDIR -> answer(responder, commit(record(OutputRecord.Kind.RMDIR, r.source(), null, 0, false)));
             case OP_MKDIR -> answer(responder, commit(record(OutputRecord.Kind.DIR, r.source(), null,
                     S_IFDIR | (r.entryIndex() & 07777), true)));
-            default -> responder.error(Errnos.EINVAL);  // 2-4: CREATE, RELEASE, HOLD of the staging design
+            default -> responder.error(Errnos.EINVAL);  // an op this service does not serve: OpRouter sends none
         }
     }
 

@@ -12,7 +12,8 @@ public final class Errno {
     public static final int EEXIST = 17;
     /** Is a directory: an OPEN of a directory (the shim lists directories itself). */
     public static final int EISDIR = 21;
-    /** Invalid argument: an OPEN of an entry neither a regular file nor a directory. */
+    /** Invalid argument: a retired op (2-4, see {@link OpRouter}), or an OPEN of an entry neither a regular file nor
+     * a directory. */
     public static final int EINVAL = 22;
     /** Read-only file system: a write to an input file. */
     public static final int EROFS = 30;
