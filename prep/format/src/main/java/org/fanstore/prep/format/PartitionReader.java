@@ -91,6 +91,28 @@ public final class PartitionReader implements AutoCloseable {
         }
         final ByteBuffer header = ByteBuffer.allocate(HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
         Lz4Chunked.readFully(channel, header, 0);
+        validateHeader(file, header, fileSize);
+        return header;
+    }
+
+    /**
+     * Checks a partition's fixed header read from elsewhere (the first {@code HEADER_LENGTH} bytes of an object in a
+     * store, {@code name} naming it in messages) against the object's size, as {@link #checkHeader(Path,
+     * FileChannel)} does for a file.
+     */
+    public static Header checkHeader(final Path name, final byte[] first, final long size) throws IOException {
+        if (size < HEADER_LENGTH || first.length < HEADER_LENGTH) {
+            throw new CorruptPartitionException(name, "only " + Math.min(size, first.length) + " bytes, shorter than"
+                + " the " + HEADER_LENGTH + "-byte header (truncated?)");
+        }
+        final ByteBuffer header = ByteBuffer.wrap(first, 0, HEADER_LENGTH).slice().order(ByteOrder.LITTLE_ENDIAN);
+        validateHeader(name, header, size);
+        return new Header(header.getInt(PARTITION_INDEX_OFFSET), (header.getInt(FLAGS_OFFSET) & FLAG_BROADCAST) != 0,
+            header.getLong(ENTRY_COUNT_OFFSET));
+    }
+
+    private static void validateHeader(final Path file, final ByteBuffer header, final long fileSize)
+            throws IOException {
         final byte[] magic = Arrays.copyOfRange(header.array(), MAGIC_OFFSET, MAGIC_OFFSET + MAGIC.length);
         if (!Arrays.equals(magic, MAGIC)) {
             throw new CorruptPartitionException(file, "not a fanstore partition (bad magic)");
@@ -119,7 +141,6 @@ public final class PartitionReader implements AutoCloseable {
             throw new CorruptPartitionException(file, "data area starts at byte " + dataOffset +
                 " but the file has " + fileSize + " bytes (truncated?)");
         }
-        return header;
     }
 
     public Path file() {

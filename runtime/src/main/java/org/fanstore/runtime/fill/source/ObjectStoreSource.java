@@ -1,0 +1,90 @@
+package org.fanstore.runtime.fill.source;
+
+import java.io.IOException;
+import java.nio.channels.WritableByteChannel;
+import java.nio.file.Path;
+import java.util.function.IntFunction;
+import org.fanstore.prep.format.PartitionDescriptor;
+import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.format.PartitionReader;
+import org.fanstore.prep.store.DatasetLocation;
+import org.fanstore.prep.store.ObjectStore;
+import org.fanstore.prep.store.StoreException;
+
+/**
+ * The partition objects of a dataset in a bucket ({@code PREFIX/NAME.fs/<partition file>}): ranged GETs only, the
+ * exact range asked for (a reader's first), large ranges in parallel parts delivered in order; never one request
+ * per sample. A store that stays silent past the client's bounds (prep/store README) is reported as down.
+ */
+public final class ObjectStoreSource implements RangeSource {
+    private final ObjectStore store;
+    private final DatasetLocation dataset;
+    private final IntFunction<PartitionInfo> infos;
+
+    /** @param infos partition id (regular p, or -1-i for broadcast i) to its manifest line */
+    public ObjectStoreSource(ObjectStore store, DatasetLocation dataset, IntFunction<PartitionInfo> infos) {
+        if (!dataset.isObjectStore()) {
+            throw new IllegalArgumentException(dataset + " is not in an object store");
+        }
+        this.store = store;
+        this.dataset = dataset;
+        this.infos = infos;
+    }
+
+    @Override
+    public String kind() {
+        return "objectstore";
+    }
+
+    /**
+     * Checks partition p's object: its size against the manifest and its fixed header (one HEAD and one small
+     * ranged GET), as {@link SharedFsSource#check} does for a file: a missing, foreign or damaged object is refused
+     * before the command starts.
+     */
+    public void check(int p) throws IOException {
+        PartitionInfo info = infos.apply(p);
+        String key = dataset.objectKey(info.fileName());
+        long size;
+        try {
+            size = store.size(dataset.bucket(), key);
+        } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.NO_KEY) {
+                throw new IOException("partition " + info.fileName() + " (listed in the manifest) is missing from "
+                        + dataset + ": run fanstore prep again");
+            }
+            throw e;
+        }
+        if (size != info.bytes()) {
+            throw new IOException(String.format("partition %s in %s is damaged: %d bytes, the manifest says %d"
+                    + " bytes; run fanstore prep again", info.fileName(), dataset, size, info.bytes()));
+        }
+        int n = (int) Math.min(size, PartitionDescriptor.HEADER_LENGTH);
+        byte[] first = new byte[n];
+        store.read(dataset.bucket(), key, 0, java.nio.ByteBuffer.wrap(first));
+        PartitionReader.Header h = PartitionReader.checkHeader(Path.of(dataset.url(info.fileName())), first, size);
+        if (h.entryCount() != info.entries() || h.index() != info.index() || h.broadcast() != info.broadcast()) {
+            throw new IOException(String.format("partition %s in %s holds %d entries as %s partition %d, the"
+                    + " manifest says %d entries as %s partition %d; run fanstore prep again", info.fileName(),
+                    dataset, h.entryCount(), h.broadcast() ? "broadcast" : "regular", h.index(), info.entries(),
+                    info.broadcast() ? "broadcast" : "regular", info.index()));
+        }
+    }
+
+    @Override
+    public void read(int p, long position, long length, WritableByteChannel sink, boolean forReader)
+            throws IOException {
+        PartitionInfo info = infos.apply(p);
+        if (position < 0 || length < 0 || position + length > info.bytes()) {
+            throw new IOException("bytes " + position + "+" + length + " lie outside partition " + info.fileName()
+                    + " of " + dataset + " (" + info.bytes() + " bytes)");
+        }
+        try {
+            store.readParallel(dataset.bucket(), dataset.objectKey(info.fileName()), position, length, sink);
+        } catch (StoreException e) {
+            if (e.reason() == StoreException.Reason.NOT_ANSWERING) {
+                throw new SourceDownException(e.getMessage(), e);
+            }
+            throw e;
+        }
+    }
+}
