@@ -56,7 +56,8 @@ import org.fanstore.runtime.fill.Governor;
 import org.fanstore.runtime.fill.KeepPlan;
 import org.fanstore.runtime.fill.source.PeerSource;
 import org.fanstore.runtime.fill.source.RangeSource;
-import org.fanstore.runtime.fill.source.SharedFsSource;
+import org.fanstore.runtime.fill.source.HomeSource;
+import org.fanstore.runtime.home.DatasetHome;
 import org.fanstore.runtime.shm.OpRouter;
 import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.ShmServer;
@@ -147,20 +148,22 @@ final class NodeRuntime implements AutoCloseable {
         JobSecret secret = JobSecret.read(config.secretFile());  // once, for the join and the fetch service
         world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(), secret,
                 INIT_TIMEOUT);
-        Manifest manifest = Manifest.read(config.data());
+        DatasetHome home = opened(DatasetHome.open(config.data(), config.localDir()));
+        Manifest manifest = home.manifest();
         long tableStarted = System.nanoTime();
-        Dataset data = landTable(manifest);
+        Dataset data = landTable(home, manifest);
         long landedTable = System.nanoTime();
         // asked here, before the stages below take local disk: --local-capacity auto is what is free now
         long capacity = LocalCapacity.parse(config.localCapacity())
                 .budget(Files.getFileStore(RankDirectory.PARTS_DIR.in(config.localDir())));
-        SharedFsSource shared = checkHeldPartitions(data);
+        HomeSource homeSource = checkHeldPartitions(home, data);
         stats = new RankStats(config.rank());
+        stats.attachHome(home);
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
         RemoteFetcher fetcher = opened(RemoteFetcher.start(world,
                 new CountingFetchSource(new OutputFetchSource(heldOutputs, data.local()), stats), secret));
         fetcher.timeServing(stats.serveTimes());
-        buildFill(data, capacity, shared, fetcher);
+        buildFill(data, capacity, homeSource, fetcher);
         stats.attach(fill, started);
         ReadPath read = startReadPath(data);
         OutputService outputs = startOutputs(data.table(), read.workers(), fetcher,
@@ -194,49 +197,53 @@ final class NodeRuntime implements AutoCloseable {
         }
     }
 
-    /** Lands the metadata table (TableLanding) and refuses a partition shorter than its bodies. */
-    private Dataset landTable(Manifest manifest) throws IOException {
+    /**
+     * Lands the metadata table (TableLanding; from a bucket, the rank that reads it GETs it first: runtime/home) and
+     * refuses a partition shorter than its bodies.
+     */
+    private Dataset landTable(DatasetHome home, Manifest manifest) throws IOException {
         Placement placement = new Placement(config.size(), config.replicas());
         Files.createDirectories(RankDirectory.PARTS_DIR.in(config.localDir()));
         Path filesDir = Files.createDirectories(RankDirectory.FILES_DIR.in(config.localDir()));
         LocalPartitions local = opened(new LocalPartitions());
-        MetadataTable table = opened(TableLanding.land(world, config.data(), manifest,
-                RankDirectory.META_TABLE.in(config.shmDir()), config.rank(), config.size(), config.replicas(),
-                filesDir.toString().getBytes(StandardCharsets.UTF_8), config.tableLoad() == TableLoad.READ,
-                COLLECTIVE_TIMEOUT));
+        boolean readItself = config.tableLoad() == TableLoad.READ;
+        MetadataTable table = opened(home.landTable(config.rank() == 0 || readItself, dir -> TableLanding.land(world,
+                dir, manifest, RankDirectory.META_TABLE.in(config.shmDir()), config.rank(), config.size(),
+                config.replicas(), filesDir.toString().getBytes(StandardCharsets.UTF_8), readItself,
+                COLLECTIVE_TIMEOUT)));
         BodyIndex bodies = new BodyIndex(table);
         String overrun = bodies.firstOverrun(manifest.partitions());
         if (overrun != null) {
-            throw new IOException(overrun + " (" + config.data() + "); run fanstore verify " + config.data());
+            throw new IOException(overrun + " (" + home.name() + "); run fanstore verify " + home.name());
         }
         local.attach(bodies);
-        BodyCheck check = new BodyCheck(table, bodies, local, config.rank(), config.data().toString());
+        BodyCheck check = new BodyCheck(table, bodies, local, config.rank(), home.name());
         local.attach(check);
         return new Dataset(manifest, placement, table, bodies, local, check);
     }
 
     /**
-     * The shared FS's descriptors of the partitions this rank is responsible for: a missing or altered partition is
-     * refused here, before the command starts (runtime/fill/README.md).
+     * The home's source of the partitions (shared FS or bucket), after checking those this rank is responsible for:
+     * a missing or altered partition is refused here, before the command starts (runtime/fill/README.md).
      */
-    private SharedFsSource checkHeldPartitions(Dataset data) throws IOException {
+    private HomeSource checkHeldPartitions(DatasetHome home, Dataset data) throws IOException {
         Map<Integer, PartitionInfo> infos = new HashMap<>();
         data.manifest().partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
-        SharedFsSource shared = opened(new SharedFsSource(config.data(), infos::get));
+        HomeSource source = home.source(infos::get);
         for (PartitionInfo p : data.manifest().partitions()) {
             if (p.broadcast() || data.placement().holds(config.rank(), p.index())) {
-                shared.check(KeepPlan.id(p));
+                source.check(KeepPlan.id(p));
             }
         }
-        return shared;
+        return source;
     }
 
-    /** What this node keeps (the keep plan) and the fill that brings it, from the shared FS or a peer; not started. */
-    private void buildFill(Dataset data, long capacity, SharedFsSource shared, RemoteFetcher fetcher) {
+    /** What this node keeps (the keep plan) and the fill that brings it, from the home or a peer; not started. */
+    private void buildFill(Dataset data, long capacity, HomeSource home, RemoteFetcher fetcher) {
         KeepPlan plan = KeepPlan.of(data.manifest().regularPartitions(), data.manifest().broadcastPartitions(),
                 data.placement(), config.rank(), capacity, config.prefetch());
         Map<Integer, RangeSource> sources = new HashMap<>();
-        sources.put(FillScheduler.SHARED_FS, shared);
+        sources.put(FillScheduler.HOME, home);
         for (int r = 0; r < config.size(); r++) {
             if (r != config.rank()) {
                 sources.put(r, new PeerSource(fetcher, r, PEER_STALL));

@@ -16,7 +16,7 @@ import java.util.function.Function;
  * unknown, repeated or missing key is a launcher bug (or a launcher and runtime from different builds) and
  * says so.
  */
-public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, Path data, Path localDir,
+public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, String data, Path localDir,
                             Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean verbose,
                             String localCapacity, boolean prefetch, Path outputDir,
                             Path secretFile, TableLoad tableLoad) {
@@ -76,7 +76,8 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         RANK("rank", c -> Integer.toString(c.rank())),
         SIZE("size", c -> Integer.toString(c.size())),
         RENDEZVOUS("rendezvous", c -> c.rendezvousHost() + ":" + c.rendezvousPort()),
-        DATA("data", c -> c.data().toString()),
+        /** The dataset: an absolute path or s3://BUCKET/PREFIX/NAME.fs (its credentials: the environment only). */
+        DATA("data", RuntimeConfig::data),
         LOCAL_DIR("local-dir", c -> c.localDir().toString()),
         SHM_DIR("shm-dir", c -> c.shmDir().toString()),
         CACHE_MB("cache-mb", c -> Long.toString(c.cacheMb())),
@@ -163,7 +164,7 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
             throw new IllegalArgumentException(Key.PREFETCH.option + " must be on or off, got " + prefetch);
         }
         return new RuntimeConfig(intOf(Key.RANK, need(kv, Key.RANK)), intOf(Key.SIZE, need(kv, Key.SIZE)),
-                rv.substring(0, colon), intOf(Key.RENDEZVOUS, rv.substring(colon + 1)), Path.of(need(kv, Key.DATA)),
+                rv.substring(0, colon), intOf(Key.RENDEZVOUS, rv.substring(colon + 1)), need(kv, Key.DATA),
                 Path.of(need(kv, Key.LOCAL_DIR)), Path.of(need(kv, Key.SHM_DIR)),
                 longOf(Key.CACHE_MB, need(kv, Key.CACHE_MB)), intOf(Key.REPLICAS, need(kv, Key.REPLICAS)),
                 need(kv, Key.JOB_ID),

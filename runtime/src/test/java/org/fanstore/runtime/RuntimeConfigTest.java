@@ -14,7 +14,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** The launcher's toArgs and the runtime's parse are one contract: what one writes the other reads back. */
 class RuntimeConfigTest {
     static RuntimeConfig sample(RuntimeConfig.Unpack unpack, boolean other, boolean verbose) {
-        return new RuntimeConfig(3, 8, "fe80::1%eth0", 45123, Path.of("/data/in=1.fs"), Path.of("/tmp/f/rank-3"),
+        return new RuntimeConfig(3, 8, "fe80::1%eth0", 45123, other ? "s3://bkt/pre/in=1.fs" : "/data/in=1.fs",
+                Path.of("/tmp/f/rank-3"),
                 Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, verbose,
                 other ? "auto" : "50%", !verbose, other ? Path.of("/lustre/out put") : null,
                 Path.of("/dev/shm/f/secret"),

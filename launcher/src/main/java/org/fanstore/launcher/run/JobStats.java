@@ -68,13 +68,22 @@ final class JobStats {
         long first = (Long) t.get("first_byte_ms");
         return String.format(Locale.ROOT,
                 "fanstore: %s, %d opens (%s local, %s cache hits, %s remote), %s opened, %s,"
-                        + " load %.1f s, first byte %s; bytes from local %s, peers %s, shared FS %s; kept %s of %s"
+                        + " load %.1f s, first byte %s; bytes from local %s, peers %s, shared FS %s%s; kept %s of %s"
                         + " planned", who, all, pct(local, all), pct(cache, all), pct(remote, all),
                 ReadyLine.human(read), p99, maxOf("load_ms") / 1000.0,
                 first < 0 ? "none" : String.format(Locale.ROOT, "%.2f s", first / 1000.0),
                 ReadyLine.human(fill.get("bytes_from_local")), ReadyLine.human(fill.get("bytes_from_peer")),
-                ReadyLine.human(fill.get("bytes_from_sharedfs")), ReadyLine.human(fill.get("bytes_local")),
+                ReadyLine.human(fill.get("bytes_from_sharedfs")), objectStore(fill),
+                ReadyLine.human(fill.get("bytes_local")),
                 ReadyLine.human(fill.get("bytes_planned")));
+    }
+
+    /** ", object store B in N requests" when the job read from one, else nothing. */
+    private static String objectStore(Map<String, Long> fill) {
+        long bytes = fill.getOrDefault("bytes_from_objectstore", 0L);
+        long requests = fill.getOrDefault("objectstore_requests", 0L);
+        return bytes == 0 && requests == 0 ? "" : ", object store " + ReadyLine.human(bytes) + " in " + requests
+                + " requests";
     }
 
     /** The earliest first byte of any rank (ms from its start), or -1 when no rank answered an open. */
@@ -90,11 +99,11 @@ final class JobStats {
     }
 
     /** Writes the JSON document to {@code file} (atomically: a reader never sees half of it). */
-    void write(Path file, String jobId, Path dataset, int worldSize, double wallSeconds, int exitStatus,
+    void write(Path file, String jobId, String dataset, int worldSize, double wallSeconds, int exitStatus,
                List<String> command) throws IOException {
         Map<String, Object> job = new LinkedHashMap<>();
         job.put("id", jobId);
-        job.put("dataset", dataset.toAbsolutePath().toString());
+        job.put("dataset", dataset);
         job.put("ranks", worldSize);
         job.put("ranks_reported", ranks.size());
         job.put("wall_s", wallSeconds);
@@ -175,6 +184,12 @@ final class JobStats {
         Map<String, Long> p = new LinkedHashMap<>();
         for (String k : new String[] {"bytes_from_local", "bytes_from_peer", "bytes_from_sharedfs"}) {
             p.put(k, num(f, k));
+        }
+        // a dataset in a bucket (runtime/home): present when non-zero
+        for (String k : new String[] {"bytes_from_objectstore", "objectstore_requests"}) {
+            if (num(f, k) != 0) {
+                p.put(k, num(f, k));
+            }
         }
         for (String k : new String[] {"partitions_planned", "partitions_local", "bytes_planned", "bytes_local",
                 "ms"}) {

@@ -2,12 +2,13 @@ package org.fanstore.launcher.run;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.StringJoiner;
 import org.fanstore.runtime.liveness.RankFailedException;
 import org.fanstore.launcher.rendezvous.RendezvousFile;
+import org.fanstore.launcher.rendezvous.RendezvousPlace;
+import org.fanstore.prep.store.StoreException;
 import org.fanstore.launcher.rendezvous.RendezvousServer;
 
 /**
@@ -23,16 +24,20 @@ final class NodeJoin {
     }
 
     /** On a node other than 0: node 0's address, or empty after saying why this node cannot join. */
-    static Optional<RendezvousFile.Endpoint> awaitNodeZero(Path dir, JobEnvironment job, Duration timeout,
-                                                           PrintStream err) throws InterruptedException {
+    static Optional<RendezvousFile.Endpoint> awaitNodeZero(RendezvousPlace place, JobEnvironment job,
+                                                           Duration timeout, PrintStream err)
+            throws InterruptedException {
         try {
-            return Optional.of(RendezvousFile.await(dir, job.jobId(), timeout));
+            return Optional.of(place.await(job.jobId(), timeout));
+        } catch (StoreException e) {
+            err.println("fanstore run: node " + job.nodeId() + " of " + job.nodeCount() + " cannot join: " + e
+                    .getMessage());
+            return Optional.empty();
         } catch (IOException e) {
-            Path shared = dir.toAbsolutePath();
             err.println("fanstore run: node " + job.nodeId() + " of " + job.nodeCount() + " cannot join: node 0 did"
-                    + " not publish its address as " + RendezvousFile.path(shared, job.jobId()) + " within "
-                    + timeout.toSeconds() + " s. Every node must see " + shared + " (a shared file system; see"
-                    + " --rendezvous-dir), and node 0 must run too: start fanstore run with srun, one task per node");
+                    + " not publish its address as " + place.where(job.jobId()) + " within "
+                    + timeout.toSeconds() + " s. Every node must see " + place.mustSee()
+                    + ", and node 0 must run too: start fanstore run with srun, one task per node");
             return Optional.empty();
         }
     }
@@ -43,8 +48,8 @@ final class NodeJoin {
      * nodes joined and what to check. The server's own deadline must be later than {@code timeout}: the
      * runtimes are stopped here first, so no MPJ stack trace reaches the user when the server gives up.
      */
-    static boolean awaitAllNodes(RendezvousServer server, JobSupervisor supervisor, JobEnvironment job, Path dir,
-                                 Duration timeout, PrintStream err) throws InterruptedException {
+    static boolean awaitAllNodes(RendezvousServer server, JobSupervisor supervisor, JobEnvironment job,
+                                 RendezvousPlace place, Duration timeout, PrintStream err) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!server.finished()) {
             if (supervisor.runtimeDied()) {
@@ -54,7 +59,7 @@ final class NodeJoin {
                 int[] missing = server.missingRanks();
                 supervisor.tearDown(0);
                 server.close();
-                err.println(missingMessage(job, missing, timeout, dir));
+                err.println(missingMessage(job, missing, timeout, place));
                 return false;
             }
             Thread.sleep(POLL_MILLIS);
@@ -63,7 +68,7 @@ final class NodeJoin {
             server.awaitCompletion();
             return true;
         } catch (RankFailedException e) {
-            err.println(missingMessage(job, e.ranks(), timeout, dir));
+            err.println(missingMessage(job, e.ranks(), timeout, place));
             return false;
         } catch (IOException e) {
             err.println("fanstore run: the nodes could not join: " + e.getMessage());
@@ -71,7 +76,7 @@ final class NodeJoin {
         }
     }
 
-    private static String missingMessage(JobEnvironment job, int[] missing, Duration timeout, Path dir) {
+    private static String missingMessage(JobEnvironment job, int[] missing, Duration timeout, RendezvousPlace place) {
         StringJoiner names = new StringJoiner(", ");
         for (int node : missing) {
             names.add(Integer.toString(node));
@@ -79,7 +84,6 @@ final class NodeJoin {
         return "fanstore run: only " + (job.nodeCount() - missing.length) + " of " + job.nodeCount()
                 + " nodes joined within " + timeout.toSeconds() + " s (missing: node " + names + ")."
                 + " Every node must run fanstore run in the same job step: under SLURM start it with srun (one task"
-                + " per node), not from the batch script alone; and every node must see " + dir.toAbsolutePath()
-                + " (--rendezvous-dir)";
+                + " per node), not from the batch script alone; and every node must see " + place.mustSee();
     }
 }

@@ -15,12 +15,18 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionFiles;
+import org.fanstore.prep.store.DatasetLocation;
+import org.fanstore.prep.store.ObjectStore;
+import org.fanstore.prep.store.StoreException;
 import org.fanstore.runtime.RuntimeConfig;
+import org.fanstore.runtime.home.DatasetHome;
 import org.fanstore.runtime.lifecycle.ProcessSignals;
 import org.fanstore.runtime.lifecycle.RankLock;
 import org.fanstore.runtime.layout.RankDirectory;
 import org.fanstore.runtime.membership.JobSecret;
+import org.fanstore.launcher.rendezvous.BucketRendezvous;
 import org.fanstore.launcher.rendezvous.RendezvousFile;
+import org.fanstore.launcher.rendezvous.RendezvousPlace;
 import org.fanstore.launcher.rendezvous.RendezvousServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -40,8 +46,10 @@ import picocli.CommandLine.Parameters;
                     + "nodes. CMD gets FANSTORE_RANK and FANSTORE_SIZE: its node and the number of nodes "
                     + "(not task ranks).")
 public final class RunCommand implements Callable<Integer> {
-    @Option(names = "--data", required = true, paramLabel = "OUT.fs", description = "dataset written by fanstore prep")
-    Path data;
+    @Option(names = "--data", required = true, paramLabel = "OUT.fs",
+            description = "dataset written by fanstore prep: a directory, or s3://BUCKET/PREFIX/NAME.fs (endpoint and"
+                    + " credentials from the AWS_* environment or ~/.aws, as the AWS tools take them)")
+    String data;
 
     @Option(names = "--ranks", paramLabel = "N", description = "ranks on this machine (no scheduler); default 1")
     Integer ranks;
@@ -116,7 +124,8 @@ public final class RunCommand implements Callable<Integer> {
     int joinTimeoutSeconds;
 
     @Option(names = "--rendezvous-dir", paramLabel = "DIR",
-            description = "shared directory where node 0 publishes its address (scheduler mode; default ~/.fanstore)")
+            description = "shared directory where node 0 publishes its address (scheduler mode; default ~/.fanstore,"
+                    + " or with an s3:// dataset the dataset's bucket)")
     Path rendezvousDir;
 
     @Parameters(arity = "1..*", paramLabel = "CMD", description = "the command to run (after --)")
@@ -128,14 +137,40 @@ public final class RunCommand implements Callable<Integer> {
     private final PrintStream err = System.err;
     /** Set once every local runtime said ready; read by the teardown hook's thread. */
     private volatile boolean everyRankReady;
+    /** Where the dataset lives; parsed first in {@link #call}. */
+    private DatasetLocation dataset;
+    /** The dataset's object store (an s3:// dataset only): the manifest check and the rendezvous. */
+    private ObjectStore store;
 
     @Override
     public Integer call() throws Exception {
+        try {
+            dataset = DatasetLocation.dataset(data);
+        } catch (IllegalArgumentException e) {
+            err.println("fanstore run: --data " + e.getMessage());
+            return 2;
+        }
+        try {
+            return runChecked();
+        } finally {
+            if (store != null) {
+                store.close();
+            }
+        }
+    }
+
+    private int runChecked() throws Exception {
         Optional<JobEnvironment> scheduler = ranks == null ? JobEnvironment.detect(System.getenv()) : Optional.empty();
         String problem = validate(scheduler.isPresent());
         if (problem != null) {
             err.println("fanstore run: " + problem);
             return 2;
+        }
+        if (dataset.isObjectStore()) {
+            Integer status = checkBucket();
+            if (status != null) {
+                return status;
+            }
         }
         String notRegular = notRegularPartition();
         if (notRegular != null) {
@@ -195,6 +230,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         Duration loadTimeout = Duration.ofSeconds(loadTimeoutSeconds);
         Duration joinTimeout = Duration.ofSeconds(joinTimeoutSeconds);
+        RendezvousPlace place = rendezvousPlace();
         RendezvousServer server = null;
         RendezvousFile.Endpoint endpoint;
         JobSecret secret;
@@ -209,18 +245,15 @@ public final class RunCommand implements Callable<Integer> {
                         job.scheduler().spansNodes() ? joinTimeout.plusSeconds(30) : loadTimeout);
                 endpoint = new RendezvousFile.Endpoint(server.host(), server.port());
                 if (job.scheduler().spansNodes()) {
-                    Files.createDirectories(rendezvousBase());
-                    RendezvousFile.publishSecret(rendezvousBase(), job.jobId(), secret);
-                    RendezvousFile.publish(rendezvousBase(), job.jobId(), server.host(), server.port());
+                    place.publish(job.jobId(), secret, endpoint);
                 }
             } else {
-                Optional<RendezvousFile.Endpoint> found =
-                        NodeJoin.awaitNodeZero(rendezvousBase(), job, joinTimeout, err);
+                Optional<RendezvousFile.Endpoint> found = NodeJoin.awaitNodeZero(place, job, joinTimeout, err);
                 if (found.isEmpty()) {
                     return JobSupervisor.EXIT_RANK_FAILED;
                 }
                 endpoint = found.get();
-                secret = RendezvousFile.readSecret(rendezvousBase(), job.jobId());
+                secret = place.readSecret(job.jobId());
             }
             for (int rank : myRanks) {
                 Files.createDirectories(layout.shmDir(rank));
@@ -230,7 +263,7 @@ public final class RunCommand implements Callable<Integer> {
             RendezvousFile.Endpoint rv = endpoint;
             supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job), keepLocal);
             if (server != null && job.scheduler().spansNodes()
-                    && !NodeJoin.awaitAllNodes(server, supervisor, job, rendezvousBase(), joinTimeout, err)) {
+                    && !NodeJoin.awaitAllNodes(server, supervisor, job, place, joinTimeout, err)) {
                 return JobSupervisor.EXIT_RANK_FAILED;
             }
             Map<Integer, String> ready = supervisor.awaitReady(loadTimeout.toMillis());
@@ -248,7 +281,7 @@ public final class RunCommand implements Callable<Integer> {
             if (server != null) {
                 server.close();
                 if (job.scheduler().spansNodes()) {
-                    RendezvousFile.remove(rendezvousBase(), job.jobId());
+                    place.remove(job.jobId());
                 }
             }
         }
@@ -311,15 +344,45 @@ public final class RunCommand implements Callable<Integer> {
         err.println(stats.summary(worldSize));
         if (statsFile != null && job.nodeId() == 0) {
             try {
-                stats.write(statsFile, job.jobId(), data, worldSize, wall, status, command);
+                stats.write(statsFile, job.jobId(), datasetArgument(), worldSize, wall, status, command);
             } catch (IOException e) {
                 err.println("fanstore: cannot write --stats " + statsFile + ": " + e.getMessage());
             }
         }
     }
 
+    /**
+     * An s3:// dataset, before any runtime starts: the store's client from the environment (no credentials: one
+     * line) and its manifest object (missing: the dataset was not uploaded whole). Null when the job may go on.
+     */
+    private Integer checkBucket() {
+        try {
+            store = ObjectStore.fromEnvironment();
+            store.size(dataset.bucket(), dataset.objectKey(Manifest.FILE_NAME));
+            return null;
+        } catch (StoreException e) {
+            err.println("fanstore run: " + (e.reason() == StoreException.Reason.NO_KEY
+                    ? DatasetHome.notADataset(dataset) : e.getMessage()));
+            return switch (e.reason()) {
+                case NOT_ANSWERING, THROTTLED, FAILED -> 1;
+                default -> 2;
+            };
+        }
+    }
+
+    /** Where node 0 publishes under a scheduler: --rendezvous-dir, else an s3:// dataset's bucket, else ~. */
+    private RendezvousPlace rendezvousPlace() {
+        return rendezvousDir == null && store != null ? new BucketRendezvous(store, dataset)
+                : RendezvousPlace.directory(rendezvousBase());
+    }
+
+    /** The dataset as the runtimes and --stats get it: an absolute path, or the s3:// location as given. */
+    private String datasetArgument() {
+        return dataset.isObjectStore() ? dataset.toString() : dataset.path().toAbsolutePath().toString();
+    }
+
     private String validate(boolean underScheduler) {
-        if (!Files.isRegularFile(data.resolve("manifest.txt"))) {
+        if (!dataset.isObjectStore() && !Files.isRegularFile(dataset.path().resolve(Manifest.FILE_NAME))) {
             return "--data " + data + " is not a prepared dataset (no manifest.txt): run fanstore prep first";
         }
         if (loadTimeoutSeconds < 1) {
@@ -389,8 +452,11 @@ public final class RunCommand implements Callable<Integer> {
 
     /** Refused here, by stat alone, before any runtime starts: a FIFO partition would block its open. */
     private String notRegularPartition() {
+        if (dataset.isObjectStore()) {
+            return null;
+        }
         try {
-            return PartitionFiles.firstNotRegular(data, Manifest.read(data));
+            return PartitionFiles.firstNotRegular(dataset.path(), Manifest.read(dataset.path()));
         } catch (IOException e) {
             return null; // a bad manifest is reported by the runtime, as before
         }
@@ -408,7 +474,7 @@ public final class RunCommand implements Callable<Integer> {
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("org.fanstore.runtime.RuntimeMain");
-        cmd.addAll(new RuntimeConfig(rank, worldSize, rv.host(), rv.port(), data.toAbsolutePath(),
+        cmd.addAll(new RuntimeConfig(rank, worldSize, rv.host(), rv.port(), datasetArgument(),
                 layout.localDir(rank), layout.shmDir(rank),
                 cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
                 RuntimeConfig.Unpack.of(unpack),

@@ -41,7 +41,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     /** Four ranges ahead of an in-order reader of small files; a peer's "not held" retried (Timing, "fill"). */
     public static final FillScheduler.Config SCHEDULE = new FillScheduler.Config(RANGE_BYTES, 4,
             Timing.FILL_NOT_HELD_RETRY_NANOS, Timing.FILL_NOT_HELD_RETRIES);
-    private static final String[] KINDS = {"peer", "sharedfs"};
+    private static final String[] KINDS = {"peer", "sharedfs", "objectstore"};
 
     private final KeepPlan plan;
     private final Governor governor;
@@ -51,7 +51,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     final int rank;
     final boolean verbose;
     private final long capacity;
-    /** Kept partitions whose only source is the shared FS (this rank's own and broadcast ones). */
+    /** Kept partitions whose only source is the home (this rank's own and broadcast ones). */
     private final Set<Integer> stagedIn = new HashSet<>();
     final Object lock = new Object();
     final FillFiles files;
@@ -62,7 +62,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     private long reserved;
 
     /**
-     * @param sources by source id: {@link FillScheduler#SHARED_FS}, and every peer rank
+     * @param sources by source id: {@link FillScheduler#HOME}, and every peer rank
      * @param capacity the --local-capacity bytes the plan was made with (extras such as decoded copies come out of
      *                 what the plan leaves)
      * @param doneMarker written when the fill has ended (partitions kept of planned, bytes, seconds): scripts and
@@ -85,7 +85,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         Set<Integer> ids = new HashSet<>();
         plan.kept().forEach(p -> ids.add(p.id()));
         for (FillScheduler.Part p : plan.kept()) {
-            if (p.sources().length == 1 && p.sources()[0] == FillScheduler.SHARED_FS) {
+            if (p.sources().length == 1 && p.sources()[0] == FillScheduler.HOME) {
                 stagedIn.add(p.id());
             }
         }
@@ -110,7 +110,8 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         return plan;
     }
 
-    /** Bytes moved from a source kind ("peer", "sharedfs"), into kept copies or streamed to readers. */
+    /** Bytes moved from a source kind ("peer", "sharedfs", "objectstore"), into kept copies or streamed to readers.
+     */
     public long bytesFrom(String kind) {
         LongAdder a = bytesFrom.get(kind);
         return a == null ? 0 : a.sum();
@@ -340,9 +341,10 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         files.closeAll();
         if (verbose) {
             System.err.printf("fanstore rank %d: fill at the end: %d of %d kept partitions local; %.0f MiB from"
-                    + " peers, %.0f MiB from the shared FS; governor: %d background starts, %d held back%n", rank,
+                    + " peers, %.0f MiB from the home; governor: %d background starts, %d held back%n", rank,
                     completedPartitions(), plan.kept().size(), bytesFrom("peer") / 1048576.0,
-                    bytesFrom("sharedfs") / 1048576.0, governor.backgroundStarts(), governor.backgroundHeld());
+                    (bytesFrom("sharedfs") + bytesFrom("objectstore")) / 1048576.0, governor.backgroundStarts(),
+                    governor.backgroundHeld());
         }
     }
 

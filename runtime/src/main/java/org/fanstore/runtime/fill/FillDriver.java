@@ -116,9 +116,10 @@ final class FillDriver {
         }
         if (fill.verbose && !fill.stopping) {
             System.err.printf("fanstore rank %d: fill done in %.1f s: %d of %d kept partitions local (%.0f MiB);"
-                    + " %.0f MiB from peers, %.0f MiB from the shared FS (landed ranges: %s)%n", fill.rank,
+                    + " %.0f MiB from peers, %.0f MiB from the home (landed ranges: %s)%n", fill.rank,
                     finishedNanos / 1e9, completed, fill.plan().kept().size(), completedBytes / 1048576.0,
-                    fill.bytesFrom("peer") / 1048576.0, fill.bytesFrom("sharedfs") / 1048576.0, describeLocked());
+                    fill.bytesFrom("peer") / 1048576.0,
+                    (fill.bytesFrom("sharedfs") + fill.bytesFrom("objectstore")) / 1048576.0, describeLocked());
         }
     }
 

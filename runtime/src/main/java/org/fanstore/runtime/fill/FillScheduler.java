@@ -22,8 +22,8 @@ import java.util.Set;
  * starts, and readers stream it.
  */
 public final class FillScheduler {
-    /** The source id of the partition files on the shared file system; peers are their ranks. */
-    public static final int SHARED_FS = -1;
+    /** The source id of the dataset's home (shared FS or object store: runtime/home); peers are their ranks. */
+    public static final int HOME = -1;
     private static final byte TODO = 0;
     private static final byte IN_FLIGHT = 1;
     private static final byte DONE = 2;
@@ -100,7 +100,7 @@ public final class FillScheduler {
 
     /** Source is lost or stalled: not asked again for anything (a reader streaming from it found out). */
     public void down(int source) {
-        if (source != SHARED_FS) {
+        if (source != HOME) {
             down.add(source);
         }
     }
@@ -201,7 +201,7 @@ public final class FillScheduler {
      * and is abandoned now.
      */
     public boolean failed(Transfer t, boolean sourceDown) {
-        if (sourceDown && t.source() != SHARED_FS) {
+        if (sourceDown && t.source() != HOME) {
             down.add(t.source());
         }
         State s = release(t);

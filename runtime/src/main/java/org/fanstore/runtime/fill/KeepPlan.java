@@ -66,11 +66,11 @@ public final class KeepPlan {
             int[] peers = info.broadcast() ? new int[0] : IntStream.of(placement.holders(info.index()))
                     .filter(h -> h != rank && keeps[h][info.index()]).toArray();
             if (keeps[rank][slot(info, regular.size())]) {
-                int[] sources = mine ? new int[] {FillScheduler.SHARED_FS} : append(peers, FillScheduler.SHARED_FS);
+                int[] sources = mine ? new int[] {FillScheduler.HOME} : append(peers, FillScheduler.HOME);
                 kept.add(new FillScheduler.Part(p, info.bytes(), sources));
                 keptBytes += info.bytes();
             } else {
-                streamed.put(p, append(peers, FillScheduler.SHARED_FS));
+                streamed.put(p, append(peers, FillScheduler.HOME));
                 if (peers.length > 0) {
                     peerBytes += info.bytes();
                 } else {
@@ -142,7 +142,7 @@ public final class KeepPlan {
     /** Where a partition this rank does not keep is read from, in order (peers keeping it, then the shared FS). */
     public int[] streamedSources(int p) {
         int[] s = streamedSources.get(p);
-        return s != null ? s : new int[] {FillScheduler.SHARED_FS};
+        return s != null ? s : new int[] {FillScheduler.HOME};
     }
 
     /** Bytes this rank keeps locally. */

@@ -420,7 +420,7 @@ public final class OpenService implements RequestHandler {
     }
 
     private static String sourceName(int source) {
-        return source == FillScheduler.SHARED_FS ? "from the shared FS" : "from rank " + source;
+        return source == FillScheduler.HOME ? "from the dataset's home" : "from rank " + source;
     }
 
     /** Writes the raw bytes of entry index, stored at offset of in, to out, and checks their CRC32C. */

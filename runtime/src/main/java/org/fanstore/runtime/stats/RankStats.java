@@ -32,6 +32,7 @@ public final class RankStats {
     private volatile Gauges cache;
     private volatile ShimCounters shim;
     private volatile Gauges fill;
+    private volatile Gauges home;
     /** When the rank started ({@link System#nanoTime()}) and when an open was first answered with a file (0: none). */
     private volatile long startedAt = System.nanoTime();
     private final AtomicLong firstOpenAt = new AtomicLong();
@@ -74,6 +75,11 @@ public final class RankStats {
     public void attach(Gauges partitionFill, long started) {
         this.fill = partitionFill;
         this.startedAt = started;
+    }
+
+    /** The dataset home's counters (runtime/home: the object store's bytes and requests) go into the line. */
+    public void attachHome(Gauges datasetHome) {
+        this.home = datasetHome;
     }
 
     /** The load phases, as the runtime's READY fields ({@code load_ms=.. table_ms=..}); copied into snapshots. */
@@ -170,7 +176,7 @@ public final class RankStats {
         long first = firstOpenAt.get();
         put(sb, "first_byte_ms", first == 0 ? -1 : (first - startedAt) / 1_000_000);
         put(sb, "bytes_from_local", localRead.sum() + shimCounter(ShimCountersDescriptor.LOCAL_BYTES));
-        for (Gauges g : new Gauges[] {fill, cache}) {
+        for (Gauges g : new Gauges[] {fill, home, cache}) {
             if (g != null) {
                 g.report((key, value) -> put(sb, key, value));
             }

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * Transfers are written "part:range+count@source/f|b" (source -1 is the shared FS, f = foreground).
  */
 class FillSchedulerTest {
-    private static final int FS = FillScheduler.SHARED_FS;
+    private static final int FS = FillScheduler.HOME;
     private static final FillScheduler.Config CONFIG = new FillScheduler.Config(100, 2, 50, 2);
 
     private static FillScheduler scheduler(int background) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /** What a rank keeps: its own partitions first, then peers' in ring order, first fit; the rest streamed. */
 class KeepPlanTest {
-    private static final int FS = FillScheduler.SHARED_FS;
+    private static final int FS = FillScheduler.HOME;
     /** Four regular partitions of 100..400 bytes over 2 ranks (rank 0 owns 0 and 2), one broadcast of 50. */
     private static final List<PartitionInfo> REGULAR = List.of(info(0, 100), info(1, 200), info(2, 300),
             info(3, 400));

@@ -16,7 +16,7 @@ import org.fanstore.prep.store.StoreException;
  * exact range asked for (a reader's first), large ranges in parallel parts delivered in order; never one request
  * per sample. A store that stays silent past the client's bounds (prep/store README) is reported as down.
  */
-public final class ObjectStoreSource implements RangeSource {
+public final class ObjectStoreSource implements HomeSource {
     private final ObjectStore store;
     private final DatasetLocation dataset;
     private final IntFunction<PartitionInfo> infos;
@@ -41,6 +41,7 @@ public final class ObjectStoreSource implements RangeSource {
      * ranged GET), as {@link SharedFsSource#check} does for a file: a missing, foreign or damaged object is refused
      * before the command starts.
      */
+    @Override
     public void check(int p) throws IOException {
         PartitionInfo info = infos.apply(p);
         String key = dataset.objectKey(info.fileName());
@@ -86,5 +87,10 @@ public final class ObjectStoreSource implements RangeSource {
             }
             throw e;
         }
+    }
+
+    /** The store is the home's (runtime/home): it closes it. */
+    @Override
+    public void close() {
     }
 }

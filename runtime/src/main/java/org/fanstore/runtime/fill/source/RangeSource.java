@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.nio.channels.WritableByteChannel;
 
 /**
- * Where bytes of a partition file can be read from: the shared file system, a peer, later an object store (range
- * reads all). Thread-safe: transfers of several ranges run at once.
+ * Where bytes of a partition file can be read from: the dataset's home (a shared file system or an object
+ * store), a peer (range reads all). Thread-safe: transfers of several ranges run at once.
  */
 public interface RangeSource {
-    /** How the statistics and the log name this source: "sharedfs", "peer". */
+    /** How the statistics and the log name this source: "sharedfs", "objectstore", "peer". */
     String kind();
 
     /**

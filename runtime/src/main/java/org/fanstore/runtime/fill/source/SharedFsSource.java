@@ -20,7 +20,7 @@ import org.fanstore.prep.format.PartitionReader;
  * first use after a check that it is a regular file of the manifest's size (a FIFO would block, {@code /dev/zero}
  * never ends), then positional range reads only. Never a per-sample open or stat on the shared FS.
  */
-public final class SharedFsSource implements RangeSource, AutoCloseable {
+public final class SharedFsSource implements HomeSource {
     private static final int BUFFER = 1 << 20;
     private static final ThreadLocal<ByteBuffer> BUFFERS = ThreadLocal.withInitial(() ->
             ByteBuffer.allocateDirect(BUFFER));
@@ -46,6 +46,7 @@ public final class SharedFsSource implements RangeSource, AutoCloseable {
      * responsible for, at start: one small read each): a missing, foreign or damaged file is refused before the
      * command starts. The bodies are checked as they land (whole-file and per-body CRC32C).
      */
+    @Override
     public void check(int p) throws IOException {
         FileChannel c = channel(p);
         PartitionInfo info = infos.apply(p);
