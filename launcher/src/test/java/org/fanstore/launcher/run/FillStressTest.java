@@ -60,28 +60,7 @@ class FillStressTest {
     static void prepare() throws Exception {
         Path src = work.resolve("src/ds");
         listing = work.resolve("sha256.txt");
-        Random rnd = new Random(20_000);
-        try (FillReader.Listing out = new FillReader.Listing(listing)) {
-            for (int i = 0; i < FILES + LARGE; i++) {
-                int size = i < FILES ? (int) Math.max(1, Math.round(Math.pow(65536, rnd.nextDouble())))
-                        : (1 << 20) + rnd.nextInt(2 << 20);
-                byte[] body = new byte[size];
-                if (i % 2 == 0) {
-                    rnd.nextBytes(body); // incompressible: stays raw even with lz4
-                } else {
-                    for (int k = 0; k < size; k++) {
-                        body[k] = (k & 255) < 64 ? (byte) rnd.nextInt() : (byte) "label,0.5,class\n".charAt(k & 15);
-                    }
-                }
-                String rel = i < FILES ? String.format("a%02d/b%d/c%d/f%05d.bin", i % 50, i % 4, i % 3, i)
-                        : String.format("large/l%02d.bin", i - FILES);
-                Path f = src.resolve(rel);
-                Files.createDirectories(f.getParent());
-                Files.write(f, body);
-                out.add(rel, body);
-            }
-            datasetBytes = out.bytes();
-        }
+        datasetBytes = stressSet(src, listing, FILES, LARGE, 20_000);
         Path shared = Files.createDirectories(work.resolve("shared"));
         for (String compress : List.of("none", "lz4")) {
             RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 300, "prep", "--input", src.toString(), "--output",
@@ -93,6 +72,36 @@ class FillStressTest {
         Assumptions.assumeTrue(mounted, "bindfs could not mount " + shared);
         System.out.printf("fill stress: %d files, %.1f MiB raw, shared FS read rate %s, %d round(s)%n",
                 FILES + LARGE, datasetBytes / 1048576.0, READ_RATE, ROUNDS);
+    }
+
+    /**
+     * Writes the stress set under {@code src}: {@code files} small files (1 B to 64 KiB, log-uniform) in nested
+     * directories and {@code large} of 1-3 MiB, half incompressible; their SHA-256 listing goes to {@code listing}
+     * (FillReader's input). Returns the raw bytes.
+     */
+    static long stressSet(Path src, Path listing, int files, int large, long seed) throws IOException {
+        Random rnd = new Random(seed);
+        try (FillReader.Listing out = new FillReader.Listing(listing)) {
+            for (int i = 0; i < files + large; i++) {
+                int size = i < files ? (int) Math.max(1, Math.round(Math.pow(65536, rnd.nextDouble())))
+                        : (1 << 20) + rnd.nextInt(2 << 20);
+                byte[] body = new byte[size];
+                if (i % 2 == 0) {
+                    rnd.nextBytes(body); // incompressible: stays raw even with lz4
+                } else {
+                    for (int k = 0; k < size; k++) {
+                        body[k] = (k & 255) < 64 ? (byte) rnd.nextInt() : (byte) "label,0.5,class\n".charAt(k & 15);
+                    }
+                }
+                String rel = i < files ? String.format("a%02d/b%d/c%d/f%05d.bin", i % 50, i % 4, i % 3, i)
+                        : String.format("large/l%02d.bin", i - files);
+                Path f = src.resolve(rel);
+                Files.createDirectories(f.getParent());
+                Files.write(f, body);
+                out.add(rel, body);
+            }
+            return out.bytes();
+        }
     }
 
     @AfterAll
