@@ -29,6 +29,11 @@ final class ReadyLine {
     }
 
     static String summarize(Map<Integer, String> readyByRank, int worldSize, double wallSeconds) {
+        return summarize(readyByRank, worldSize, wallSeconds, "the shared FS");
+    }
+
+    /** As above; {@code home} names where the dataset lives ("the shared FS", "the object store"). */
+    static String summarize(Map<Integer, String> readyByRank, int worldSize, double wallSeconds, String home) {
         Map<String, Long> first = parse(readyByRank.values().iterator().next());
         long slowestLoadMs = 0;
         for (String line : readyByRank.values()) {
@@ -48,9 +53,9 @@ final class ReadyLine {
         }
         return String.format(Locale.ROOT,
                 "fanstore: ready: %d ranks, %d files, %s, loaded in %.1f s (%.1f s wall), %d B/file of metadata;"
-                        + " each node keeps %s locally (filling now), reads %s from peers and %s from the shared FS",
+                        + " each node keeps %s locally (filling now), reads %s from peers and %s from %s",
                 worldSize, files, human(first.getOrDefault("bytes", 0L)), slowestLoadMs / 1000.0, wallSeconds,
-                metaBytes / entries, local == Long.MAX_VALUE ? "0 B" : human(local), human(peers), human(shared));
+                metaBytes / entries, local == Long.MAX_VALUE ? "0 B" : human(local), human(peers), human(shared), home);
     }
 
     static String human(long bytes) {

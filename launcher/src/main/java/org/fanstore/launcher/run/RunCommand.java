@@ -272,7 +272,8 @@ public final class RunCommand implements Callable<Integer> {
                         : JobSupervisor.EXIT_RANK_FAILED;
             }
             everyRankReady = true;
-            err.println(ReadyLine.summarize(ready, worldSize, (System.nanoTime() - started) / 1e9));
+            err.println(ReadyLine.summarize(ready, worldSize, (System.nanoTime() - started) / 1e9,
+                    dataset.isObjectStore() ? "the object store" : "the shared FS"));
             if (outputDir == null && job.nodeId() == 0) {
                 err.println("fanstore: no --output-dir: files the job writes under " + mount
                         + " are discarded when it ends");
