@@ -3,7 +3,6 @@ package org.fanstore.launcher;
 import java.io.OutputStream;
 import java.nio.channels.Channels;
 import java.nio.channels.WritableByteChannel;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import org.fanstore.prep.format.Dataset;
@@ -19,15 +18,17 @@ public final class CatCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
-    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep.")
-    private Path datasetDir;
+    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep, " +
+        "or s3://BUCKET/PREFIX/NAME.fs.")
+    private String datasetDir;
 
     @Parameters(index = "1", paramLabel = "PATH", description = "File inside the dataset.")
     private String path;
 
     @Override
     public Integer call() throws Exception {
-        try (Dataset dataset = DatasetArguments.open(datasetDir)) {
+        try (DatasetArguments.Inspected in = DatasetArguments.inspect(datasetDir)) {
+            final Dataset dataset = in.dataset();
             final byte[] bytes = DatasetArguments.path(dataset, path);
             if (dataset.lookup(bytes).isEmpty()) {
                 throw new UserError(path + ": no such file in " + datasetDir);
@@ -37,6 +38,7 @@ public final class CatCommand implements Callable<Integer> {
             if (!located.entry().isFile()) {
                 throw new UserError(path + " is a directory: use fanstore ls");
             }
+            in.fetch(located);
             // A first pass checks the CRC32C, so a corrupt body writes nothing at all (memory stays bounded for
             // large files, at the cost of reading twice); the second pass checks it again as it streams.
             dataset.copy(located, Channels.newChannel(OutputStream.nullOutputStream()));

@@ -50,7 +50,8 @@ final class LauncherTmp {
         }
     }
 
-    private static void deleteTree(final Path dir) {
+    /** Removes dir and everything under it, best effort. */
+    static void deleteTree(final Path dir) {
         try (Stream<Path> all = Files.walk(dir)) {
             all.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {

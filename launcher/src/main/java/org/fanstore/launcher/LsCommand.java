@@ -3,7 +3,6 @@ package org.fanstore.launcher;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import org.fanstore.prep.format.Dataset;
@@ -28,15 +27,17 @@ public final class LsCommand implements Callable<Integer> {
     @Option(names = "-R", description = "Recursive: every entry below PATH, as paths relative to PATH.")
     private boolean recursive;
 
-    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep.")
-    private Path datasetDir;
+    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep, " +
+        "or s3://BUCKET/PREFIX/NAME.fs.")
+    private String datasetDir;
 
     @Parameters(index = "1", paramLabel = "PATH", defaultValue = ".", description = "Path inside the dataset.")
     private String path;
 
     @Override
     public Integer call() throws Exception {
-        try (Dataset dataset = DatasetArguments.open(datasetDir)) {
+        try (DatasetArguments.Inspected in = DatasetArguments.inspect(datasetDir)) {
+            final Dataset dataset = in.dataset();
             final byte[] target = DatasetArguments.path(dataset, path);
             final Dataset.Located located = dataset.lookup(target).orElseThrow(() ->
                 new UserError(path + ": no such file or directory in " + datasetDir));

@@ -2,7 +2,6 @@ package org.fanstore.launcher;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 import org.fanstore.prep.format.Dataset;
@@ -20,15 +19,17 @@ public final class StatCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
-    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep.")
-    private Path datasetDir;
+    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep, " +
+        "or s3://BUCKET/PREFIX/NAME.fs.")
+    private String datasetDir;
 
     @Parameters(index = "1", paramLabel = "PATH", description = "Path inside the dataset.")
     private String path;
 
     @Override
     public Integer call() throws Exception {
-        try (Dataset dataset = DatasetArguments.open(datasetDir)) {
+        try (DatasetArguments.Inspected in = DatasetArguments.inspect(datasetDir)) {
+            final Dataset dataset = in.dataset();
             final Dataset.Located located = dataset.lookup(DatasetArguments.path(dataset, path)).orElseThrow(() ->
                 new UserError(path + ": no such file or directory in " + datasetDir));
             final PartitionEntry e = located.entry();

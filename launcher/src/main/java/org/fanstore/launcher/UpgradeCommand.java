@@ -1,5 +1,6 @@
 package org.fanstore.launcher;
 
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -8,6 +9,8 @@ import java.util.concurrent.Callable;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.TableInfo;
 import org.fanstore.prep.format.table.DatasetTable;
+import org.fanstore.prep.store.DatasetLocation;
+import org.fanstore.prep.store.ObjectStore;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -25,15 +28,30 @@ public final class UpgradeCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
-    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep.")
-    private Path dataset;
+    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep, " +
+        "or s3://BUCKET/PREFIX/NAME.fs (the table is uploaded, then the manifest).")
+    private String dataset;
 
     @Override
     public Integer call() throws Exception {
-        final Manifest old = Manifest.read(DatasetArguments.directory(dataset));
+        final DatasetLocation location = DatasetArguments.location(dataset);
+        if (!location.isObjectStore()) {
+            return upgrade(DatasetArguments.directory(location.path()), null);
+        }
+        try (ObjectStore store = DatasetArguments.store();
+             StoreDataset remote = StoreDataset.open(store, location)) {
+            return upgrade(remote.dir(), remote);
+        }
+    }
+
+    private int upgrade(final Path dir, final StoreDataset remote) throws IOException {
+        final Manifest old = Manifest.read(dir);
         final long started = System.nanoTime();
-        final Manifest upgraded = DatasetTable.write(dataset, old);
-        upgraded.write(dataset);
+        final Manifest upgraded = DatasetTable.write(dir, old);
+        upgraded.write(dir);
+        if (remote != null) {
+            remote.uploadTableAndManifest();
+        }
         final PrintStream out = new PrintStream(root.out(), true, StandardCharsets.UTF_8);
         out.printf("fanstore upgrade: %s: %s %s (%d bytes) for %d files in %.2f s%n", dataset,
             old.table() == null ? "added" : "rebuilt", TableInfo.FILE_NAME, upgraded.table().bytes(), old.files(),

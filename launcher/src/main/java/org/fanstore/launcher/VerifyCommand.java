@@ -2,10 +2,14 @@ package org.fanstore.launcher;
 
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import java.io.IOException;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 
 import org.fanstore.prep.format.DatasetVerifier;
+import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.store.DatasetLocation;
+import org.fanstore.prep.store.ObjectStore;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
@@ -18,15 +22,36 @@ public final class VerifyCommand implements Callable<Integer> {
     @ParentCommand
     private FanstoreCommand root;
 
-    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep.")
-    private Path dataset;
+    @Parameters(index = "0", paramLabel = "OUT.fs", description = "Dataset directory written by fanstore prep, " +
+        "or s3://BUCKET/PREFIX/NAME.fs (each partition is read whole, one at a time).")
+    private String dataset;
 
     @Override
     public Integer call() throws Exception {
-        final DatasetVerifier.Report report = DatasetVerifier.verify(DatasetArguments.directory(dataset));
+        final DatasetLocation location = DatasetArguments.location(dataset);
+        if (!location.isObjectStore()) {
+            return report(DatasetVerifier.verify(DatasetArguments.directory(location.path())), s -> s);
+        }
+        try (ObjectStore store = DatasetArguments.store();
+             StoreDataset remote = StoreDataset.open(store, location)) {
+            return report(DatasetVerifier.verify(remote.dir(), new DatasetVerifier.PartitionHook() {
+                @Override
+                public void before(final PartitionInfo partition) throws IOException {
+                    remote.fill(partition);
+                }
+
+                @Override
+                public void after(final PartitionInfo partition) throws IOException {
+                    remote.release(partition);
+                }
+            }), remote::rename);
+        }
+    }
+
+    private int report(final DatasetVerifier.Report report, final UnaryOperator<String> shown) {
         final PrintStream out = new PrintStream(root.out(), true, StandardCharsets.UTF_8);
         for (final DatasetVerifier.Fault fault : report.faults()) {
-            out.println("FAULT " + fault);
+            out.println(shown.apply("FAULT " + fault));
         }
         if (report.ok()) {
             out.printf("verify: OK: %s: %d partitions, %d files, %d bytes%n", dataset, report.partitions(),

@@ -2,9 +2,7 @@ package org.fanstore.prep;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.nio.channels.ReadableByteChannel;
 import java.util.zip.CRC32C;
 
 import org.fanstore.prep.format.Compression;
@@ -48,13 +46,20 @@ final class BodyEncoder {
     /** The raw stream's chunk, direct so reads and writes need no JDK copy; only the writer thread streams. */
     private ByteBuffer rawChunk;
 
+    private final SourceFiles files;
+
     BodyEncoder(final Compression compression) {
+        this(compression, SourceFiles.LOCAL);
+    }
+
+    BodyEncoder(final Compression compression, final SourceFiles files) {
         this.encoder = compression == Compression.NONE ? null : Lz4Chunked.encoder(compression);
+        this.files = files;
     }
 
     /** Whether a file of {@code size} bytes is read whole by a worker ({@link #encode}) or streamed. */
     boolean readsWhole(final long size) {
-        return size <= (encoder == null ? RAW_IN_MEMORY_LIMIT : IN_MEMORY_LIMIT);
+        return size <= (encoder == null && !files.remote() ? RAW_IN_MEMORY_LIMIT : IN_MEMORY_LIMIT);
     }
 
     /** Hands a written body's array back for reuse. */
@@ -72,13 +77,14 @@ final class BodyEncoder {
      * mtime then come from the same lstat. A file that shrank since the walk is packed as it is now; one that
      * grew, up to the walk's size.
      */
-    EncodedBody encode(final Path source, final long size) throws IOException {
+    EncodedBody encode(final SourceEntry source, final long size) throws IOException {
         if (size > IN_MEMORY_LIMIT) {
-            throw new IllegalArgumentException(source + ": " + size + " bytes is too large to read whole");
+            throw new IllegalArgumentException(files.describe(source) + ": " + size + " bytes is too large to read " +
+                "whole");
         }
         final byte[] raw;
         final int length;
-        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+        try (ReadableByteChannel in = files.open(source)) {
             raw = buffers.take((int)size);
             final ByteBuffer buffer = ByteBuffer.wrap(raw, 0, (int)size);
             int n;
@@ -103,7 +109,8 @@ final class BodyEncoder {
     }
 
     /** Streams a large file into {@code writer} as the body of {@code entry}. Writer thread only. */
-    Streamed stream(final Path source, final PartitionWriter writer, final PartitionEntry entry) throws IOException {
+    Streamed stream(final SourceEntry source, final PartitionWriter writer, final PartitionEntry entry)
+        throws IOException {
         writer.beginStream();
         if (encoder != null) {
             final byte[] raw = new byte[STREAM_CHUNK];
@@ -112,7 +119,7 @@ final class BodyEncoder {
             final CRC32C storedCrc = new CRC32C();
             long rawLength = 0;
             long storedLength = 0;
-            try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+            try (ReadableByteChannel in = files.open(source)) {
                 for (int n; (n = readChunk(in, raw)) > 0; ) {
                     crc.update(raw, 0, n);
                     final int e = encoder.encodeChunk(raw, 0, n, encoded, 0);
@@ -133,7 +140,7 @@ final class BodyEncoder {
     }
 
     /** The raw body: one CRC pass per chunk, which is also the stored bytes' CRC. */
-    private Streamed streamRaw(final Path source, final PartitionWriter writer, final PartitionEntry entry)
+    private Streamed streamRaw(final SourceEntry source, final PartitionWriter writer, final PartitionEntry entry)
         throws IOException {
         if (rawChunk == null) {
             rawChunk = ByteBuffer.allocateDirect(RAW_STREAM_CHUNK);
@@ -141,7 +148,7 @@ final class BodyEncoder {
         final ByteBuffer chunk = rawChunk;
         final CRC32C crc = new CRC32C();
         long rawLength = 0;
-        try (FileChannel in = FileChannel.open(source, StandardOpenOption.READ)) {
+        try (ReadableByteChannel in = files.open(source)) {
             for (int n; (n = readChunk(in, chunk.clear())) > 0; ) {
                 chunk.flip();
                 crc.update(chunk.duplicate());
@@ -158,12 +165,12 @@ final class BodyEncoder {
         return new Streamed(rawLength, rawLength);
     }
 
-    private static int readChunk(final FileChannel in, final byte[] into) throws IOException {
+    private static int readChunk(final ReadableByteChannel in, final byte[] into) throws IOException {
         return readChunk(in, ByteBuffer.wrap(into));
     }
 
     /** Fills {@code buffer} from {@code in} until it is full or the file ends; returns the bytes read. */
-    private static int readChunk(final FileChannel in, final ByteBuffer buffer) throws IOException {
+    private static int readChunk(final ReadableByteChannel in, final ByteBuffer buffer) throws IOException {
         while (buffer.hasRemaining()) {
             if (in.read(buffer) < 0) {
                 break;

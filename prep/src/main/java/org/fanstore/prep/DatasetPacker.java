@@ -17,6 +17,8 @@ import org.fanstore.prep.format.DatasetPaths;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.table.DatasetTable;
 import org.fanstore.prep.format.PartitionInfo;
+import org.fanstore.prep.store.DatasetLocation;
+import org.fanstore.prep.store.ObjectStore;
 
 /**
  * {@code fanstore prep}: checks the options, walks the input, plans the partitions, writes them into
@@ -28,17 +30,34 @@ public final class DatasetPacker {
     private final PrepOptions options;
     private final PrepProgress progress;
     private final Consumer<String> warnings;
+    /** The bucket tree to pack instead of {@code options.input()}; null for a local input. */
+    private final BucketTree bucket;
 
-    private DatasetPacker(final PrepOptions options, final PrepProgress progress, final Consumer<String> warnings) {
+    private DatasetPacker(final PrepOptions options, final PrepProgress progress, final Consumer<String> warnings,
+        final BucketTree bucket) {
         this.options = options;
         this.progress = progress;
         this.warnings = warnings;
+        this.bucket = bucket;
     }
 
     /** Runs prep; user errors are {@link PrepException}s with a one-line message. */
     public static PrepResult prep(final PrepOptions options, final PrepProgress progress,
         final Consumer<String> warnings) throws PrepException, IOException {
-        return new DatasetPacker(options, progress, warnings).run();
+        return new DatasetPacker(options, progress, warnings, null).run();
+    }
+
+    /**
+     * Packs every object under {@code tree} ({@code s3://BUCKET/PREFIX/}) into {@code options.output()} (local);
+     * {@code options.input()} and {@code fileList()} are not used (README.md, "From a bucket").
+     */
+    public static PrepResult prepFromBucket(final ObjectStore store, final DatasetLocation tree,
+        final PrepOptions options, final PrepProgress progress, final Consumer<String> warnings)
+        throws PrepException, IOException {
+        if (options.fileList() != null) {
+            throw new PrepException("--file-list works with a local --input only: give the objects' prefix instead");
+        }
+        return new DatasetPacker(options, progress, warnings, new BucketTree(store, tree, warnings)).run();
     }
 
     private PrepResult run() throws PrepException, IOException {
@@ -50,30 +69,36 @@ public final class DatasetPacker {
             throw new PrepException("--threads must be at least 1, got " + options.threads());
         }
         DatasetName.check(options.name());
-        final Path input = checkInput();
+        final Path input = bucket == null ? checkInput() : null;
         final Path output = checkOutput(input);
         final List<byte[]> broadcastDirs = broadcastDirs();
 
-        final SourceTreeWalker walker = new SourceTreeWalker(input, options.skipUnreadable(), warnings,
-            options.threads());
-        final NavigableMap<byte[], SourceEntry> entries = options.fileList() == null ? walker.walkAll() :
-            walker.walkList(checkFileList());
+        final NavigableMap<byte[], SourceEntry> entries;
+        if (bucket != null) {
+            entries = bucket.walk();
+        } else {
+            final SourceTreeWalker walker = new SourceTreeWalker(input, options.skipUnreadable(), warnings,
+                options.threads());
+            entries = options.fileList() == null ? walker.walkAll() : walker.walkList(checkFileList());
+        }
+        final String inputName = bucket == null ? "--input " + input : "--input";
         for (final byte[] dir : broadcastDirs) {
             final SourceEntry e = entries.get(dir);
             if (e == null || !e.isDir()) {
                 throw new PrepException("--broadcast " + new String(dir, StandardCharsets.UTF_8) +
-                    " is not a directory under --input " + input + ": give a path relative to it");
+                    " is not a directory under " + inputName + ": give a path relative to it");
             }
         }
         final PartitionPlan plan = PartitionPlan.balance(entries.values(), options.partitions(), broadcastDirs);
         PartitionPlan.warnIfFewer(plan, options.partitions(), warnings);
-        final byte[] name = options.name() != null ? options.name() : defaultName(input);
+        final byte[] name = options.name() != null ? options.name() :
+            bucket != null ? bucket.defaultName() : defaultName(input);
 
         final PrepOutput prepOutput = PrepOutput.create(output, options.force(), warnings); // cleans leftovers
         final Path temp = prepOutput.temp();
         try (prepOutput) {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
-                progress);
+                progress, bucket == null ? SourceFiles.LOCAL : bucket);
             final List<PartitionInfo> partitions = pipeline.writeAll(plan);
             final Manifest manifest = DatasetTable.write(temp, pipeline.tables(), new Manifest(name, pipeline.files(),
                 pipeline.dirs(),
@@ -117,7 +142,7 @@ public final class DatasetPacker {
             throw new PrepException("--output " + output + ": cannot write to " + parent +
                 ": choose an --output in a writable directory");
         }
-        if (output.startsWith(input)) {
+        if (input != null && output.startsWith(input)) {
             throw new PrepException("--output " + output + " lies inside --input " + input +
                 ": choose an --output outside the dataset");
         }

@@ -54,10 +54,18 @@ final class PartitionPipeline {
     private long rawBytes;
     private long storedBytes;
 
+    private final SourceFiles sources;
+
     PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress) {
+        this(dir, compression, threads, progress, SourceFiles.LOCAL);
+    }
+
+    PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress,
+        final SourceFiles sources) {
         this.dir = dir;
         this.threads = threads;
-        this.encoder = new BodyEncoder(compression);
+        this.sources = sources;
+        this.encoder = new BodyEncoder(compression, sources);
         this.progress = progress;
     }
 
@@ -173,7 +181,7 @@ final class PartitionPipeline {
         } else {
             final BodyEncoder.Streamed body;
             try {
-                body = encoder.stream(e.source(), writer, e.toEntry());
+                body = encoder.stream(e, writer, e.toEntry());
             } catch (final NoSuchFileException | AccessDeniedException failure) {
                 throw readFailure(e, failure);
             }
@@ -234,12 +242,12 @@ final class PartitionPipeline {
             throw readFailure(e, failure);
         } catch (final InterruptedException interrupted) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while packing " + e.source());
+            throw new IOException("interrupted while packing " + sources.describe(e));
         } catch (final ExecutionException failed) {
             if (failed.getCause() instanceof IOException io) {
                 throw readFailure(e, io);
             }
-            throw new IllegalStateException("packing " + e.source() + " failed", failed.getCause());
+            throw new IllegalStateException("packing " + sources.describe(e) + " failed", failed.getCause());
         }
     }
 
@@ -257,16 +265,20 @@ final class PartitionPipeline {
         }
     }
 
-    private static PrepException readFailure(final SourceEntry e, final IOException failure) {
+    private PrepException readFailure(final SourceEntry e, final IOException failure) {
         if (failure instanceof NoSuchFileException) {
-            return new PrepException("file " + e.source() + " disappeared while prep was running: prep a dataset " +
+            return new PrepException("file " + sources.describe(e) + " disappeared while prep was running: " +
+                "prep a dataset " +
                 "nobody is changing");
         }
         if (failure instanceof AccessDeniedException) {
-            return new PrepException("cannot read file " + e.source() + ": fix its permissions or pass " +
+            return new PrepException("cannot read file " + sources.describe(e) + ": fix its permissions or pass " +
                 "--skip-unreadable to leave it out");
         }
-        return new PrepException("cannot read file " + e.source() + ": " + failure.getMessage(), failure);
+        if (failure instanceof org.fanstore.prep.store.StoreException) {
+            return new PrepException(failure.getMessage(), failure);
+        }
+        return new PrepException("cannot read file " + sources.describe(e) + ": " + failure.getMessage(), failure);
     }
 
     long files() {

@@ -38,6 +38,11 @@ public interface PrepProgress extends AutoCloseable {
 
     /** A progress bar on stderr. */
     static PrepProgress terminal() {
+        return terminal("prep", "files");
+    }
+
+    /** A progress bar on stderr named {@code task}, counting {@code units} (one per advance) besides the bytes. */
+    static PrepProgress terminal(final String task, final String units) {
         return new PrepProgress() {
             private ProgressBar bar;
             private long totalFiles;
@@ -48,7 +53,7 @@ public interface PrepProgress extends AutoCloseable {
             @Override
             public void start(final long totalFiles, final long bytes) {
                 this.totalFiles = totalFiles;
-                bar = new ProgressBarBuilder().setTaskName("prep").setInitialMax(Math.max(1, bytes))
+                bar = new ProgressBarBuilder().setTaskName(task).setInitialMax(Math.max(1, bytes))
                     .setStyle(ProgressBarStyle.ASCII).setUnit(" MiB", 1 << 20).setUpdateIntervalMillis(250).build();
                 started = System.nanoTime();
             }
@@ -60,7 +65,7 @@ public interface PrepProgress extends AutoCloseable {
                 if (++files % 1024 == 0 || files == totalFiles) {
                     // Our own speed, not the library's: it prints "?" for the first whole second.
                     final double seconds = Math.max(1e-3, (System.nanoTime() - started) / 1e9);
-                    bar.setExtraMessage(String.format(" %d/%d files, %.1f MiB/s", files, totalFiles,
+                    bar.setExtraMessage(String.format(" %d/%d %s, %.1f MiB/s", files, totalFiles, units,
                         done / (double)(1 << 20) / seconds));
                 }
             }

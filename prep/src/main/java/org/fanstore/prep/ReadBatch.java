@@ -43,7 +43,7 @@ final class ReadBatch {
                 continue;
             }
             try {
-                bodies[i] = encoder.encode(e.source(), e.size());
+                bodies[i] = encoder.encode(e, e.size());
             } catch (final IOException io) {
                 failure = io;
                 failedSlot = firstSlot + i;

@@ -47,12 +47,33 @@ public final class DatasetVerifier {
     private DatasetVerifier() {
     }
 
+    /** Called around each partition's check: a copy of a remote dataset fills it before and frees it after. */
+    public interface PartitionHook {
+        void before(PartitionInfo partition) throws IOException;
+
+        void after(PartitionInfo partition) throws IOException;
+    }
+
     /** Verifies {@code dir}; a missing or bad manifest is an exception, everything else goes in the report. */
     public static Report verify(final Path dir) throws IOException {
+        return verify(dir, null);
+    }
+
+    /** As {@link #verify(Path)}, with {@code hook} (may be null) called around each partition. */
+    public static Report verify(final Path dir, final PartitionHook hook) throws IOException {
         final Manifest manifest = Manifest.read(dir);
         final DatasetVerifier v = new DatasetVerifier();
         for (final PartitionInfo p : manifest.partitions()) {
-            v.checkPartition(dir, p);
+            if (hook != null) {
+                hook.before(p);
+            }
+            try {
+                v.checkPartition(dir, p);
+            } finally {
+                if (hook != null) {
+                    hook.after(p);
+                }
+            }
         }
         v.checkTotals(manifest);
         org.fanstore.prep.format.table.TableVerifier.check(dir, manifest,

@@ -88,6 +88,18 @@ public final class ObjectStore implements AutoCloseable {
     public record ObjectInfo(String key, long size) {
     }
 
+    /** One object of a delimiter listing, with its last-modified time. */
+    public record Listed(String key, long size, java.time.Instant lastModified) {
+    }
+
+    /** One level of a delimiter ('/') listing: the objects directly under the prefix and the prefixes below it. */
+    public record Level(List<Listed> objects, List<String> prefixes) {
+    }
+
+    /** What a HEAD says: the size and the user metadata (names lower case, without "x-amz-meta-"). */
+    public record Head(long size, java.util.Map<String, String> metadata) {
+    }
+
     private final S3Client s3;
     private final String endpointName;
     private final Settings settings;
@@ -204,6 +216,20 @@ public final class ObjectStore implements AutoCloseable {
             return s3.headObject(HeadObjectRequest.builder().bucket(bucket).key(key).build()).contentLength();
         } catch (SdkException e) {
             throw refineHead(e, "HEAD", bucket, key);
+        }
+    }
+
+    /** The object's size and user metadata (HEAD), or empty when there is no such key (the bucket exists). */
+    public java.util.Optional<Head> head(String bucket, String key) throws StoreException {
+        try {
+            var r = s3.headObject(HeadObjectRequest.builder().bucket(bucket).key(key).build());
+            return java.util.Optional.of(new Head(r.contentLength(), r.metadata()));
+        } catch (SdkException e) {
+            StoreException line = refineHead(e, "HEAD", bucket, key);
+            if (line.reason() == StoreException.Reason.NO_KEY) {
+                return java.util.Optional.empty();
+            }
+            throw line;
         }
     }
 
@@ -365,18 +391,35 @@ public final class ObjectStore implements AutoCloseable {
      * in parallel on the pool; a failed upload is aborted (no parts left to pay for).
      */
     public void upload(String bucket, String key, Path file) throws IOException {
+        upload(bucket, key, file, java.util.Map.of(), n -> { });
+    }
+
+    /**
+     * As {@link #upload(String, String, Path)}, with user metadata on the object and {@code progress} told the bytes
+     * of each part (or of the single PUT) once it is stored (from the pool's threads: it must be thread-safe).
+     */
+    public void upload(String bucket, String key, Path file, java.util.Map<String, String> metadata,
+            java.util.function.LongConsumer progress) throws IOException {
         try (FileChannel in = FileChannel.open(file, StandardOpenOption.READ)) {
             long size = in.size();
             int part = StoreTiming.UPLOAD_PART_BYTES;
             if (size <= part) {
                 ByteBuffer b = ByteBuffer.allocate((int) size);
                 readFully(in, b, 0);
-                put(bucket, key, b.array());
+                try {
+                    s3.putObject(PutObjectRequest.builder().bucket(bucket).key(key).metadata(metadata).build(),
+                            RequestBody.fromBytes(b.array()));
+                    counters.bytesOut(size);
+                } catch (SdkException e) {
+                    throw map(e, "PUT", bucket, key);
+                }
+                progress.accept(size);
                 return;
             }
             String id;
             try {
-                id = s3.createMultipartUpload(CreateMultipartUploadRequest.builder().bucket(bucket).key(key).build())
+                id = s3.createMultipartUpload(CreateMultipartUploadRequest.builder().bucket(bucket).key(key)
+                        .metadata(metadata).build())
                         .uploadId();
             } catch (SdkException e) {
                 throw map(e, "PUT", bucket, key);
@@ -396,6 +439,7 @@ public final class ObjectStore implements AutoCloseable {
                                     .uploadId(id).partNumber(number).contentLength((long) len).build(),
                                     RequestBody.fromBytes(b.array())).eTag();
                             counters.bytesOut(len);
+                            progress.accept(len);
                             return CompletedPart.builder().partNumber(number).eTag(etag).build();
                         } catch (SdkException e) {
                             throw map(e, "PUT", bucket, key);
@@ -449,6 +493,33 @@ public final class ObjectStore implements AutoCloseable {
             token = Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null;
         } while (token != null);
         return out;
+    }
+
+    /**
+     * One level under prefix (which ends with '/' or is ""), delimited by '/': the objects there and the common
+     * prefixes below, page by page, each in key order.
+     */
+    public Level listLevel(String bucket, String prefix) throws StoreException {
+        List<Listed> objects = new ArrayList<>();
+        List<String> prefixes = new ArrayList<>();
+        String token = null;
+        do {
+            ListObjectsV2Response r;
+            try {
+                r = s3.listObjectsV2(ListObjectsV2Request.builder().bucket(bucket).prefix(prefix).delimiter("/")
+                        .maxKeys(StoreTiming.LIST_PAGE_KEYS).continuationToken(token).build());
+            } catch (SdkException e) {
+                throw map(e, "LIST", bucket, prefix);
+            }
+            for (S3Object o : r.contents()) {
+                objects.add(new Listed(o.key(), o.size(), o.lastModified()));
+            }
+            for (var p : r.commonPrefixes()) {
+                prefixes.add(p.prefix());
+            }
+            token = Boolean.TRUE.equals(r.isTruncated()) ? r.nextContinuationToken() : null;
+        } while (token != null);
+        return new Level(objects, prefixes);
     }
 
     /** Deletes one object (no error if it is not there: S3's semantics). */
