@@ -6,11 +6,15 @@
 #                                          With DIR: S3Proxy (tests/s3/s3proxy.sh, DIR/data) inside, reached from the
 #                                          host at 198.18.43.2:9000; prints the AWS_* lines (also in DIR/s3proxy.env)
 #   tests/s3/netns.sh exec CMD [ARGS...]   runs CMD inside it
-#   tests/s3/netns.sh down                 removes the namespace and the pair (kills what still runs inside)
+#   tests/s3/netns.sh down                 removes the namespace and the pair (kills what still runs inside and
+#                                          waits for it to end)
+#   tests/s3/netns.sh check                exit 0 only if the host reaches 198.18.43.2 through the pair: without it
+#                                          that address goes out by the default route (a client must not follow)
 # The delay: `tc netem delay` on both ends of the pair where the kernel has sch_netem; where it has not (this VM's
 # 6.18), with DIR, tests/s3/delayproxy.py inside the namespace in front of S3Proxy (each direction's bytes delayed,
 # a connection's first bytes one round trip more for the handshake; its counters: curl 198.18.43.2:9100).
-# FANSTORE_S3_DELAY=proxy takes the proxy even where netem works. ONE_WAY_MS 0: no delay at all.
+# FANSTORE_S3_DELAY=proxy takes the proxy even where netem works (with ONE_WAY_MS 0 too: its counters, its cost).
+# ONE_WAY_MS 0: no delay at all.
 # Needs root (ip, tc from iproute2).
 set -euo pipefail
 ns=fanstore-s3
@@ -37,7 +41,9 @@ up)
     ip netns exec "$ns" ip link set lo up
     dir=${3:-}
     how=none
-    if [ "$delay" != 0 ]; then
+    if [ "$delay" = 0 ] && [ "${FANSTORE_S3_DELAY:-}" = proxy ] && [ -n "$dir" ]; then
+        how=proxy   # no delay, but the proxy's counters (and its cost, to compare)
+    elif [ "$delay" != 0 ]; then
         if [ "${FANSTORE_S3_DELAY:-}" != proxy ] &&
            tc qdisc add dev "$host_if" root netem delay "${delay}ms" 2>/dev/null &&
            ip netns exec "$ns" tc qdisc add dev "$ns_if" root netem delay "${delay}ms" 2>/dev/null; then
@@ -74,6 +80,10 @@ up)
     echo "namespace $ns: server address $ns_ip (round trip $((2 * delay)) ms from $host_ip, delay by $how)" >&2
     [ -z "$dir" ] || cat "$dir/s3proxy.env"
     ;;
+check)
+    ip route get "$ns_ip" 2>/dev/null | grep -q "dev $host_if" ||
+        { echo "$ns_ip is not reached through $host_if: '$0 up' first" >&2; exit 1; }
+    ;;
 exec)
     shift
     exec ip netns exec "$ns" "$@"
@@ -81,12 +91,13 @@ exec)
 down)
     if ip netns list | grep -qw "$ns"; then
         for pid in $(ip netns pids "$ns"); do kill "$pid" 2>/dev/null || true; done
-        sleep 0.5
+        for _ in $(seq 1 30); do [ -z "$(ip netns pids "$ns")" ] && break; sleep 0.1; done   # bounded: 3 s
         for pid in $(ip netns pids "$ns"); do kill -9 "$pid" 2>/dev/null || true; done
+        for _ in $(seq 1 50); do [ -z "$(ip netns pids "$ns")" ] && break; sleep 0.1; done   # 5 s more
         ip netns del "$ns"
     fi
     ip link del "$host_if" 2>/dev/null || true   # gone with the namespace's end, normally
     ;;
 *)
-    echo "usage: $0 up [ONE_WAY_MS] | exec CMD [ARGS...] | down" >&2; exit 2 ;;
+    echo "usage: $0 up [ONE_WAY_MS] [DIR] | exec CMD [ARGS...] | check | down" >&2; exit 2 ;;
 esac
