@@ -18,11 +18,14 @@ Endpoint and keys for a bucket: the AWS_* environment.
 import os
 import sys
 import time
+import warnings
 
 import torch
 import torch.utils.data
 
 START_NS = time.time_ns()
+# 8 workers on 2 cores is the point (each waits on the network most of the time): not a warning per epoch
+warnings.filterwarnings("ignore", message="This DataLoader will create")
 
 
 def s3_client():
