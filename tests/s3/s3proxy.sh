@@ -8,6 +8,8 @@ set -euo pipefail
 here="$(dirname "$(readlink -f "$0")")"
 lib="$here/target/s3proxy-lib"
 usage() { echo "usage: $0 start DIR [ADDR:PORT] | stop DIR" >&2; exit 2; }
+# alive PID: runs and is not a zombie (a zombie's reaping by init can lag seconds here; kill -0 still succeeds)
+alive() { local st; st=$(ps -o stat= -p "$1" 2>/dev/null) && [ -n "$st" ] && [ "${st#Z}" = "$st" ]; }
 [ $# -ge 2 ] || usage
 cmd=$1
 dir=$(readlink -f "$2")
@@ -17,7 +19,7 @@ start)
     addr=${3:-127.0.0.1:0}
     [ -d "$lib" ] || { echo "no $lib: build first (mvn -B -q -DskipTests package)" >&2; exit 1; }
     mkdir -p "$dir/data"
-    if [ -f "$dir/s3proxy.pid" ] && kill -0 "$(cat "$dir/s3proxy.pid")" 2>/dev/null; then
+    if [ -f "$dir/s3proxy.pid" ] && alive "$(cat "$dir/s3proxy.pid")"; then
         echo "S3Proxy already runs for $dir (pid $(cat "$dir/s3proxy.pid"))" >&2; exit 1
     fi
     host=${addr%:*}
@@ -50,7 +52,7 @@ PROPS
             cat "$dir/s3proxy.env"
             exit 0
         fi
-        if ! kill -0 "$(cat "$dir/s3proxy.pid")" 2>/dev/null; then
+        if ! alive "$(cat "$dir/s3proxy.pid")"; then
             echo "S3Proxy exited at start; see $dir/s3proxy.log" >&2; exit 1
         fi
         sleep 0.1
@@ -63,7 +65,7 @@ stop)
     [ -f "$dir/s3proxy.pid" ] || { echo "no S3Proxy started for $dir" >&2; exit 1; }
     pid=$(cat "$dir/s3proxy.pid")
     kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 1 50); do alive "$pid" || break; sleep 0.1; done
     kill -9 "$pid" 2>/dev/null || true
     rm -f "$dir/s3proxy.pid"
     ;;
