@@ -18,6 +18,7 @@ import org.fanstore.prep.store.ObjectStore;
 import org.fanstore.prep.store.StoreException;
 import org.fanstore.runtime.fill.source.HomeSource;
 import org.fanstore.runtime.fill.source.ObjectStoreSource;
+import org.fanstore.runtime.metadata.TableLanding;
 
 /**
  * A dataset in a bucket: the manifest and (on a rank that reads it) the table are copied by GET into a private
@@ -68,8 +69,12 @@ final class BucketHome implements DatasetHome {
     @Override
     public MetadataTable landTable(boolean reads, TableLander lander) throws IOException {
         TableInfo info = Manifest.read(scratch).table();
-        if (!reads || info == null) {
-            return lander.land(scratch);  // received from a peer, or refused by the lander (no table record)
+        if (info == null) {
+            // as the lander refuses it, but naming the s3:// location, not this rank's scratch copy
+            throw new IOException(TableLanding.olderFormat(at.toString()));
+        }
+        if (!reads) {
+            return lander.land(scratch);  // received from a peer
         }
         Path copy = scratch.resolve(info.fileName());
         String key = at.objectKey(info.fileName());

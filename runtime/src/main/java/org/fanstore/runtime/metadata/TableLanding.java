@@ -111,10 +111,15 @@ public final class TableLanding {
     private static TableInfo expected(Path dataset, Manifest manifest) throws IOException {
         TableInfo info = manifest.table();
         if (info == null) {
-            throw new IOException(dataset + " was prepped by an older fanstore and has no " + TableInfo.FILE_NAME
-                    + ": run 'fanstore upgrade " + dataset + "' once (it adds the table in place), or prep it again");
+            throw new IOException(olderFormat(dataset.toString()));
         }
         return info;
+    }
+
+    /** The one-line refusal of a dataset prepped before tables existed, naming it as the user gave it. */
+    public static String olderFormat(String dataset) {
+        return dataset + " was prepped by an older fanstore and has no " + TableInfo.FILE_NAME + ": run 'fanstore"
+                + " upgrade " + dataset + "' once (it adds the table in place), or prep it again";
     }
 
     /**
