@@ -16,6 +16,7 @@ import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.prep.format.TableInfo;
 import org.fanstore.prep.store.DatasetLocation;
 import org.fanstore.prep.store.ObjectStore;
+import org.fanstore.runtime.home.DatasetHome;
 
 /**
  * A dataset in a bucket seen through a local sparse mirror (prep/README.md, "verify, ls, stat, cat, upgrade on
@@ -42,13 +43,7 @@ final class StoreDataset implements AutoCloseable {
         final String bucket = location.bucket();
         final String manifestKey = location.objectKey(Manifest.FILE_NAME);
         if (store.head(bucket, manifestKey).isEmpty()) {
-            final String url = "s3://" + bucket + "/" + location.key();
-            if (!store.list(bucket, location.key() + "/").isEmpty()) {
-                throw new UserError("dataset half uploaded: " + url + " has no " + Manifest.FILE_NAME +
-                    "; run fanstore prep again");
-            }
-            throw new UserError("no dataset at " + url + " (no " + Manifest.FILE_NAME + " there): correct the " +
-                "location, or write the dataset there with fanstore prep");
+            throw new UserError(DatasetHome.missingManifest(store, location));
         }
         final Path dir = Files.createTempDirectory("fanstore-s3-" + location.name() + "-");
         try {

@@ -362,8 +362,15 @@ public final class RunCommand implements Callable<Integer> {
             store.size(dataset.bucket(), dataset.objectKey(Manifest.FILE_NAME));
             return null;
         } catch (StoreException e) {
-            err.println("fanstore run: " + (e.reason() == StoreException.Reason.NO_KEY
-                    ? DatasetHome.notADataset(dataset) : e.getMessage()));
+            String line = e.getMessage();
+            if (e.reason() == StoreException.Reason.NO_KEY) {
+                try {
+                    line = DatasetHome.missingManifest(store, dataset);
+                } catch (IOException listing) {
+                    line = listing.getMessage();
+                }
+            }
+            err.println("fanstore run: " + line);
             return switch (e.reason()) {
                 case NOT_ANSWERING, THROTTLED, FAILED -> 1;
                 default -> 2;

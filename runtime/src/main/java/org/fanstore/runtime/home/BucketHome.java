@@ -58,7 +58,7 @@ final class BucketHome implements DatasetHome {
             bytes = store.get(at.bucket(), at.objectKey(Manifest.FILE_NAME));
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.NO_KEY) {
-                throw new IOException(DatasetHome.notADataset(at));
+                throw new IOException(DatasetHome.missingManifest(store, at));
             }
             throw e;
         }

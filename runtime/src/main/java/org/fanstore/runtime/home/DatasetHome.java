@@ -7,6 +7,7 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.prep.store.DatasetLocation;
+import org.fanstore.prep.store.ObjectStore;
 import org.fanstore.runtime.fill.source.HomeSource;
 import org.fanstore.runtime.stats.RankStats;
 
@@ -30,10 +31,17 @@ public interface DatasetHome extends RankStats.Gauges, AutoCloseable {
         return at.isObjectStore() ? BucketHome.open(at, scratchParent) : new DirectoryHome(at.path());
     }
 
-    /** The one line for a bucket prefix without a manifest (the launcher checks it before any runtime starts). */
-    static String notADataset(DatasetLocation at) {
-        return "dataset half uploaded or not a dataset: " + at.url(Manifest.FILE_NAME) + " not found; run fanstore"
-                + " prep again";
+    /**
+     * The one line for a bucket prefix without a manifest: "half uploaded" when other objects of the dataset are
+     * there (prep writes the manifest last), else "no dataset". One LIST, on this error path only.
+     */
+    public static String missingManifest(ObjectStore store, DatasetLocation at) throws IOException {
+        String url = "s3://" + at.bucket() + "/" + at.key();
+        if (!store.list(at.bucket(), at.key() + "/").isEmpty()) {
+            return "dataset half uploaded: " + url + " has no " + Manifest.FILE_NAME + "; run fanstore prep again";
+        }
+        return "no dataset at " + url + " (no " + Manifest.FILE_NAME + " there): correct the location, or write the"
+                + " dataset there with fanstore prep";
     }
 
     /** As messages name the dataset: the path or the s3:// URL the user gave. */
