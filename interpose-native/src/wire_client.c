@@ -1,7 +1,8 @@
 /* wire_client: the shim's side of the shim <-> runtime protocol (spec: runtime/.../shm/README.md).
  * Owns: mapping `ctl`, claiming a response slot, posting a ring record, waiting for the answer.
  * Invariants: every wait is bounded (futex slices of <= FS_WAIT_SLICE_NS, overall FS_REQUEST_DEADLINE_NS); only a
- * runtime that stopped serving (STOPPING), died or is stopped (SIGSTOP) fails a request early (server_alive);
+ * runtime that stopped serving (STOPPING) or died (its ctl.lock free, whatever the PID namespace) fails a request
+ * early (server_alive); a slow one (stale heartbeat, lock held: starved, in a GC pause, SIGSTOPped) is waited for;
  * a slot is ours from the claim CAS until we store FREE (after DONE) or ABANDONED (after giving up); the
  * request path neither allocates nor re-enters the shim (raw syscalls for open/fstat/close). No exit(). */
 #include "wire_client.h"
@@ -36,6 +37,7 @@ struct fs_wire {
     /* Where to add each answer's wake-up time (FS_CTR_WAKE_NS / FS_CTR_WAKES of shim.counters), or NULL. */
     _Atomic(_Atomic uint64_t *) wake_ns;
     _Atomic uint64_t *wakes;
+    char lock_path[4096];   /* <ctl>.lock: held by the runtime while it lives (shm README, "Liveness") */
 };
 
 /* The pid cached per process; a fork child refreshes it from pthread_atfork (a vfork child keeps the parent's,
@@ -145,6 +147,9 @@ int fs_wire_attach(fs_wire **out, const char *ctl_path)
     w->slot_size = h->slot_size;
     w->response_off = fs_slot_response_offset(h->slot_size);
     w->slots = (uint8_t *)map + h->slots_offset;
+    const int n = snprintf(w->lock_path, sizeof w->lock_path, "%s.lock", ctl_path);
+    if (n < 0 || (size_t)n >= sizeof w->lock_path)
+        w->lock_path[0] = '\0';  /* no lock to ask: the pid fallback */
     *out = w;
     return 0;
 }
@@ -204,16 +209,41 @@ static int process_running(int32_t pid)
     }
 }
 
-/* The runtime is alive if it says RUNNING and its heartbeat is recent, or, with a stale heartbeat, if its process
- * is still there and not stopped: a dispatcher starved of CPU (more readers and runtimes than cores, a GC pause)
- * is slow, not dead, and its readers wait for it within FS_REQUEST_DEADLINE_NS. Only a runtime that is gone or
- * stopped makes a request fail (EIO) before its deadline. */
+/* Whether the runtime's lock on `path` is held: 1 held, 0 free, -1 no lock file (or it cannot be asked). Raw
+ * syscalls; this process never locks that file, so closing the descriptor drops nothing. */
+static int server_lock_held(const char *path)
+{
+    const long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    struct flock probe = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0, .l_pid = 0 };
+    long rc = syscall(SYS_fcntl, fd, F_OFD_GETLK, &probe);
+    if (rc != 0 && errno == EINVAL) {  /* a kernel before 3.15: the process-associated query answers the same */
+        probe = (struct flock){ .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 0 };
+        rc = syscall(SYS_fcntl, fd, F_GETLK, &probe);
+    }
+    syscall(SYS_close, fd);
+    if (rc != 0)
+        return -1;
+    return probe.l_type != F_UNLCK;
+}
+
+/* The runtime is alive if it says RUNNING and its heartbeat is recent, or, with a stale heartbeat, if it still
+ * holds its lock: a dispatcher starved of CPU (more readers and runtimes than cores), in a GC pause or stopped is
+ * slow, not dead, and its readers wait for it within FS_REQUEST_DEADLINE_NS. Only a runtime whose lock the kernel
+ * released (it died) makes a request fail (EIO) before its deadline. The pid is consulted only when there is no
+ * lock file (an older server): it means nothing in another PID namespace, and a reused pid is another process. */
 static int server_alive(const fs_wire *w, int64_t now)
 {
     if (atomic_load_explicit(&w->header->server_state, memory_order_acquire) != FS_SERVER_RUNNING)
         return 0;
     const int64_t beat = atomic_load_explicit(&w->header->heartbeat_ns, memory_order_acquire);
-    return now - beat <= FS_HEARTBEAT_STALE_NS || process_running(w->header->server_pid);
+    if (now - beat <= FS_HEARTBEAT_STALE_NS)
+        return 1;
+    const int saved = errno;
+    const int held = server_lock_held(w->lock_path);
+    errno = saved;
+    return held >= 0 ? held : process_running(w->header->server_pid);
 }
 
 static inline fs_slot_header *slot_at(const fs_wire *w, uint32_t index)

@@ -1,9 +1,10 @@
 // link: wire_client.c ring_producer.c
 // valgrind: no
-/* A runtime whose heartbeat is stale (its dispatcher starved of CPU) but whose process is alive is slow, not dead:
- * a request waits for it and gets its answer. A stopped (SIGSTOP) or dead runtime still fails a request at once
- * with EIO. The "runtime" is a child process named as server_pid in a copy of the golden basic.ctl; this test
- * plays its dispatcher by writing the answer into the slot itself. */
+/* Liveness (shm README, "Liveness"): a runtime whose heartbeat is stale but who still holds <ctl>.lock is slow, not
+ * dead: a request waits for it and gets its answer, also when it is stopped (SIGSTOP) and when its pid names nothing
+ * here (another PID namespace). A runtime whose lock is free is dead: EIO at once, even when its recorded pid
+ * belongs to a live unrelated process (pid reuse). No lock file: the /proc fallback. The "runtime" is a child
+ * holding the lock; this test plays its dispatcher by writing the answer into the slot itself. */
 #include "wire_client.h"
 #include "wire_layout.h"
 
@@ -13,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -69,6 +71,23 @@ static int answer_one(fs_ctl_header *h, const char *answer)
     return 0;
 }
 
+/* Starts an open in a thread, checks it still waits after 1.5 s, answers it and checks it got the answer. */
+static void waits_then_answered(fs_wire *w, fs_ctl_header *h, call *c, const char *answer, const char *what)
+{
+    (void)w;
+    pthread_t t;
+    pthread_create(&t, NULL, do_open, c);
+    usleep(1500 * 1000);
+    CHECK(!atomic_load(&c->done), "%s: a live runtime with a stale heartbeat failed the request: rc=%d", what, c->rc);
+    int answered = 0;
+    for (int i = 0; i < 100 && !(answered = answer_one(h, answer)); i++)
+        usleep(10 * 1000);
+    CHECK(answered, "%s: no submitted slot to answer", what);
+    pthread_join(t, NULL);
+    CHECK(c->rc == 0 && strcmp(c->out, answer) == 0, "%s: rc=%d out=%s", what, c->rc, c->rc == 0 ? c->out : "");
+    CHECK(c->took_ns >= 1400000000LL, "%s: answered after %lld ns", what, (long long)c->took_ns);
+}
+
 int main(void)
 {
     const char *repo = getenv("FANSTORE_REPO");
@@ -84,11 +103,23 @@ int main(void)
     const int fd = mkstemp(ctl);
     CHECK(fd >= 0 && write(fd, image, size) == (ssize_t)size, "cannot write %s", ctl);
 
-    const pid_t runtime = fork();
-    if (runtime == 0) {
+    char lock[sizeof ctl + 8];
+    snprintf(lock, sizeof lock, "%s.lock", ctl);
+    int ready[2];
+    CHECK(pipe(ready) == 0, "pipe");
+    pid_t runtime = fork();
+    if (runtime == 0) {  /* holds the lock as the runtime does, then waits to be stopped or killed */
+        const int lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+        if (lfd < 0 || fcntl(lfd, F_SETLK, &l) != 0)
+            _exit(1);
+        if (write(ready[1], "x", 1) != 1)
+            _exit(1);
         for (;;)
             pause();
     }
+    char c;
+    CHECK(read(ready[0], &c, 1) == 1, "the lock holder did not start");
     fs_ctl_header *h = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     CHECK(h != MAP_FAILED, "mmap");
     h->server_pid = runtime;
@@ -100,42 +131,53 @@ int main(void)
 
     /* 1. alive but starved: the request waits (no EIO after 1.5 s) and gets the answer when it comes */
     call slow = { .wire = w };
-    pthread_t t;
-    pthread_create(&t, NULL, do_open, &slow);
-    usleep(1500 * 1000);
-    CHECK(!atomic_load(&slow.done), "a live runtime with a stale heartbeat failed the request: rc=%d", slow.rc);
-    int answered = 0;
-    for (int i = 0; i < 100 && !(answered = answer_one(h, "/tmp/answer/slow")); i++)
-        usleep(10 * 1000);
-    CHECK(answered, "no submitted slot to answer");
-    pthread_join(t, NULL);
-    CHECK(slow.rc == 0 && strcmp(slow.out, "/tmp/answer/slow") == 0, "slow answer: rc=%d out=%s", slow.rc,
-          slow.rc == 0 ? slow.out : "");
-    CHECK(slow.took_ns >= 1400000000LL, "answered after %lld ns", (long long)slow.took_ns);
+    waits_then_answered(w, h, &slow, "/tmp/answer/slow", "starved");
 
-    /* 2. stopped: EIO at once */
+    /* 2. stopped (SIGSTOP) with its lock: slow, waited for, answered after SIGCONT */
     kill(runtime, SIGSTOP);
     int st;
     waitpid(runtime, &st, WUNTRACED);
     call stopped = { .wire = w };
-    do_open(&stopped);
-    CHECK(stopped.rc == -EIO, "stopped runtime: rc=%d", stopped.rc);
-    CHECK(stopped.took_ns < 500000000LL, "stopped runtime: EIO after %lld ns", (long long)stopped.took_ns);
+    pthread_t t;
+    pthread_create(&t, NULL, do_open, &stopped);
+    usleep(1500 * 1000);
+    CHECK(!atomic_load(&stopped.done), "a stopped runtime holding its lock failed the request: rc=%d", stopped.rc);
+    kill(runtime, SIGCONT);
+    int answered = 0;
+    for (int i = 0; i < 100 && !(answered = answer_one(h, "/tmp/answer/stopped")); i++)
+        usleep(10 * 1000);
+    CHECK(answered, "no submitted slot to answer");
+    pthread_join(t, NULL);
+    CHECK(stopped.rc == 0, "stopped then continued: rc=%d", stopped.rc);
 
-    /* 3. dead: EIO at once */
+    /* 3. its pid names nothing here (another PID namespace), lock held: still slow, not dead */
+    h->server_pid = 0x3ffffff0;
+    call hidden = { .wire = w };
+    waits_then_answered(w, h, &hidden, "/tmp/answer/hidden", "invisible pid");
+
+    /* 4. dead (lock freed by the kernel) while its pid belongs to a live unrelated process (reuse): EIO at once */
     kill(runtime, SIGKILL);
     waitpid(runtime, &st, 0);
+    h->server_pid = getppid();
     call dead = { .wire = w };
     do_open(&dead);
-    CHECK(dead.rc == -EIO, "dead runtime: rc=%d", dead.rc);
+    CHECK(dead.rc == -EIO, "dead runtime, reused pid: rc=%d", dead.rc);
     CHECK(dead.took_ns < 500000000LL, "dead runtime: EIO after %lld ns", (long long)dead.took_ns);
+
+    /* 5. no lock file (an older server): the /proc fallback, a dead pid is dead */
+    unlink(lock);
+    h->server_pid = runtime;
+    call old = { .wire = w };
+    do_open(&old);
+    CHECK(old.rc == -EIO, "no lock file, dead pid: rc=%d", old.rc);
 
     fs_wire_detach(w);
     munmap(h, size);
     close(fd);
     unlink(ctl);
+    unlink(lock);
     if (failures == 0)
-        printf("slow server: waited %.2f s for a live starved runtime; stopped and dead ones fail at once\n",
-               slow.took_ns / 1e9);
+        printf("slow server: waited %.2f s for a starved, a stopped and an invisible-pid runtime holding its lock;"
+               " a dead one fails at once even with its pid reused\n", slow.took_ns / 1e9);
     return failures == 0 ? 0 : 1;
 }

@@ -182,10 +182,14 @@ public final class RunCommand implements Callable<Integer> {
             err.println("fanstore run: " + missing.message());
             return missing.status();
         }
-        Path shim = Path.of(System.getenv().getOrDefault("FANSTORE_HOME", "."), "interpose-native", "build",
-                "libfanstore.so").toAbsolutePath();
+        Path shim = shimPath();
         if (!Files.isRegularFile(shim)) {
             err.println("fanstore run: the shim " + shim + " is missing: build with scripts/setup-debian.sh build");
+            return 2;
+        }
+        String unloadable = PreloadProbe.problem(shim, preloadWith(shim));
+        if (unloadable != null) {
+            err.println("fanstore run: " + unloadable);
             return 2;
         }
         JobEnvironment job = scheduler.orElseGet(() -> new JobEnvironment(Scheduler.LOCAL, localJobId(), 0, 1, 0, 1));
@@ -496,11 +500,26 @@ public final class RunCommand implements Callable<Integer> {
         return job.scheduler().spansNodes() ? 1 : worldSize;
     }
 
+    /** The shim: FANSTORE_SHIM when set (a node-local copy, a path a container binds), else the build's. */
+    static Path shimPath() {
+        String set = System.getenv("FANSTORE_SHIM");
+        if (set != null && !set.isBlank()) {
+            return Path.of(set).toAbsolutePath();
+        }
+        return Path.of(System.getenv().getOrDefault("FANSTORE_HOME", "."), "interpose-native", "build",
+                "libfanstore.so").toAbsolutePath();
+    }
+
+    /** The command's LD_PRELOAD: the shim first, then whatever the user preloads. */
+    private static String preloadWith(Path shim) {
+        String preload = System.getenv("LD_PRELOAD");
+        return preload == null || preload.isBlank() ? shim.toString() : shim + ":" + preload;
+    }
+
     /** FANSTORE_RANK/FANSTORE_SIZE are the node's rank in the runtimes' world: tasks of one node share them. */
     Map<String, String> commandEnv(int rank, int worldSize, JobLayout layout, JobEnvironment job, Path shim) {
         Map<String, String> env = new HashMap<>();
-        String preload = System.getenv("LD_PRELOAD");
-        env.put("LD_PRELOAD", preload == null || preload.isBlank() ? shim.toString() : shim + ":" + preload);
+        env.put("LD_PRELOAD", preloadWith(shim));
         env.put("FANSTORE_MOUNT", mount);
         env.put("FANSTORE_SHM_DIR", layout.shmDir(rank).toString());
         env.put("FANSTORE_RANK", Integer.toString(rank));

@@ -34,15 +34,10 @@ final class SharedNodeTask {
         Path running = view.registerSharingTask(job.nodeId(), job.localId());
         try {
             ProcessBuilder pb = new ProcessBuilder(run.command()).inheritIO();
-            pb.environment().putAll(run.commandEnv(job.nodeId(), job.nodeCount(), view, job, shim()));
+            pb.environment().putAll(run.commandEnv(job.nodeId(), job.nodeCount(), view, job, RunCommand.shimPath()));
             return pb.start().waitFor();
         } finally {
             view.sharingTaskDone(running, job.localId());
         }
-    }
-
-    private static Path shim() {
-        return Path.of(System.getenv().getOrDefault("FANSTORE_HOME", "."), "interpose-native", "build",
-                "libfanstore.so").toAbsolutePath();
     }
 }

@@ -4,8 +4,13 @@ import static org.fanstore.runtime.timing.Timing.*;
 import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -30,6 +35,9 @@ public final class ShmServer implements AutoCloseable {
     private final ReentrantReadWriteLock mappingLock = new ReentrantReadWriteLock();
     private boolean closed;  // guarded by mappingLock
 
+    /** The descriptor holding {@code <ctl>.lock}'s lock; closed by {@link #close}. */
+    private FileChannel lock;
+
     private ShmServer(final ControlFile file, final RequestHandler handler, final boolean deleteOnClose) {
         this.file = file;
         this.ctl = file.buffer;
@@ -52,10 +60,48 @@ public final class ShmServer implements AutoCloseable {
     /** As {@link #create(Path, int, int, int, RequestHandler)}, deleting the file on close if asked. */
     public static ShmServer create(final Path ctlFile, final int slotCount, final int slotSize, final int ringCapacity,
         final RequestHandler handler, final boolean deleteOnClose) throws IOException {
-        final ControlFile file = ControlFile.create(ctlFile, slotCount, slotSize, ringCapacity);
-        final ShmServer server = new ShmServer(file, handler, deleteOnClose);
-        server.dispatcherThread.start();
-        return server;
+        final FileChannel lock = takeLock(ctlFile);
+        try {
+            final ControlFile file = ControlFile.create(ctlFile, slotCount, slotSize, ringCapacity);
+            final ShmServer server = new ShmServer(file, handler, deleteOnClose);
+            server.lock = lock;
+            server.dispatcherThread.start();
+            return server;
+        } catch (final IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Creates {@code <ctl>.lock} (0600) and takes an exclusive POSIX record lock on it, held until {@link #close}
+     * has stored STOPPING: clients tell a slow runtime (lock held) from a dead one (the kernel freed it) in any
+     * PID namespace (README, "Liveness"). Held by another live server: refused.
+     */
+    private static FileChannel takeLock(final Path ctlFile) throws IOException {
+        final Path path = ctlFile.resolveSibling(ctlFile.getFileName() + ".lock");
+        final FileChannel channel = FileChannel.open(path,
+            java.util.Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS),
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        try {
+            if (channel.tryLock() == null) {
+                throw new FileAlreadyExistsException(path.toString(), null, "locked by a live server");
+            }
+        } catch (final IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        return channel;
+    }
+
+    private void releaseLock() {
+        try {
+            if (lock != null) {
+                lock.close();
+            }
+        } catch (final IOException ignored) {
+            // closing drops the lock whatever close reports
+        }
     }
 
     public Path path() {
@@ -126,6 +172,7 @@ public final class ShmServer implements AutoCloseable {
         dispatcher.stop();
         boolean stopped = join();
         wakeWaitingClients();
+        releaseLock();  // after STOPPING: a client never sees "no lock" while the state still says RUNNING
         try {
             if (mappingLock.writeLock().tryLock(CLOSE_JOIN_MILLIS, TimeUnit.MILLISECONDS)) {
                 try {
