@@ -88,7 +88,9 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode, int al
         return -EIO;
     int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
     uint32_t idx;
-    fs_resolved rc = fs_ns_resolve(s, t, k, !(flags & O_NOFOLLOW), &idx);
+    /* O_CREAT | O_EXCL never follows a last symlink (the kernel answers EEXIST, even for a dangling one) */
+    int follow = !(flags & O_NOFOLLOW) && (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+    fs_resolved rc = fs_ns_resolve(s, t, k, follow, &idx);
     if (rc == -ENOENT && (flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
         if (k->want_dir || k->len == 0)
             return -EISDIR;

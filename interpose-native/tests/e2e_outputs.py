@@ -362,6 +362,57 @@ def case_symlink():
            sorted(os.listdir(os.path.join(d, "dirlink"))))
 
 
+def case_symlink_loops():
+    """Links in a loop answer ELOOP (relative ones and absolute ones through the mount), as pathlib expects."""
+    import pathlib
+    d = case_dir("loops")
+    os.symlink("rel/../rel", os.path.join(d, "rel"))
+    os.symlink(os.path.join(d, "abs/../abs"), os.path.join(d, "abs"))
+    os.symlink("self", os.path.join(d, "self"))
+    for name in ["rel/foo", "abs/foo", "self", "abs"]:
+        try:
+            os.stat(os.path.join(d, name))
+            raise Fail("stat %s: no error" % name)
+        except OSError as e:
+            expect("errno of stat " + name, errno.ELOOP, e.errno)
+    try:
+        pathlib.Path(d, "abs", "foo").resolve()
+        raise Fail("resolve of a loop: no error")
+    except RuntimeError:
+        pass
+
+
+def case_copytree_symlink_dir():
+    """shutil.copytree of a tree holding an absolute symlink to one of its directories: followed, or kept."""
+    d = case_dir("copytree")
+    src = os.path.join(d, "src")
+    os.makedirs(os.path.join(src, "real"))
+    write(os.path.join(src, "real", "t.txt"), b"t")
+    os.symlink(os.path.join(src, "real"), os.path.join(src, "link"))
+    shutil.copytree(src, os.path.join(d, "followed"), symlinks=False)
+    expect("followed: a directory", (False, ["t.txt"]), (os.path.islink(os.path.join(d, "followed", "link")),
+                                                         os.listdir(os.path.join(d, "followed", "link"))))
+    shutil.copytree(src, os.path.join(d, "kept"), symlinks=True)
+    expect("kept: a link", True, os.path.islink(os.path.join(d, "kept", "link")))
+
+
+def case_link_to_input():
+    """A relative link from an output to an input file (outside the upper tree: only the shim can follow it);
+    O_CREAT | O_EXCL on a dangling link is EEXIST and creates nothing."""
+    d = case_dir("links")
+    if INPUT is not None:
+        rel = os.path.relpath(os.path.join(INPUT, "a.txt"), d)
+        os.symlink(rel, os.path.join(d, "to-input"))
+        expect("read through a link to an input", b"hello\n", read(os.path.join(d, "to-input")))
+    os.symlink("missing", os.path.join(d, "dangling"))
+    try:
+        os.close(os.open(os.path.join(d, "dangling"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        raise Fail("O_EXCL through a dangling link: no error")
+    except FileExistsError:
+        pass
+    expect("the dangling link's target", False, os.path.lexists(os.path.join(d, "missing")))
+
+
 def case_hard_link():
     d = case_dir("hardlink")
     target = os.path.join(d, "target.txt")
@@ -566,6 +617,9 @@ CASES = [
     ("rm-r", case_rm_r),
     ("empty-dir", case_empty_dir),
     ("symlink", case_symlink),
+    ("symlink-loops", case_symlink_loops),
+    ("copytree-symlink-dir", case_copytree_symlink_dir),
+    ("link-to-input", case_link_to_input),
     ("hard-link", case_hard_link),
     ("mkfifo", case_mkfifo),
     ("unix-socket", case_unix_socket),
