@@ -162,6 +162,18 @@ static fs_path_class classify(const fs_state *s, int dirfd, const char *path, fs
     return fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
 }
 
+int fs_ns_retry_lookup(const fs_state *s, int dirfd, const char *path, fs_key *k)
+{
+    int err = errno;
+    if ((err != ENOENT && err != ENOTDIR) || s == NULL || path == NULL || path[0] == '/' || path[0] == '\0' ||
+        dirfd == AT_FDCWD)
+        return 0;
+    const char *p = path;
+    fs_path_class c = classify_any(s, dirfd, &p, k, 1);
+    errno = err;
+    return c == FS_PATH_INSIDE;
+}
+
 uint32_t fs_ns_mode(const fs_table *t, uint32_t idx)
 {
     if (!fs_ns_is_output(t, idx))

@@ -172,8 +172,12 @@ static int tracked(int fd, int flags)
         MODE_ARG(flags, flags) \
         fs_key k; \
         fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
-        if (c == FS_PATH_OUTSIDE) \
-            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags, mode)); \
+        if (c == FS_PATH_OUTSIDE) { \
+            int fd = OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags, mode)); \
+            if (fd >= 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k)) \
+                return fd; \
+            c = FS_PATH_INSIDE; \
+        } \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode, 1)); \
     }
 
@@ -193,8 +197,12 @@ static int tracked(int fd, int flags)
     { \
         fs_key k; \
         fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
-        if (c == FS_PATH_OUTSIDE) \
-            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags)); \
+        if (c == FS_PATH_OUTSIDE) { \
+            int fd = OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags)); \
+            if (fd >= 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k)) \
+                return fd; \
+            c = FS_PATH_INSIDE; \
+        } \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0, 1)); \
     }
 

@@ -362,6 +362,28 @@ def case_symlink():
            sorted(os.listdir(os.path.join(d, "dirlink"))))
 
 
+def case_dirfd_walk():
+    """os.fwalk walks by descriptors (openat, fstatat relative to a directory descriptor): a symlink to a directory,
+    named by its absolute path under the mount (which only the shim can follow), is a directory there."""
+    d = case_dir("fwalk")
+    os.makedirs(os.path.join(d, "real", "sub"))
+    write(os.path.join(d, "real", "sub", "f"), b"f")
+    os.symlink(os.path.join(d, "real"), os.path.join(d, "abs-link"))
+    os.symlink("real", os.path.join(d, "rel-link"))
+    top = [(sorted(dirs), sorted(files)) for root, dirs, files, fd in os.fwalk(d) if root == d]
+    expect("fwalk's top directory", [(["abs-link", "real", "rel-link"], [])], top)
+    seen = sorted(os.path.relpath(root, d) for root, dirs, files, fd in os.fwalk(d, follow_symlinks=True))
+    expect("fwalk with follow_symlinks", [".", "abs-link", "abs-link/sub", "real", "real/sub", "rel-link",
+                                          "rel-link/sub"], seen)
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        expect("stat(dir_fd) through the absolute link", True, stat.S_ISDIR(os.stat("abs-link", dir_fd=fd).st_mode))
+        expect("open(dir_fd) through the absolute link", b"f", read("/proc/self/fd/%d" % os.open(
+            "abs-link/sub/f", os.O_RDONLY, dir_fd=fd)))
+    finally:
+        os.close(fd)
+
+
 def case_symlink_loops():
     """Links in a loop answer ELOOP (relative ones and absolute ones through the mount), as pathlib expects."""
     import pathlib
@@ -617,6 +639,7 @@ CASES = [
     ("rm-r", case_rm_r),
     ("empty-dir", case_empty_dir),
     ("symlink", case_symlink),
+    ("dirfd-walk", case_dirfd_walk),
     ("symlink-loops", case_symlink_loops),
     ("copytree-symlink-dir", case_copytree_symlink_dir),
     ("link-to-input", case_link_to_input),
