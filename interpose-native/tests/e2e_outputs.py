@@ -384,6 +384,19 @@ def case_dirfd_walk():
         os.close(fd)
 
 
+def case_scandir_inode():
+    """scandir's entries agree with lstat (inode and type), also in a directory other ranks know of."""
+    d = case_dir("scandir")
+    os.mkdir(os.path.join(d, "dir"))
+    write(os.path.join(d, "file"), b"x")
+    os.symlink("dir", os.path.join(d, "link"))
+    for e in os.scandir(d):
+        st = os.lstat(e.path)
+        expect("inode of " + e.name, st.st_ino, e.inode())
+        expect("is_symlink of " + e.name, stat.S_ISLNK(st.st_mode), e.is_symlink())
+        expect("is_dir of " + e.name, e.name != "file", e.is_dir())
+
+
 def case_symlink_loops():
     """Links in a loop answer ELOOP (relative ones and absolute ones through the mount), as pathlib expects."""
     import pathlib
@@ -640,6 +653,7 @@ CASES = [
     ("empty-dir", case_empty_dir),
     ("symlink", case_symlink),
     ("dirfd-walk", case_dirfd_walk),
+    ("scandir-inode", case_scandir_inode),
     ("symlink-loops", case_symlink_loops),
     ("copytree-symlink-dir", case_copytree_symlink_dir),
     ("link-to-input", case_link_to_input),
