@@ -99,7 +99,7 @@ static int may_enter_mount(const fs_state *s, const char *path)
 /* A relative path from a real directory descriptor (not one of ours): inside only when the joined path lands in
  * the mount, which needs the descriptor's name (one readlink, paid only when may_enter_mount). A change (changes)
  * relative to a directory of the upper tree (rm -r and cp -a work from descriptors) is one of the namespace's, so
- * that other ranks hear of it; a lookup there is left to the kernel. */
+ * that other ranks hear of it; a lookup there is left to the kernel (fs_ns_retry_lookup takes over when it fails). */
 static fs_path_class classify_from_real_dir(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
 {
     if (!changes && !may_enter_mount(s, path))
