@@ -5,11 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$(readlink -f "$0")")/.."
 # slurm-wlm, munge, openmpi-bin and mpich are for the launcher tests with real schedulers (tests/slurm/cluster.sh);
-# python3-boto3 is the object-store bench's baseline (bench/object-store.sh, one object per sample).
+# python3-boto3 is the object-store bench's baseline (bench/object-store.sh, one object per sample);
+# libpython3.11-testsuite holds CPython's own tests, run under the mount by tests/cpython/run-fs-tests.py;
 # debootstrap, podman and bubblewrap are for the container tests (tests/containers/, an old-glibc root file system).
 need=(libmpj-java liblog4j1.2-java gcc make maven openjdk-17-jdk-headless bindfs strace
       python3-torch python3-torchvision python3-numpy python3-pil python3-h5py python3-lmdb python3-boto3 rsync
-      slurm-wlm slurmctld slurmd slurm-client munge openmpi-bin mpich debootstrap podman bubblewrap)
+      slurm-wlm slurmctld slurmd slurm-client munge openmpi-bin mpich libpython3.11-testsuite
+      debootstrap podman bubblewrap)
 missing=()
 for p in "${need[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

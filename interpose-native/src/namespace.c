@@ -99,7 +99,7 @@ static int may_enter_mount(const fs_state *s, const char *path)
 /* A relative path from a real directory descriptor (not one of ours): inside only when the joined path lands in
  * the mount, which needs the descriptor's name (one readlink, paid only when may_enter_mount). A change (changes)
  * relative to a directory of the upper tree (rm -r and cp -a work from descriptors) is one of the namespace's, so
- * that other ranks hear of it; a lookup there is left to the kernel. */
+ * that other ranks hear of it; a lookup there is left to the kernel (fs_ns_retry_lookup takes over when it fails). */
 static fs_path_class classify_from_real_dir(const fs_state *s, int dirfd, const char *path, fs_key *k, int changes)
 {
     if (!changes && !may_enter_mount(s, path))
@@ -160,6 +160,18 @@ static fs_path_class classify(const fs_state *s, int dirfd, const char *path, fs
     ns.cwd_len = (size_t)n;
     ns.cwd_near = 1;
     return fs_path_classify(&ns, path, k->buf, sizeof k->buf, &k->len);
+}
+
+int fs_ns_retry_lookup(const fs_state *s, int dirfd, const char *path, fs_key *k)
+{
+    int err = errno;
+    if ((err != ENOENT && err != ENOTDIR) || s == NULL || path == NULL || path[0] == '/' || path[0] == '\0' ||
+        dirfd == AT_FDCWD)
+        return 0;
+    const char *p = path;
+    fs_path_class c = classify_any(s, dirfd, &p, k, 1);
+    errno = err;
+    return c == FS_PATH_INSIDE;
 }
 
 uint32_t fs_ns_mode(const fs_table *t, uint32_t idx)

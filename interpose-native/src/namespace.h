@@ -40,6 +40,12 @@ fs_path_class fs_ns_classify(const fs_state *s, int dirfd, const char **path, fs
  * node's upper tree is also inside (its key), so the change reaches the namespace's records. */
 fs_path_class fs_ns_classify_change(const fs_state *s, int dirfd, const char **path, fs_key *k);
 
+/* A lookup relative to a real directory descriptor was forwarded (fs_ns_classify: FS_PATH_OUTSIDE) and the kernel
+ * failed with errno ENOENT or ENOTDIR. When the descriptor is a directory of this node's upper tree, a symlink on
+ * the way may lead where the kernel cannot follow (into the mount, or to an input): returns 1 with k holding the
+ * path's key, to be answered as an inside path (os.fwalk, find and rm walk by descriptors). Else 0, errno kept. */
+int fs_ns_retry_lookup(const fs_state *s, int dirfd, const char *path, fs_key *k);
+
 /* Where a key resolved, or a negative errno (its own type: never a path classification's result). */
 typedef enum fs_resolved {
     FS_RESOLVED_ERRNO   = -4095,   /* no place: marks that [-4095, -1] holds -errno values (and keeps it signed) */

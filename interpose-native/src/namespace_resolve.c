@@ -2,8 +2,9 @@
  * Symlinks: a target is relative to the link's directory or absolute; the joined path is normalised and
  * classified again, so a link may lead out of the namespace (the caller then forwards to libc) but a `..`
  * can never make an outside path look like a key. At most MAX_LINKS links per resolution, as Linux (ELOOP).
- * Order: the table first (inputs are never shadowed), then this node's upper tree (one fstatat), then the
- * committed outputs of other ranks (output_view.h). */
+ * Order: the table first (inputs are never shadowed), then this node's upper tree (one fstatat; a symlink there is
+ * followed here, not by the kernel, which cannot follow a target in the mount), then the committed outputs of other
+ * ranks (output_view.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -17,12 +18,11 @@
 
 #define MAX_LINKS 40
 
-/* Replaces k = <link key (link_len bytes)><rest> by the link's target joined with rest, classified again. */
-static fs_resolved substitute(const fs_state *s, const fs_table *t, fs_key *k, size_t link_len, const fs_entry *link)
+/* Replaces k = <link key (link_len bytes)><rest> by the link's target (tlen bytes) joined with rest, classified
+ * again. */
+static fs_resolved substitute(const fs_state *s, fs_key *k, size_t link_len, const char *target, size_t tlen)
 {
     char joined[PATH_MAX];
-    const char *target = fs_entry_link_target(t, link);
-    size_t tlen = link->child_count;
     size_t rest = k->len - link_len;          /* "" or "/..." */
     size_t n = 0;
     if (target[0] != '/') {
@@ -63,9 +63,48 @@ static fs_resolved substitute(const fs_state *s, const fs_table *t, fs_key *k, s
 typedef enum upper_probe {
     UPPER_ERRNO     = -4095,   /* marks that [-4095, -1] holds -errno values (-ENOTDIR: k must be a directory) */
     UPPER_ABSENT    = 0,       /* not in the upper tree */
-    UPPER_FOUND     = 1,       /* k now holds its real path: forward it */
-    UPPER_RELINKED  = 2,       /* an absolute symlink into the mount: k now holds the target's key (resolve again) */
+    UPPER_FOUND     = 1,       /* k now holds its real path, or a symlink's outside target: forward it */
+    UPPER_RELINKED  = 2,       /* a symlink of the upper tree: k now holds its target's key (resolve again) */
 } upper_probe;
+
+/* The upper tree's symlink at real path `real`, key prefix [0, link_len) of k: k becomes its target joined with the
+ * rest. The kernel cannot follow these itself: an absolute target names the mount, and a relative one may lead
+ * (by "..") to an input, which is not in the upper tree. Following them here also counts them (ELOOP). */
+static upper_probe upper_link(const fs_state *s, fs_key *k, size_t link_len, const char *real)
+{
+    char target[PATH_MAX];
+    ssize_t tl = CALL_REAL(-1, readlink, real, target, sizeof target - 1);
+    if (tl <= 0)
+        return UPPER_ABSENT;           /* replaced since the lstat: the caller's walk goes on from the table */
+    fs_resolved rc = substitute(s, k, link_len, target, (size_t)tl);
+    if (rc < 0)
+        return (upper_probe)(int)rc;
+    return rc == FS_RESOLVED_INSIDE ? UPPER_RELINKED : UPPER_FOUND;
+}
+
+/* The kernel could not walk <upper>/k (ENOENT, ENOTDIR): a directory component may be a symlink it cannot follow.
+ * Walks k's directory components in the upper tree; the first symlink is followed, a missing one ends the walk. */
+static upper_probe upper_walk(const fs_state *s, fs_key *k, char *real, size_t real_len)
+{
+    size_t base = real_len - k->len;   /* real = <upper>/<key>: k's byte i is real's byte base + i */
+    for (size_t i = 1; i < k->len; i++) {
+        if (k->buf[i] != '/')
+            continue;
+        real[base + i] = '\0';
+        struct stat st;
+        int rc = CALL_REAL(-1, fstatat, AT_FDCWD, real, &st, AT_SYMLINK_NOFOLLOW);
+        real[base + i] = '/';
+        if (rc != 0)
+            return UPPER_ABSENT;
+        if (S_ISLNK(st.st_mode)) {
+            real[base + i] = '\0';
+            return upper_link(s, k, i, real);
+        }
+        if (!S_ISDIR(st.st_mode))
+            return (upper_probe)-ENOTDIR;
+    }
+    return UPPER_ABSENT;
+}
 
 /* Is key k in this node's upper tree? */
 static upper_probe in_upper(const fs_state *s, fs_key *k, int follow_last)
@@ -73,24 +112,17 @@ static upper_probe in_upper(const fs_state *s, fs_key *k, int follow_last)
     char path[PATH_MAX];
     int n = fs_up_path(s, k->buf, k->len, path, sizeof path);
     struct stat st;
-    if (n < 0 || CALL_REAL(-1, fstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    if (n < 0)
         return UPPER_ABSENT;
-    if (S_ISLNK(st.st_mode) && follow_last) {
-        char target[PATH_MAX];
-        ssize_t tl = CALL_REAL(-1, readlink, path, target, sizeof target - 1);
-        if (tl > 0 && target[0] == '/') {
-            target[tl] = '\0';
-            fs_ns ns = { .mount = s->mount, .mount_len = s->mount_len };
-            fs_key next;
-            if (fs_path_classify(&ns, target, next.buf, sizeof next.buf, &next.len) == FS_PATH_INSIDE) {
-                memcpy(k->buf, next.buf, next.len + 1);
-                k->len = next.len;
-                return UPPER_RELINKED;
-            }
-        }
-    } else if (k->want_dir && !S_ISDIR(st.st_mode)) {
-        return (upper_probe)-ENOTDIR;
+    if (CALL_REAL(-1, fstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ELOOP)
+            return (upper_probe)-ELOOP;   /* relative links in a loop: the kernel counted them */
+        return errno == ENOENT || errno == ENOTDIR ? upper_walk(s, k, path, (size_t)n) : UPPER_ABSENT;
     }
+    if (S_ISLNK(st.st_mode) && follow_last)
+        return upper_link(s, k, k->len, path);
+    if (k->want_dir && !S_ISDIR(st.st_mode))
+        return (upper_probe)-ENOTDIR;
     memcpy(k->buf, path, (size_t)n + 1);
     k->len = (size_t)n;
     return UPPER_FOUND;
@@ -148,7 +180,7 @@ fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int f
             if (u == UPPER_FOUND)
                 return FS_RESOLVED_OUTSIDE;
             if (u == UPPER_RELINKED)
-                continue;
+                continue;          /* one more link */
             if (u < 0)
                 return (fs_resolved)(int)u;   /* the same -errno */
         }
@@ -167,7 +199,7 @@ fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int f
                 *index = (uint32_t)idx;
                 return FS_RESOLVED_INSIDE;
             }
-            int rc = substitute(s, t, k, k->len, e);
+            int rc = substitute(s, k, k->len, fs_entry_link_target(t, e), e->child_count);
             if (rc != FS_RESOLVED_INSIDE)
                 return rc;
             continue;
@@ -188,7 +220,7 @@ fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int f
             }
             const fs_entry *e = fs_table_entry(t, (uint32_t)p);
             if (S_ISLNK(e->mode)) {
-                int rc = substitute(s, t, k, i, e);
+                int rc = substitute(s, k, i, fs_entry_link_target(t, e), e->child_count);
                 if (rc != FS_RESOLVED_INSIDE)
                     return rc;
                 moved = 1;

@@ -114,6 +114,15 @@ int fs_up_path(const fs_state *s, const char *key, size_t key_len, char *buf, si
     return (int)n;
 }
 
+int fs_up_lstat(const fs_state *s, const char *key, size_t key_len, struct stat *st)
+{
+    char path[PATH_MAX];
+    int n = fs_up_path(s, key, key_len, path, sizeof path);
+    if (n < 0)
+        return n;
+    return CALL_REAL(-1, fstatat, AT_FDCWD, path, st, AT_SYMLINK_NOFOLLOW) == 0 ? 0 : -errno;
+}
+
 int fs_up_key(const fs_state *s, const char *real, size_t real_len, char *key, size_t cap)
 {
     size_t rl;

@@ -27,6 +27,9 @@ const char *fs_up_root(const fs_state *s, size_t *len);
 /* <upper>/<key> into buf: its length, or -ENAMETOOLONG / -EIO (no upper directory). */
 int fs_up_path(const fs_state *s, const char *key, size_t key_len, char *buf, size_t cap);
 
+/* lstat of <upper>/<key> (a key's place here, which stat answers for before other ranks' outputs): 0 or -errno. */
+int fs_up_lstat(const fs_state *s, const char *key, size_t key_len, struct stat *st);
+
 /* The key of a real path under the upper directory (length, copied into key), or -1 when it is not under it.
  * "" (0) is the upper directory itself. */
 int fs_up_key(const fs_state *s, const char *real, size_t real_len, char *key, size_t cap);

@@ -1,6 +1,7 @@
 /* wrap_dir: directory streams. A directory of the table (or another rank's output directory) is listed from the
  * table: ".", "..", then its children in table order (sorted by name bytes), with d_ino = index + 1 and d_type
- * from the mode, so Python's scandir never needs a stat per entry; then other ranks' outputs in it; then what
+ * from the mode, so Python's scandir never needs a stat per entry; then other ranks' outputs in it (an output this
+ * node also has in its upper tree with that place's inode and type, as stat answers for it); then what
  * this node made in it (its place in the upper tree, read with the real readdir). A directory only this node
  * made is the real directory in the upper tree, opened by libc.
  * Owns: the fs_dir objects. They live in one arena mapped on first use, and that arena is the set of our
@@ -255,9 +256,14 @@ static struct dirent64 *dir_next(fs_dir *d)
         if (len >= sizeof d->ent.d_name)
             continue;      /* cannot be represented in a dirent: skipped, as no real name is this long */
         d->ent.d_ino = (ino64_t)idx + 1;
+        d->ent.d_type = (unsigned char)IFTODT(fs_ns_mode(t, idx));
+        size_t il;
+        const char *ikey = fs_ns_key(t, idx, &il);
+        struct stat st;       /* an output this node has: stat answers from its upper place, so the listing too */
+        if (fs_ns_is_output(t, idx) && fs_up_lstat(fs_state_get(), ikey, il, &st) == 0)
+            d->ent.d_ino = st.st_ino, d->ent.d_type = (unsigned char)IFTODT(st.st_mode);
         d->ent.d_off = (off64_t)d->pos;
         d->ent.d_reclen = sizeof d->ent;
-        d->ent.d_type = (unsigned char)IFTODT(fs_ns_mode(t, idx));
         memcpy(d->ent.d_name, name, len);
         d->ent.d_name[len] = '\0';
         return &d->ent;

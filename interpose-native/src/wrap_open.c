@@ -88,7 +88,9 @@ static int open_key(const fs_state *s, fs_key *k, int flags, mode_t mode, int al
         return -EIO;
     int writes = (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC);
     uint32_t idx;
-    fs_resolved rc = fs_ns_resolve(s, t, k, !(flags & O_NOFOLLOW), &idx);
+    /* O_CREAT | O_EXCL never follows a last symlink (the kernel answers EEXIST, even for a dangling one) */
+    int follow = !(flags & O_NOFOLLOW) && (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+    fs_resolved rc = fs_ns_resolve(s, t, k, follow, &idx);
     if (rc == -ENOENT && (flags & O_CREAT) && (flags & O_TMPFILE) != O_TMPFILE) {
         if (k->want_dir || k->len == 0)
             return -EISDIR;
@@ -170,8 +172,12 @@ static int tracked(int fd, int flags)
         MODE_ARG(flags, flags) \
         fs_key k; \
         fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
-        if (c == FS_PATH_OUTSIDE) \
-            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags, mode)); \
+        if (c == FS_PATH_OUTSIDE) { \
+            int fd = OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags, mode)); \
+            if (fd >= 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k)) \
+                return fd; \
+            c = FS_PATH_INSIDE; \
+        } \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, mode, 1)); \
     }
 
@@ -191,8 +197,12 @@ static int tracked(int fd, int flags)
     { \
         fs_key k; \
         fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
-        if (c == FS_PATH_OUTSIDE) \
-            return OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags)); \
+        if (c == FS_PATH_OUTSIDE) { \
+            int fd = OUTSIDE_OPEN(path, flags, CALL_REAL(-1, name, dirfd, path, flags)); \
+            if (fd >= 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k)) \
+                return fd; \
+            c = FS_PATH_INSIDE; \
+        } \
         return finish(c < 0 ? c : open_key(fs_state_get(), &k, flags, 0, 1)); \
     }
 

@@ -98,8 +98,12 @@ FD_STAT_DOOR(fstat64, struct stat64)
         } \
         fs_key k; \
         fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
-        if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, dirfd, path, st, flags); \
+        if (c == FS_PATH_OUTSIDE) { \
+            int r = CALL_REAL(-1, name, dirfd, path, st, flags); \
+            if (r == 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k)) \
+                return r; \
+            c = FS_PATH_INSIDE; \
+        } \
         return fstatat_any(c, &k, dirfd, (struct stat *)st, flags); \
     }
 
@@ -143,8 +147,12 @@ FXSTAT_DOOR(__fxstat64, struct stat64)
         } \
         fs_key k; \
         fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k); \
-        if (c == FS_PATH_OUTSIDE) \
-            return CALL_REAL(-1, name, ver, dirfd, path, st, flags); \
+        if (c == FS_PATH_OUTSIDE) { \
+            int r = CALL_REAL(-1, name, ver, dirfd, path, st, flags); \
+            if (r == 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k)) \
+                return r; \
+            c = FS_PATH_INSIDE; \
+        } \
         return fstatat_any(c, &k, dirfd, (struct stat *)st, flags); \
     }
 
@@ -190,8 +198,12 @@ FS_EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask, struc
     }
     fs_key k;
     fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
-    if (c == FS_PATH_OUTSIDE)
-        return CALL_REAL(-1, statx, dirfd, path, flags, mask, stx);
+    if (c == FS_PATH_OUTSIDE) {
+        int r = CALL_REAL(-1, statx, dirfd, path, flags, mask, stx);
+        if (r == 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k))
+            return r;
+        c = FS_PATH_INSIDE;
+    }
     return statx_key(c, &k, flags, mask, stx);
 }
 
@@ -232,7 +244,11 @@ FS_EXPORT int faccessat(int dirfd, const char *path, int mode, int flags)
 {
     fs_key k;
     fs_path_class c = fs_ns_classify(fs_state_get(), dirfd, &path, &k);
-    if (c == FS_PATH_OUTSIDE)
-        return CALL_REAL(-1, faccessat, dirfd, path, mode, flags);
+    if (c == FS_PATH_OUTSIDE) {
+        int r = CALL_REAL(-1, faccessat, dirfd, path, mode, flags);
+        if (r == 0 || !fs_ns_retry_lookup(fs_state_get(), dirfd, path, &k))
+            return r;
+        c = FS_PATH_INSIDE;
+    }
     return access_key(c, &k, mode, flags);
 }

@@ -362,6 +362,92 @@ def case_symlink():
            sorted(os.listdir(os.path.join(d, "dirlink"))))
 
 
+def case_dirfd_walk():
+    """os.fwalk walks by descriptors (openat, fstatat relative to a directory descriptor): a symlink to a directory,
+    named by its absolute path under the mount (which only the shim can follow), is a directory there."""
+    d = case_dir("fwalk")
+    os.makedirs(os.path.join(d, "real", "sub"))
+    write(os.path.join(d, "real", "sub", "f"), b"f")
+    os.symlink(os.path.join(d, "real"), os.path.join(d, "abs-link"))
+    os.symlink("real", os.path.join(d, "rel-link"))
+    top = [(sorted(dirs), sorted(files)) for root, dirs, files, fd in os.fwalk(d) if root == d]
+    expect("fwalk's top directory", [(["abs-link", "real", "rel-link"], [])], top)
+    seen = sorted(os.path.relpath(root, d) for root, dirs, files, fd in os.fwalk(d, follow_symlinks=True))
+    expect("fwalk with follow_symlinks", [".", "abs-link", "abs-link/sub", "real", "real/sub", "rel-link",
+                                          "rel-link/sub"], seen)
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        expect("stat(dir_fd) through the absolute link", True, stat.S_ISDIR(os.stat("abs-link", dir_fd=fd).st_mode))
+        expect("open(dir_fd) through the absolute link", b"f", read("/proc/self/fd/%d" % os.open(
+            "abs-link/sub/f", os.O_RDONLY, dir_fd=fd)))
+    finally:
+        os.close(fd)
+
+
+def case_scandir_inode():
+    """scandir's entries agree with lstat (inode and type), also in a directory other ranks know of."""
+    d = case_dir("scandir")
+    os.mkdir(os.path.join(d, "dir"))
+    write(os.path.join(d, "file"), b"x")
+    os.symlink("dir", os.path.join(d, "link"))
+    for e in os.scandir(d):
+        st = os.lstat(e.path)
+        expect("inode of " + e.name, st.st_ino, e.inode())
+        expect("is_symlink of " + e.name, stat.S_ISLNK(st.st_mode), e.is_symlink())
+        expect("is_dir of " + e.name, e.name != "file", e.is_dir())
+
+
+def case_symlink_loops():
+    """Links in a loop answer ELOOP (relative ones and absolute ones through the mount), as pathlib expects."""
+    import pathlib
+    d = case_dir("loops")
+    os.symlink("rel/../rel", os.path.join(d, "rel"))
+    os.symlink(os.path.join(d, "abs/../abs"), os.path.join(d, "abs"))
+    os.symlink("self", os.path.join(d, "self"))
+    for name in ["rel/foo", "abs/foo", "self", "abs"]:
+        try:
+            os.stat(os.path.join(d, name))
+            raise Fail("stat %s: no error" % name)
+        except OSError as e:
+            expect("errno of stat " + name, errno.ELOOP, e.errno)
+    try:
+        pathlib.Path(d, "abs", "foo").resolve()
+        raise Fail("resolve of a loop: no error")
+    except RuntimeError:
+        pass
+
+
+def case_copytree_symlink_dir():
+    """shutil.copytree of a tree holding an absolute symlink to one of its directories: followed, or kept."""
+    d = case_dir("copytree")
+    src = os.path.join(d, "src")
+    os.makedirs(os.path.join(src, "real"))
+    write(os.path.join(src, "real", "t.txt"), b"t")
+    os.symlink(os.path.join(src, "real"), os.path.join(src, "link"))
+    shutil.copytree(src, os.path.join(d, "followed"), symlinks=False)
+    expect("followed: a directory", (False, ["t.txt"]), (os.path.islink(os.path.join(d, "followed", "link")),
+                                                         os.listdir(os.path.join(d, "followed", "link"))))
+    shutil.copytree(src, os.path.join(d, "kept"), symlinks=True)
+    expect("kept: a link", True, os.path.islink(os.path.join(d, "kept", "link")))
+
+
+def case_link_to_input():
+    """A relative link from an output to an input file (outside the upper tree: only the shim can follow it);
+    O_CREAT | O_EXCL on a dangling link is EEXIST and creates nothing."""
+    d = case_dir("links")
+    if INPUT is not None:
+        rel = os.path.relpath(os.path.join(INPUT, "a.txt"), d)
+        os.symlink(rel, os.path.join(d, "to-input"))
+        expect("read through a link to an input", b"hello\n", read(os.path.join(d, "to-input")))
+    os.symlink("missing", os.path.join(d, "dangling"))
+    try:
+        os.close(os.open(os.path.join(d, "dangling"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        raise Fail("O_EXCL through a dangling link: no error")
+    except FileExistsError:
+        pass
+    expect("the dangling link's target", False, os.path.lexists(os.path.join(d, "missing")))
+
+
 def case_hard_link():
     d = case_dir("hardlink")
     target = os.path.join(d, "target.txt")
@@ -566,6 +652,11 @@ CASES = [
     ("rm-r", case_rm_r),
     ("empty-dir", case_empty_dir),
     ("symlink", case_symlink),
+    ("dirfd-walk", case_dirfd_walk),
+    ("scandir-inode", case_scandir_inode),
+    ("symlink-loops", case_symlink_loops),
+    ("copytree-symlink-dir", case_copytree_symlink_dir),
+    ("link-to-input", case_link_to_input),
     ("hard-link", case_hard_link),
     ("mkfifo", case_mkfifo),
     ("unix-socket", case_unix_socket),

@@ -45,12 +45,16 @@ class RealProgramsTest {
         assertTrue(!out.contains("\nFAIL"), out);
     }
 
-    /** Runs a test script with env added; returns its output after checking it finished in time and exited 0. */
-    private static String runScript(String script, Map<String, String> env) throws Exception {
+    /**
+     * Runs a test script (bash, or python3 for a .py) with env added; returns its output after checking it finished
+     * in time and exited 0.
+     */
+    static String runScript(String script, Map<String, String> env) throws Exception {
         Path repo = FanstoreProcess.repo();
         Path log = Files.createTempFile("e2e-programs", ".log");
         try {
-            ProcessBuilder pb = new ProcessBuilder("bash", repo.resolve(script).toString())
+            ProcessBuilder pb = new ProcessBuilder(script.endsWith(".py") ? "/usr/bin/python3" : "bash",
+                    repo.resolve(script).toString())
                     .redirectErrorStream(true).redirectOutput(log.toFile());
             pb.environment().putAll(env);
             Process p = pb.start();
