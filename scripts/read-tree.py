@@ -16,4 +16,7 @@ for d, _, names in os.walk(sys.argv[1]):
             files += 1
 dt = time.perf_counter() - t0
 node = os.environ.get("FANSTORE_RANK", "-")
-print(f"node {node}: read {files} files, {nbytes / 1e6:.1f} MB in {dt:.2f} s: {files / dt:.0f} files/s")
+line = f"node {node}: read {files} files, {nbytes / 1e6:.1f} MB in {dt:.2f} s: {files / dt:.0f} files/s\n"
+# one write(2) of the whole line: print() under PYTHONUNBUFFERED writes the text and the newline apart, and two
+# nodes' lines sharing one terminal or pipe could then join
+os.write(sys.stdout.fileno(), line.encode())
