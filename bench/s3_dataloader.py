@@ -10,7 +10,9 @@ read training data from an object store today, and the same pipeline over fansto
 
 Shuffled (seed 0), batch 32, each sample's bytes read whole and counted (no decode: the store is what is measured).
 Before epoch 1 it reads LIST's first sample once in the main process: `first_byte_ms` is from $LAUNCH_NS (date
-+%s%N before the job was launched; the script's own start if unset) to that sample's last byte. Prints:
++%s%N before the job was launched; the script's own start if unset) to that sample's last byte; `start_ms` from
+$LAUNCH_NS to the script's first statement (the command has started). Prints:
+  start_ms S
   first_byte_ms F
   epoch E files N bytes B seconds S files/s X MiB/s Y
 Endpoint and keys for a bucket: the AWS_* environment.
@@ -20,10 +22,10 @@ import sys
 import time
 import warnings
 
-import torch
-import torch.utils.data
+START_NS = time.time_ns()             # the command has started (before torch's ~1 s import)
 
-START_NS = time.time_ns()
+import torch                          # noqa: E402
+import torch.utils.data               # noqa: E402
 # 8 workers on 2 cores is the point (each waits on the network most of the time): not a warning per epoch
 warnings.filterwarnings("ignore", message="This DataLoader will create")
 
@@ -74,6 +76,7 @@ def main(argv):
     data = Samples(source, names)
     data.read(0)
     launch = int(os.environ.get("LAUNCH_NS", START_NS))
+    print(f"start_ms {(START_NS - launch) / 1e6:.0f}")
     print(f"first_byte_ms {(time.time_ns() - launch) / 1e6:.0f}", flush=True)
     data.s3 = None                    # the workers make their own
     loader = torch.utils.data.DataLoader(data, batch_size=32, shuffle=True, num_workers=workers,
