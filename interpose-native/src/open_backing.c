@@ -30,6 +30,18 @@ static int open_real_file(const char *path, int flags)
 /* Times the shim asks the runtime for one file whose answer then cannot be opened (a reclaimed pin). */
 #define FS_OPEN_ATTEMPTS 3
 
+/* Whether the runtime's answer is an unpacked file, <local root>/<path>, which is never a pin. Anything else is a
+ * cache answer, a pin, even for a LOCAL_RAW entry: one whose partition copy this node does not hold (yet: still
+ * filling, or left out by --local-capacity), or whose unpacking found the local disk full, is served from the cache
+ * like any other file. The cache directories are beside the local root, never under it. */
+static int unpacked_answer(const fs_table *t, const char *path)
+{
+    size_t len = t->local_root_len;
+    while (len > 0 && t->local_root[len - 1] == '/')
+        len--;
+    return len > 0 && strncmp(path, t->local_root, len) == 0 && path[len] == '/';
+}
+
 /* An open the runtime will not see: counted for its statistics (shim_counters.h). */
 static void count_direct(enum fs_counter opens, uint64_t bytes)
 {
@@ -133,7 +145,7 @@ static int open_backing(const fs_table *t, const fs_key *k, uint32_t idx, int fl
             continue;
         }
         fd = open_real_file(path, flags);
-        if (!fs_entry_local_raw(t, e))
+        if (!unpacked_answer(t, path))
             fs_cache_release_pin(path);   /* our descriptor (if any) holds the file now */
     }
     return fd == -ENOENT ? -EIO : fd;

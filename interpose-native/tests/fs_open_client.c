@@ -108,8 +108,9 @@ static int read_entry(const fs_table *table, const fs_cache *cache, fs_wire *wir
         rc = fs_wire_open(wire, key, len, idx, table->generation, O_RDONLY, target, sizeof target);
         if (rc == 0) {
             rc = read_path(target, o);
-            if (!fs_entry_local_raw(table, e))
-                fs_cache_release_pin(target);   /* as the shim: the answer was a pin for this open */
+            size_t n = table->local_root_len;
+            if (strncmp(target, table->local_root, n) != 0 || target[n] != '/')
+                fs_cache_release_pin(target);   /* as the shim: any answer but an unpacked file is a pin */
         }
     }
     return rc;

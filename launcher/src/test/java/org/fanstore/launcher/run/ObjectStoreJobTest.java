@@ -90,6 +90,12 @@ class ObjectStoreJobTest {
     /** Runs one job of {@code ranks} local ranks over the dataset in the bucket; every reader must be perfect. */
     private static FanstoreProcess.Result job(int ranks, String compress, Path stats, String... extra)
             throws Exception {
+        return jobThen(ranks, compress, stats, null, extra);
+    }
+
+    /** As above; {@code then}, when not null, is a shell command each rank runs after its reader (same stdout). */
+    private static FanstoreProcess.Result jobThen(int ranks, String compress, Path stats, String then,
+                                                  String... extra) throws Exception {
         String job = "ts3" + ranks + compress + System.nanoTime();
         Path out = work.resolve("out-" + job);
         List<String> args = new ArrayList<>(List.of("run", "--ranks", Integer.toString(ranks), "--data",
@@ -99,8 +105,8 @@ class ObjectStoreJobTest {
         }
         args.addAll(List.of(extra));
         args.add("--");
-        args.addAll(List.of(FillReader.command(program, "/fanstore/ds", listing, out, 1, 2, 1)
-                .split(" ")));
+        String reader = FillReader.command(program, "/fanstore/ds", listing, out, 1, 2, 1);
+        args.addAll(then == null ? List.of(reader.split(" ")) : List.of("sh", "-c", reader + " && " + then));
         Map<String, String> env = new HashMap<>(server.environment());
         env.put("FANSTORE_JOB_ID", job);
         FanstoreProcess.Result r = FanstoreProcess.run(work, env, 180, args.toArray(String[]::new));
@@ -153,6 +159,23 @@ class ObjectStoreJobTest {
     @Order(3)
     void aTinyLocalCapacityStillReadsEveryByteRight() throws Exception {
         job(2, "none", null, "--local-capacity", "1M");
+    }
+
+    /**
+     * (b) The same, without pins left behind: every runtime answer of a cached file is a pin its reader's shim
+     * unlinks after its open (cache/CachePins). Files of the partitions a rank owns but does not keep (1M) are such
+     * answers too; once the rank's reader is done, neither of its cache directories may hold a pin, and no pin may
+     * have been reclaimed unopened (the "did not open" warning, which a job longer than the grace printed).
+     */
+    @Test
+    @Order(4)
+    void aTinyLocalCapacityLeavesNoPinBehind() throws Exception {
+        String rank = "\"$(basename \"$FANSTORE_SHM_DIR\")\"";
+        String local = work.resolve("local") + "/\"$(basename \"$(dirname \"$FANSTORE_SHM_DIR\")\")\"/" + rank;
+        FanstoreProcess.Result r = jobThen(2, "none", null, "find \"$FANSTORE_SHM_DIR/cache\" " + local + "/cache"
+                + " -name 'p*' -printf 'LEFT-PIN %p\\n'", "--local-capacity", "1M");
+        assertFalse(r.stdout().contains("LEFT-PIN"), r.stdout());
+        assertFalse(r.stderr().contains("did not open"), r.stderr());
     }
 
     /**
