@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
@@ -38,14 +37,17 @@ public final class CrashSafeCopy {
     }
 
 
-    /** Copies {@code from} (not following a symlink) to the new file {@code to}; returns the CRC32C of the bytes. */
+    /**
+     * Copies {@code from} (not following a symlink) to the new file {@code to}; returns the CRC32C of the bytes. The
+     * source is read with O_NOATIME ({@link NoAtime}): the job's file keeps the atime the job gave it.
+     */
     long copyWithCrc(Path from, Path to) throws IOException {
         CRC32C crc = new CRC32C();
-        try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
-                FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        int in = NoAtime.openFile(from);
+        try (FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             while (true) {
                 buffer.clear();
-                if (in.read(buffer) < 0) {
+                if (NoAtime.read(in, from, buffer) < 0) {
                     break;
                 }
                 buffer.flip();
@@ -54,6 +56,8 @@ public final class CrashSafeCopy {
                     out.write(buffer);
                 }
             }
+        } finally {
+            NoAtime.close(in);
         }
         return crc.getValue();
     }

@@ -5,15 +5,13 @@ import static org.fanstore.prep.format.FileModes.S_IFLNK;
 import static org.fanstore.prep.format.FileModes.S_IFREG;
 
 import java.io.IOException;
-import java.nio.file.FileVisitOption;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
-import java.util.EnumSet;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.fanstore.prep.format.FileModes;
@@ -26,40 +24,36 @@ final class UpperScan {
     private UpperScan() {
     }
 
-    /** The upper tree, symlinks not followed; entries that vanish while it is walked are left out. */
+    /**
+     * The upper tree, symlinks not followed; entries that vanish while it is walked are left out. Directories are
+     * listed with O_NOATIME ({@link NoAtime}): the job's directories keep the atime the job gave them.
+     */
     static TreeMap<String, Entry> scan(Path upper) throws IOException {
         TreeMap<String, Entry> seen = new TreeMap<>();
         if (!Files.isDirectory(upper, NOFOLLOW)) {
             return seen;
         }
-        Files.walkFileTree(upper, EnumSet.noneOf(FileVisitOption.class), Integer.MAX_VALUE,
-                new SimpleFileVisitor<>() {
-                    @Override
-                    public FileVisitResult preVisitDirectory(Path d, BasicFileAttributes attrs) {
-                        if (!d.equals(upper)) {
-                            add(d);
-                        }
-                        return FileVisitResult.CONTINUE;
+        Deque<Path> pending = new ArrayDeque<>(List.of(upper));
+        while (!pending.isEmpty()) {
+            Path d = pending.pop();
+            List<String> names;
+            try {
+                names = NoAtime.list(d);
+            } catch (IOException e) {
+                seen.remove(upper.relativize(d).toString());  // vanished meanwhile: the next pass sees it
+                continue;
+            }
+            for (String name : names) {
+                Path p = d.resolve(name);
+                Entry s = stat(p);
+                if (s != null) {
+                    seen.put(upper.relativize(p).toString(), s);
+                    if (s.kind() == Kind.DIR) {
+                        pending.push(p);
                     }
-
-                    @Override
-                    public FileVisitResult visitFile(Path f, BasicFileAttributes attrs) {
-                        add(f);
-                        return FileVisitResult.CONTINUE;
-                    }
-
-                    @Override
-                    public FileVisitResult visitFileFailed(Path f, IOException e) {
-                        return FileVisitResult.CONTINUE;  // vanished meanwhile: the next pass sees what is there
-                    }
-
-                    private void add(Path p) {
-                        Entry s = stat(p);
-                        if (s != null) {
-                            seen.put(upper.relativize(p).toString(), s);
-                        }
-                    }
-                });
+                }
+            }
+        }
         return seen;
     }
 

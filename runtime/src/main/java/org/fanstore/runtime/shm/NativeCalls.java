@@ -1,6 +1,8 @@
 package org.fanstore.runtime.shm;
 
+import java.nio.ByteBuffer;
 import jnr.ffi.LibraryLoader;
+import jnr.ffi.Pointer;
 import jnr.ffi.annotations.In;
 import jnr.ffi.annotations.Out;
 import jnr.ffi.annotations.SaveError;
@@ -24,6 +26,24 @@ public interface NativeCalls {
     /** open(2) without O_CREAT; -1 and errno on failure. */
     @SaveError
     int open(String path, int flags);
+
+    /** open(2) without O_CREAT, the path as NUL-terminated bytes; -1 and errno on failure. */
+    @SaveError
+    int open(@In byte[] path, int flags);
+
+    /** read(2) into {@code buffer} from its position (a direct buffer); -1 and errno on failure. */
+    @SaveError
+    long read(int fd, @Out ByteBuffer buffer, long count);
+
+    /** fdopendir(3): a DIR over the directory {@code fd} (owned by it from then on), or null. */
+    @SaveError
+    Pointer fdopendir(int fd);
+
+    /** readdir(3): the next struct dirent, or null at the end. */
+    Pointer readdir(Pointer dir);
+
+    /** closedir(3); closes the descriptor too. */
+    int closedir(Pointer dir);
 
     /** fallocate(2); with FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE it frees the blocks of a byte range. */
     @SaveError

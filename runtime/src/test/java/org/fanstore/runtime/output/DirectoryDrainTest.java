@@ -11,6 +11,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -280,6 +282,28 @@ class DirectoryDrainTest {
         // A later drain of the same file still ends with the whole file under the final name.
         assertEquals(Set.of(), drain().finish(Duration.ofSeconds(60)).failed().keySet());
         assertEquals(-1L, Files.mismatch(big, out.resolve("ckpt.bin")));
+    }
+
+    /**
+     * CPython's UtimeTests: utime to an atime older than the mtime, then stat. The drain's reads (listing the
+     * directory, copying the file) must not move the atime, as relatime would on a plain read.
+     */
+    @Test
+    void drainReadsLeaveTheJobsAtimes() throws Exception {
+        Path file = write("t\u00e6/f1", "content", "rw-r--r--");
+        Path dir = file.getParent();
+        FileTime atime = FileTime.from(Instant.ofEpochSecond(1, 2_003_000));
+        FileTime mtime = FileTime.from(Instant.ofEpochSecond(4, 5_006_000));
+        for (Path p : new Path[] {file, dir}) {
+            Files.getFileAttributeView(p, BasicFileAttributeView.class).setTimes(mtime, atime, null);
+        }
+        publish("t\u00e6/f1", 0);
+        DirectoryDrain d = drain();
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("content", Files.readString(out.resolve("t\u00e6/f1")));
+        for (Path p : new Path[] {file, dir}) {
+            assertEquals(atime, Files.readAttributes(p, BasicFileAttributes.class).lastAccessTime(), p.toString());
+        }
     }
 
     @Test
