@@ -3,8 +3,10 @@
  * Invariants: every wait is bounded (futex slices of <= FS_WAIT_SLICE_NS, overall FS_REQUEST_DEADLINE_NS); only a
  * runtime that stopped serving (STOPPING) or died (its ctl.lock free, whatever the PID namespace) fails a request
  * early (server_alive); a slow one (stale heartbeat, lock held: starved, in a GC pause, SIGSTOPped) is waited for;
- * a slot is ours from the claim CAS until we store FREE (after DONE) or ABANDONED (after giving up); the
- * request path neither allocates nor re-enters the shim (raw syscalls for open/fstat/close). No exit(). */
+ * a slot is ours from the claim CAS until we store FREE (after DONE) or ABANDONED (after giving up), and while it
+ * is, this process holds an OFD read lock on byte <slot> of <ctl>.clients (taken before the CAS, dropped after
+ * leaving the slot): the runtime's sweeper frees a slot only if it can write-lock that byte, so a client's
+ * liveness never depends on its pid or PID namespace; the request path neither allocates nor re-enters the shim (raw syscalls for open/fstat/close). No exit(). */
 #include "wire_client.h"
 #include "ring_producer.h"
 #include "timing.h"
@@ -38,6 +40,17 @@ struct fs_wire {
     _Atomic(_Atomic uint64_t *) wake_ns;
     _Atomic uint64_t *wakes;
     char lock_path[4096];   /* <ctl>.lock: held by the runtime while it lives (shm README, "Liveness") */
+    char clients_path[4096]; /* <ctl>.clients: we hold byte <slot> while we own the slot */
+    dev_t clients_dev;
+    ino_t clients_ino;
+    /* This process's descriptor (its own open file description, so its own locks) of <ctl>.clients: pid << 32 |
+     * fd. A fork child finds its parent's pid here and opens its own (an inherited description would keep the
+     * parent's locks alive after the parent died, and share one lock per byte between two processes). */
+    _Atomic uint64_t clients_owner;
+    /* Per slot: the pid of the process one of whose threads holds (or is taking) our lock on that byte, else 0.
+     * Threads of one process share the description, so one thread's unlock would drop another's lock on the
+     * same byte: a thread takes a byte only after CAS-ing this from anything but its own pid to its pid. */
+    _Atomic int32_t *byte_owner;
 };
 
 /* The pid cached per process; a fork child refreshes it from pthread_atfork (a vfork child keeps the parent's,
@@ -102,6 +115,106 @@ static int check_layout(const fs_ctl_header *h, size_t size)
     return 0;
 }
 
+/* Opens <ctl>.clients read-only for this process; -1 if it is missing, foreign or not a regular file. */
+static long open_clients(const fs_wire *w, dev_t *dev, ino_t *ino)
+{
+    const long fd = syscall(SYS_openat, AT_FDCWD, w->clients_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (syscall(SYS_fstat, fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
+        syscall(SYS_close, fd);
+        return -1;
+    }
+    if (dev != NULL) {
+        *dev = st.st_dev;
+        *ino = st.st_ino;
+    }
+    return fd;
+}
+
+/* A format-3 runtime creates <ctl>.clients before ctl: without it our slots would look dead to its sweeper. */
+static int attach_clients(fs_wire *w, const char *ctl_path)
+{
+    const int n = snprintf(w->clients_path, sizeof w->clients_path, "%s.clients", ctl_path);
+    if (n < 0 || (size_t)n >= sizeof w->clients_path)
+        return -ENAMETOOLONG;
+    w->byte_owner = calloc(w->slot_count, sizeof *w->byte_owner);
+    if (w->byte_owner == NULL)
+        return -ENOMEM;
+    const long fd = open_clients(w, &w->clients_dev, &w->clients_ino);
+    if (fd < 0) {
+        free(w->byte_owner);
+        return -EPROTO;
+    }
+    const uint32_t pid = (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed);
+    atomic_store_explicit(&w->clients_owner, ((uint64_t)pid << 32) | (uint32_t)fd, memory_order_release);
+    return 0;
+}
+
+/* This process's descriptor of <ctl>.clients, opened anew after a fork (see clients_owner); -1 if that fails. */
+static int clients_fd(fs_wire *w, uint32_t pid)
+{
+    for (;;) {
+        uint64_t seen = atomic_load_explicit(&w->clients_owner, memory_order_acquire);
+        if ((uint32_t)(seen >> 32) == pid)
+            return (int)(uint32_t)seen;
+        const long fd = open_clients(w, NULL, NULL);
+        if (fd < 0)
+            return -1;
+        const uint64_t mine = ((uint64_t)pid << 32) | (uint32_t)fd;
+        if (atomic_compare_exchange_strong_explicit(&w->clients_owner, &seen, mine,
+                                                    memory_order_acq_rel, memory_order_acquire)) {
+            /* The parent's descriptor, inherited: close it only if it still is that file (the program may have
+             * closed it and reused the number). The parent keeps its locks through its own descriptor. */
+            const int old = (int)(uint32_t)seen;
+            struct stat st;
+            if (syscall(SYS_fstat, old, &st) == 0 && st.st_dev == w->clients_dev && st.st_ino == w->clients_ino)
+                syscall(SYS_close, old);
+            return (int)fd;
+        }
+        syscall(SYS_close, fd);  /* another thread of this process opened one first: use it */
+    }
+}
+
+/* An OFD lock (F_RDLCK or F_UNLCK) on byte `index` of the clients file; 0 or -1. Raw syscall, errno kept. */
+static int lock_byte(int fd, uint32_t index, short type)
+{
+    const int saved = errno;
+    struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)index, .l_len = 1, .l_pid = 0 };
+    long rc = syscall(SYS_fcntl, fd, F_OFD_SETLK, &l);
+    if (rc != 0 && errno == EINVAL) {  /* a kernel before 3.15: a process lock serves, one description per process */
+        l = (struct flock){ .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)index, .l_len = 1 };
+        rc = syscall(SYS_fcntl, fd, F_SETLK, &l);
+    }
+    errno = saved;
+    return rc == 0 ? 0 : -1;
+}
+
+/* Takes byte `index` for this process's thread: the per-process reservation, then the OFD read lock. */
+static int take_byte(fs_wire *w, int fd, uint32_t pid, uint32_t index)
+{
+    _Atomic int32_t *owner = &w->byte_owner[index];
+    int32_t seen = atomic_load_explicit(owner, memory_order_acquire);
+    if (seen == (int32_t)pid)
+        return -1;  /* another thread of ours is leaving or taking this slot */
+    if (!atomic_compare_exchange_strong_explicit(owner, &seen, (int32_t)pid, memory_order_acq_rel,
+                                                 memory_order_acquire))
+        return -1;
+    if (lock_byte(fd, index, F_RDLCK) != 0) {  /* the sweeper holds it (write lock) for a moment */
+        atomic_store_explicit(owner, 0, memory_order_release);
+        return -1;
+    }
+    return 0;
+}
+
+/* Drops byte `index`: after the slot was left (FREE or ABANDONED stored), never before. */
+static void drop_byte(fs_wire *w, int fd, uint32_t index)
+{
+    lock_byte(fd, index, F_UNLCK);
+    atomic_store_explicit(&w->byte_owner[index], 0, memory_order_release);
+}
+
 int fs_wire_attach(fs_wire **out, const char *ctl_path)
 {
     if (out == NULL || ctl_path == NULL)
@@ -150,6 +263,12 @@ int fs_wire_attach(fs_wire **out, const char *ctl_path)
     const int n = snprintf(w->lock_path, sizeof w->lock_path, "%s.lock", ctl_path);
     if (n < 0 || (size_t)n >= sizeof w->lock_path)
         w->lock_path[0] = '\0';  /* no lock to ask: the pid fallback */
+    rc = attach_clients(w, ctl_path);
+    if (rc != 0) {
+        munmap(map, (size_t)st.st_size);
+        free(w);
+        return rc;
+    }
     *out = w;
     return 0;
 }
@@ -159,6 +278,10 @@ void fs_wire_detach(fs_wire *w)
     if (w == NULL)
         return;
     munmap(w->header, w->size);
+    const uint64_t owner = atomic_load_explicit(&w->clients_owner, memory_order_acquire);
+    if ((uint32_t)(owner >> 32) == (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed))
+        syscall(SYS_close, (int)(uint32_t)owner);
+    free(w->byte_owner);
     free(w);
 }
 
@@ -251,15 +374,16 @@ static inline fs_slot_header *slot_at(const fs_wire *w, uint32_t index)
     return (fs_slot_header *)(w->slots + (size_t)index * w->slot_size);
 }
 
-/* One pass over all slots from this thread's hint; the CAS takes state and owner together. */
-static int try_claim(const fs_wire *w, uint64_t claimed_word, uint32_t *index_out)
+/* One pass over all slots from this thread's hint; the CAS takes state and owner together, under our lock on the
+ * slot's byte of the clients file (taken first, so the sweeper never sees our claim without it). */
+static int try_claim(fs_wire *w, int fd, uint32_t pid, uint64_t claimed_word, uint32_t *index_out)
 {
     const uint32_t n = w->slot_count;
     for (uint32_t i = 0; i < n; i++) {
         const uint32_t index = (slot_hint + i) % n;
         _Atomic uint64_t *word = &slot_at(w, index)->claim_word;
         uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
-        if ((uint32_t)seen != FS_SLOT_FREE)
+        if ((uint32_t)seen != FS_SLOT_FREE || take_byte(w, fd, pid, index) != 0)
             continue;
         if (atomic_compare_exchange_strong_explicit(word, &seen, claimed_word,
                                                     memory_order_acq_rel, memory_order_relaxed)) {
@@ -267,18 +391,24 @@ static int try_claim(const fs_wire *w, uint64_t claimed_word, uint32_t *index_ou
             *index_out = index;
             return 0;
         }
+        drop_byte(w, fd, index);
     }
     return -EAGAIN;
 }
 
-static int claim_slot(const fs_wire *w, int64_t deadline, uint32_t *index_out)
+/* Claims a slot; *fd_out is the descriptor whose lock marks it ours (drop_byte with it when leaving). */
+static int claim_slot(fs_wire *w, int64_t deadline, uint32_t *index_out, int *fd_out)
 {
     const uint32_t pid = (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed);
     const uint64_t claimed_word = ((uint64_t)pid << 32) | FS_SLOT_CLAIMED;
+    const int fd = clients_fd(w, pid);
+    if (fd < 0)
+        return -EIO;  /* the clients file went away (the job directory was removed) */
+    *fd_out = fd;
     if (slot_hint == 0)  /* spread threads and processes over the table */
         slot_hint = (pid * 2654435761u) ^ (uint32_t)((uintptr_t)&slot_hint >> 6);
     for (;;) {
-        if (try_claim(w, claimed_word, index_out) == 0)
+        if (try_claim(w, fd, pid, claimed_word, index_out) == 0)
             return 0;
         const int64_t now = now_ns();
         if (now >= deadline || !server_alive(w, now))
@@ -371,7 +501,8 @@ int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap)
     const int64_t deadline = start + FS_REQUEST_DEADLINE_NS;
 
     uint32_t index;
-    int rc = claim_slot(w, deadline, &index);
+    int fd;
+    int rc = claim_slot(w, deadline, &index, &fd);
     if (rc != 0)
         return rc;
     fs_slot_header *slot = slot_at(w, index);
@@ -400,13 +531,17 @@ int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap)
     if (rc != 0) {
         /* No record names this sequence, so the runtime can never answer it: the slot is simply ours to free. */
         atomic_store_explicit(state, FS_SLOT_FREE, memory_order_release);
+        drop_byte(w, fd, index);
         return rc;
     }
     rc = await_answer(w, slot, deadline);
-    if (rc != 0)
+    if (rc != 0) {
+        drop_byte(w, fd, index);  /* ABANDONED (or lost): no longer ours */
         return rc;
+    }
     count_wakeup(w, slot);
     rc = take_answer(w, slot, out, cap);
     atomic_store_explicit(state, FS_SLOT_FREE, memory_order_release);
+    drop_byte(w, fd, index);
     return rc;
 }

@@ -16,7 +16,8 @@
 #endif
 
 #define FS_CTL_MAGIC              "FANSCTL1"
-#define FS_CTL_FORMAT             2u
+/* Format 3: clients hold a lock on byte <slot> of <ctl>.clients while they own a slot (shm README, "Liveness"). */
+#define FS_CTL_FORMAT             3u
 /* The header struct sits at the start of a page of its own; the ring starts at the next page. */
 #define FS_CTL_HEADER_SIZE        4096u
 
@@ -175,6 +176,6 @@ _Static_assert(sizeof(_Atomic uint32_t) == 4 && sizeof(_Atomic uint64_t) == 8 &&
 /* Each size must fit its byte of the version word. */
 _Static_assert(sizeof(fs_ctl_header) < 256 && sizeof(fs_slot_header) < 256 && sizeof(fs_ring_request) < 256,
                "version word");
-_Static_assert(FS_CTL_VERSION == 0x02084040u, "version word: ControlFileDescriptor.VERSION says the same");
+_Static_assert(FS_CTL_VERSION == 0x03084040u, "version word: ControlFileDescriptor.VERSION says the same");
 
 #endif

@@ -9,6 +9,7 @@
 #include "wire_layout.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,11 +168,17 @@ static int attach_image(const uint8_t *image, size_t size)
         return -errno;
     CHECK(write(fd, image, size) == (ssize_t)size, "write");
     close(fd);
+    char clients[sizeof path + 8];  /* the runtime creates <ctl>.clients before ctl (format 3) */
+    snprintf(clients, sizeof clients, "%s.clients", path);
+    fd = open(clients, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);
+    CHECK(fd >= 0, "create %s", clients);
+    close(fd);
     fs_wire *w = NULL;
     int rc = fs_wire_attach(&w, path);
     if (rc == 0)
         fs_wire_detach(w);
     unlink(path);
+    unlink(clients);
     return rc;
 }
 

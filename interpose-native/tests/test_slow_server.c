@@ -103,8 +103,12 @@ int main(void)
     const int fd = mkstemp(ctl);
     CHECK(fd >= 0 && write(fd, image, size) == (ssize_t)size, "cannot write %s", ctl);
 
-    char lock[sizeof ctl + 8];
+    char lock[sizeof ctl + 8], clients[sizeof ctl + 8];
     snprintf(lock, sizeof lock, "%s.lock", ctl);
+    snprintf(clients, sizeof clients, "%s.clients", ctl);
+    const int cfd = open(clients, O_RDONLY | O_CREAT | O_CLOEXEC, 0600);  /* as the runtime does (format 3) */
+    CHECK(cfd >= 0, "create %s", clients);
+    close(cfd);
     int ready[2];
     CHECK(pipe(ready) == 0, "pipe");
     pid_t runtime = fork();
@@ -175,6 +179,7 @@ int main(void)
     munmap(h, size);
     close(fd);
     unlink(ctl);
+    unlink(clients);
     unlink(lock);
     if (failures == 0)
         printf("slow server: waited %.2f s for a starved, a stopped and an invisible-pid runtime holding its lock;"

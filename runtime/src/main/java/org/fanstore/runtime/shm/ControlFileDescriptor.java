@@ -9,8 +9,11 @@ package org.fanstore.runtime.shm;
 public final class ControlFileDescriptor {
     /** Magic at offset 0, ASCII. */
     public static final String MAGIC = "FANSCTL1";
-    /** Protocol format number, the top byte of {@link #VERSION}. */
-    public static final int FORMAT_VERSION = 2;
+    /**
+     * Protocol format number, the top byte of {@link #VERSION}. 3: a client holds a lock on byte &lt;slot&gt; of
+     * {@code <ctl>.clients} while it owns the slot (README, "Liveness"); 2 had the sweeper read /proc/&lt;pid&gt;.
+     */
+    public static final int FORMAT_VERSION = 3;
     /** Bytes of header fields (C: {@code sizeof(fs_ctl_header)}); the rest of the header page is zero. */
     public static final int HEADER_FIELDS_LENGTH = 64;
     /** Bytes of a slot's fixed fields (C: {@code sizeof(fs_slot_header)}); the payload follows. */

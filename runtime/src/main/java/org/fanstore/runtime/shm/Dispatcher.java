@@ -44,13 +44,13 @@ final class Dispatcher implements Runnable, MessageHandler {
     private long stuckSince;
 
     Dispatcher(final ShmServer server, final ControlFile file, final AtomicIntegerArray inFlight,
-        final RequestHandler handler) {
+        final RequestHandler handler, final ClientLocks clients) {
         this.server = server;
         this.file = file;
         this.ctl = file.buffer;
         this.ring = file.ring;
         this.inFlight = inFlight;
-        this.sweeper = new SlotSweeper(file, inFlight);
+        this.sweeper = new SlotSweeper(file, inFlight, clients);
         this.handler = handler;
         this.doorbellAddress = file.address(DOORBELL_OFFSET);
         this.maxKeyLength = maxRequestLength(file.slotSize) - 1;

@@ -49,6 +49,14 @@ public interface NativeCalls {
     @SaveError
     int fallocate(int fd, int mode, long offset, long length);
 
+    /**
+     * fcntl(2) with a struct flock argument (F_OFD_SETLK, F_SETLK...): {@code flock} is its 32 bytes (x86-64 and
+     * aarch64: short type, short whence, pad, long start, long len, int pid, pad), native order. Variadic in C;
+     * the fixed prototype is call-compatible as for {@code syscall}.
+     */
+    @SaveError
+    int fcntl(int fd, int command, @In @Out byte[] flock);
+
     /** close(2). */
     int close(int fd);
 

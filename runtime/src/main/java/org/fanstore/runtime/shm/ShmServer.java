@@ -38,12 +38,17 @@ public final class ShmServer implements AutoCloseable {
     /** The descriptor holding {@code <ctl>.lock}'s lock; closed by {@link #close}. */
     private FileChannel lock;
 
-    private ShmServer(final ControlFile file, final RequestHandler handler, final boolean deleteOnClose) {
+    /** {@code <ctl>.clients}: the clients' liveness locks; closed (and deleted with ctl) by {@link #close}. */
+    private final ClientLocks clients;
+
+    private ShmServer(final ControlFile file, final RequestHandler handler, final boolean deleteOnClose,
+        final ClientLocks clients) {
         this.file = file;
+        this.clients = clients;
         this.ctl = file.buffer;
         this.inFlight = new AtomicIntegerArray(file.slotCount);
         this.deleteOnClose = deleteOnClose;
-        this.dispatcher = new Dispatcher(this, file, inFlight, handler);
+        this.dispatcher = new Dispatcher(this, file, inFlight, handler, clients);
         this.dispatcherThread = new Thread(dispatcher, "fanstore-shm-dispatcher");
         this.dispatcherThread.setDaemon(true);
     }
@@ -61,13 +66,18 @@ public final class ShmServer implements AutoCloseable {
     public static ShmServer create(final Path ctlFile, final int slotCount, final int slotSize, final int ringCapacity,
         final RequestHandler handler, final boolean deleteOnClose) throws IOException {
         final FileChannel lock = takeLock(ctlFile);
+        ClientLocks clients = null;
         try {
+            clients = ClientLocks.create(ctlFile);  // before ctl: a client that maps ctl finds it
             final ControlFile file = ControlFile.create(ctlFile, slotCount, slotSize, ringCapacity);
-            final ShmServer server = new ShmServer(file, handler, deleteOnClose);
+            final ShmServer server = new ShmServer(file, handler, deleteOnClose, clients);
             server.lock = lock;
             server.dispatcherThread.start();
             return server;
         } catch (final IOException | RuntimeException e) {
+            if (clients != null) {
+                clients.close();
+            }
             lock.close();
             throw e;
         }
@@ -171,6 +181,9 @@ public final class ShmServer implements AutoCloseable {
         }
         dispatcher.stop();
         boolean stopped = join();
+        if (stopped) {
+            clients.close();  // the sweeper ran on the dispatcher thread, which has ended
+        }
         wakeWaitingClients();
         releaseLock();  // after STOPPING: a client never sees "no lock" while the state still says RUNNING
         try {
@@ -215,6 +228,7 @@ public final class ShmServer implements AutoCloseable {
     private void deleteQuietly() {
         try {
             Files.deleteIfExists(file.path);
+            Files.deleteIfExists(clients.path);
         } catch (final IOException e) {
             // the job directory is removed as a whole on exit; a leftover file is harmless
         }

@@ -5,9 +5,10 @@ import static org.fanstore.runtime.shm.ControlFileDescriptor.*;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 
 /**
- * Frees slots nobody will ever free otherwise. Runs on the dispatcher thread, so "not in flight" cannot change
- * underneath it (only the dispatcher puts a slot in flight). Rules, each applied with one CAS on the claim word
- * so a slot that moved on in the meantime is left alone:
+ * Frees slots nobody will ever free otherwise. An owner is dead when its lock on the slot's byte of
+ * {@code <ctl>.clients} is gone ({@link ClientLocks}), whatever its pid says. Runs on the dispatcher thread, so
+ * "not in flight" cannot change underneath it (only the dispatcher puts a slot in flight). Rules, each applied
+ * with one CAS on the claim word so a slot that moved on in the meantime is left alone:
  * <ul>
  * <li>CLAIMED or DONE, owner dead: the owner would have submitted or freed it.</li>
  * <li>SUBMITTED, owner dead, not in flight: any ring record for it is ignored later (state/sequence check).</li>
@@ -18,10 +19,12 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 final class SlotSweeper {
     private final ControlFile file;
     private final AtomicIntegerArray inFlight;
+    private final ClientLocks clients;
 
-    SlotSweeper(final ControlFile file, final AtomicIntegerArray inFlight) {
+    SlotSweeper(final ControlFile file, final AtomicIntegerArray inFlight, final ClientLocks clients) {
         this.file = file;
         this.inFlight = inFlight;
+        this.clients = clients;
     }
 
     /** One pass over all slots; returns how many were freed. */
@@ -29,24 +32,37 @@ final class SlotSweeper {
         int freed = 0;
         for (int slot = 0; slot < file.slotCount; slot++) {
             final long word = file.claimWord(slot);
-            if (reclaimable(slot, word) && file.freeIfUnchanged(slot, word)) {
-                freed++;
+            switch (ControlFile.stateOf(word)) {
+                case SLOT_CLAIMED:
+                case SLOT_DONE:
+                    freed += freeIfOwnerDead(slot, word);
+                    break;
+                case SLOT_SUBMITTED:
+                    freed += inFlight.get(slot) == 0 ? freeIfOwnerDead(slot, word) : 0;
+                    break;
+                case SLOT_ABANDONED:
+                    freed += inFlight.get(slot) == 0 && file.freeIfUnchanged(slot, word) ? 1 : 0;
+                    break;
+                default:
+                    break;
             }
         }
         return freed;
     }
 
-    private boolean reclaimable(final int slot, final long word) {
-        switch (ControlFile.stateOf(word)) {
-            case SLOT_CLAIMED:
-            case SLOT_DONE:
-                return !OwnerLiveness.isAlive(ControlFile.ownerOf(word));
-            case SLOT_SUBMITTED:
-                return inFlight.get(slot) == 0 && !OwnerLiveness.isAlive(ControlFile.ownerOf(word));
-            case SLOT_ABANDONED:
-                return inFlight.get(slot) == 0;
-            default:
-                return false;
+    /**
+     * The owner is dead iff no client holds the slot's byte of {@code <ctl>.clients} (never its pid: a client in
+     * another PID namespace has a pid that means nothing here). The CAS runs while the sweeper holds that byte, so
+     * no client can claim the slot in between: a word still equal to {@code seen} is the dead owner's.
+     */
+    private int freeIfOwnerDead(final int slot, final long seen) {
+        if (!clients.tryHold(slot)) {
+            return 0;
+        }
+        try {
+            return file.freeIfUnchanged(slot, seen) ? 1 : 0;
+        } finally {
+            clients.release(slot);
         }
     }
 }

@@ -124,7 +124,7 @@ class ControlFileVectorsTest {
 
     @Test
     void versionWordFoldsTheStructureSizes() {
-        assertEquals(0x02084040, VERSION);
+        assertEquals(0x03084040, VERSION);
         assertEquals(SLOT_PAYLOAD_OFFSET, SLOT_HEADER_LENGTH);
         assertEquals(HEADER_RESERVED_OFFSET + Integer.BYTES, HEADER_FIELDS_LENGTH);
     }

@@ -27,8 +27,11 @@ final class RawControlView implements AutoCloseable {
     final int slotSize;
     final long slotsOffset;
     private final MappedByteBuffer mapped;
+    private final Path path;
+    private int clientsFd = -1;
 
     RawControlView(final Path ctl) throws Exception {
+        path = ctl;
         try (FileChannel channel = FileChannel.open(ctl, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, channel.size());
         }
@@ -48,7 +51,32 @@ final class RawControlView implements AutoCloseable {
         return buffer.getIntVolatile(slotOffset(slot) + SLOT_STATE_OFFSET);
     }
 
-    /** Claims a FREE slot for {@code pid} with the protocol's 64-bit CAS. */
+    /** The owner pid of a slot's claim word. */
+    int owner(final int slot) {
+        return (int)(buffer.getLongVolatile(slotOffset(slot) + SLOT_CLAIM_WORD_OFFSET) >>> Integer.SIZE);
+    }
+
+    /**
+     * Claims a FREE slot as a live client does: an OFD read lock on the slot's byte of {@code <ctl>.clients}
+     * first (held until {@link #close}), then the CAS. Without the lock ({@link #claim}) the sweeper takes the
+     * owner for dead.
+     */
+    boolean claimHoldingLock(final int slot, final int pid) {
+        if (clientsFd < 0) {
+            clientsFd = NativeCalls.LIBC.open(ClientLocks.pathFor(path).toString(), 0x80000);  // O_RDONLY|O_CLOEXEC
+        }
+        final byte[] flock = new byte[32];
+        final java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(flock).order(java.nio.ByteOrder.nativeOrder());
+        b.putShort(0, (short)0);  // F_RDLCK
+        b.putLong(8, slot);
+        b.putLong(16, 1);
+        if (NativeCalls.LIBC.fcntl(clientsFd, 37, flock) != 0) {  // F_OFD_SETLK
+            throw new IllegalStateException("cannot lock byte " + slot + " of the clients file");
+        }
+        return claim(slot, pid);
+    }
+
+    /** Claims a FREE slot for {@code pid} with the protocol's 64-bit CAS, holding no lock (a dead client's). */
     boolean claim(final int slot, final int pid) {
         final int word = slotOffset(slot) + SLOT_CLAIM_WORD_OFFSET;
         final long seen = buffer.getLongVolatile(word);
@@ -112,6 +140,9 @@ final class RawControlView implements AutoCloseable {
 
     @Override
     public void close() {
+        if (clientsFd >= 0) {
+            NativeCalls.LIBC.close(clientsFd);
+        }
         IoUtil.unmap(mapped);
     }
 }

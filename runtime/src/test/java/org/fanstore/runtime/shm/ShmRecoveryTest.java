@@ -9,6 +9,7 @@ import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,6 +86,68 @@ class ShmRecoveryTest extends ShmServerFixture {
             Await.until(RECLAIM, () -> raw.state(3) == ControlFileDescriptor.SLOT_FREE,
                 "claimed slot of a dead process not reclaimed");
         }
+    }
+
+    @Test
+    void aSlotWhoseOwnerPidNamesALiveProcessButHoldsNoLockIsReclaimed() throws Exception {
+        // A reader in another PID namespace whose pid happens to name a live process here, then died: its lock
+        // is gone, so its slot is freed (the /proc test kept it for as long as the unrelated process lived).
+        serve();
+        try (RawControlView raw = new RawControlView(ctl)) {
+            assertTrue(raw.claim(5, (int)ProcessHandle.current().pid()));
+            Await.until(RECLAIM, () -> raw.state(5) == ControlFileDescriptor.SLOT_FREE,
+                "a slot without its owner's lock kept because the pid names a live process");
+        }
+    }
+
+    /**
+     * A live reader in a PID namespace of its own whose pid there names no process here (the namespace's next pid
+     * is set past every host pid): its slot is kept while it lives, however long, and freed once it is killed.
+     */
+    @Test
+    void aLiveClientInAnotherPidNamespaceKeepsItsSlotUntilKilled() throws Exception {
+        serve();
+        int last = 30_000;
+        while (Files.exists(Path.of("/proc", Integer.toString(last + 1)))) {
+            last--;
+        }
+        final Process ns = new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "sh", "-c",
+            "echo " + last + " > /proc/sys/kernel/ns_last_pid && { \"$0\" hang \"$1\" hang-ns & wait; }",
+            ShmTestSupport.testClient().toString(), ctl.toString()).redirectErrorStream(true).start();
+        try {
+            final Responder held = handler.takeHeld(10_000);
+            assertNotNull(held, "request from the namespace never arrived");
+            final ProcessHandle client = ns.descendants()
+                .filter(p -> p.info().command().orElse("").endsWith("wire_test_client")).findFirst().orElseThrow();
+            final int claimedPid = findOwner(SLOTS);
+            assertEquals(last + 1, claimedPid, "the claim word holds the namespace's pid");
+            assertTrue(!Files.exists(Path.of("/proc", Integer.toString(claimedPid))), "pid visible here");
+            signal("STOP", client.pid());  // it cannot take its answer: the slot stays DONE while it lives
+            held.ok(EchoHandler.answerFor("hang-ns"));
+            Thread.sleep(RECLAIM.toMillis());  // two sweeps and more
+            assertEquals(SLOTS - 1, server.freeSlotCount(), "a live client's slot was freed (its pid is invisible)");
+            signal("KILL", client.pid());
+            Await.until(RECLAIM, () -> server.freeSlotCount() == SLOTS, "a killed client's slot not reclaimed");
+            assertStillServes();
+        } finally {
+            ns.descendants().forEach(ProcessHandle::destroyForcibly);
+            ns.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
+    private int findOwner(final int slots) throws Exception {
+        try (RawControlView raw = new RawControlView(ctl)) {
+            for (int slot = 0; slot < slots; slot++) {
+                if (raw.state(slot) != ControlFileDescriptor.SLOT_FREE) {
+                    return raw.owner(slot);
+                }
+            }
+        }
+        throw new AssertionError("no claimed slot");
+    }
+
+    private static void signal(final String name, final long pid) throws Exception {
+        assertEquals(0, new ProcessBuilder("kill", "-" + name, Long.toString(pid)).start().waitFor());
     }
 
     @Test

@@ -88,7 +88,7 @@ class ShmServerTest extends ShmServerFixture {
     void unknownOpIsAnsweredEnosysByTheServerItself() throws Exception {
         serve(0);
         try (RawControlView raw = new RawControlView(ctl)) {
-            assertTrue(raw.claim(0, (int)ProcessHandle.current().pid()));
+            assertTrue(raw.claimHoldingLock(0, (int)ProcessHandle.current().pid()));
             raw.submit(0, 99, "any-key");
             assertEquals(ControlFileDescriptor.SLOT_DONE, raw.awaitAnswer(0, 5_000));
             assertEquals(-Errno.ENOSYS, raw.result(0));
