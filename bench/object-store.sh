@@ -14,6 +14,8 @@
 #               job's "object store B in N requests" (every rank's client); FANSTORE_VERBOSE=1 for the load phases.
 #   c1v, c2v    c1 / c2 with FANSTORE_RUNTIME_JAVA_OPTS="$C_VARIANT_OPTS" (only when C_VARIANT_OPTS is set): a runtime
 #               setting against the default in the same rounds, e.g. -Dfanstore.fill.background=8
+#   c1o, c2o    c1 / c2 with the build in C_OLD_REPO (only when set: another checkout, built), e.g. main's HEAD in a
+#               second worktree: a code change against the build before it in the same rounds
 #   big1, big2  launch -> command start and -> first byte of one file with a large namespace in the bucket (BIG, a
 #               prepped dataset directory: default /work/lb/in1k-new.fs, bench/load-bench.sh's 1.3M files, copied
 #               into WORK_DIR first; BIG= skips these rows), 1 and 2 ranks (split CPUs), the command
@@ -22,7 +24,7 @@
 # netem they are "-"); a row's GET bytes / dataset bytes is per job (all its epochs).
 #   bench/object-store.sh [WORK_DIR]        ROUNDS (3), N112 (2000 files of 112 KiB), N2M (200 of 2 MiB),
 #                                           ONE_WAY_MS (10), THREADS (8), PARTITIONS (4), SKIP_C=1, BIG,
-#                                           LABELS (the rows to run, default all), C_VARIANT_OPTS
+#                                           LABELS (the rows to run, default all), C_VARIANT_OPTS, C_OLD_REPO
 # Needs root (the namespace), the build (mvn -B -o -q -DskipTests package), /usr/bin/python3 with torch and boto3
 # (python3-torch, python3-boto3). Writes bench/journal/DATE-object-store-COMMIT.txt.
 set -euo pipefail
@@ -200,14 +202,15 @@ one() { # one ROUND LABEL SIZE
     a-parallel) run_a "$r" "$s" parallel ;;
     b) run_loader "$r" b "$s" 1 "$(bytes_of "$work/src/$s")" "$py" "$loader" "s3://$bucket/raw/$s" "$work/$s.list" 1 8 ;;
     local) run_loader "$r" local "$s" 3 "$(bytes_of "$work/src/$s")" "$py" "$loader" "$work/src/$s" "$work/$s.list" 3 8 ;;
-    c1|c2|c1v|c2v)
+    c1|c2|c1v|c2v|c1o|c2o)
       rm -rf "$work/local"; mkdir -p "$work/local"
-      local ranks=${label:1:1} wrap=() opts=""
+      local ranks=${label:1:1} wrap=() opts="" build=$repo
       [ "$ranks" = 2 ] && wrap=("$repo/bench/other-nodes-core.sh")
       [ "${label:2}" = v ] && opts=${C_VARIANT_OPTS:-}
+      [ "${label:2}" = o ] && build=$C_OLD_REPO
       run_loader "$r" "$label" "$s" 3 "$(bytes_of "$work/fs/$nm.fs")" \
         env FANSTORE_VERBOSE=1 FANSTORE_RUNTIME_JAVA_OPTS="$opts" \
-        "$repo/fanstore" run --ranks "$ranks" \
+        "$build/fanstore" run --ranks "$ranks" \
         --only-rank 0 --data "s3://$bucket/fs/$nm.fs" --local-dir "$work/local" -- \
         "${wrap[@]}" "$py" "$loader" "/fanstore/$nm" "$work/$s.list" 3 8 ;;
   esac
@@ -215,6 +218,11 @@ one() { # one ROUND LABEL SIZE
 labels=(a-threads a-parallel b local)
 [ "$c_ok" = 1 ] && labels+=(c1 c2)
 [ "$c_ok" = 1 ] && [ -n "${C_VARIANT_OPTS:-}" ] && labels+=(c1v c2v)
+if [ -n "${C_OLD_REPO:-}" ]; then
+  [ -x "$C_OLD_REPO/fanstore" ] && [ -f "$C_OLD_REPO/bench/target/fanstore-bench.jar" ] ||
+    { echo "object-store.sh: C_OLD_REPO=$C_OLD_REPO is not a built checkout" >&2; exit 2; }
+  [ "$c_ok" = 1 ] && labels+=(c1o c2o)
+fi
 if [ -n "${LABELS:-}" ]; then
   want=" $LABELS "; keep=()
   for l in "${labels[@]}"; do [[ $want == *" $l "* ]] && keep+=("$l"); done
@@ -266,7 +274,7 @@ def ratio(a, b, i):
     return f"{a[i] / b[i]:.2f}x" if a and b and b[i] else "-"
 for size in sorted({k[0] for k in m}):
     a, b, loc = m.get((size, "a-threads", 1)), m.get((size, "b", 1)), m.get((size, "local", 3))
-    for c in ("c1", "c2", "c1v", "c2v"):
+    for c in ("c1", "c2", "c1v", "c2v", "c1o", "c2o"):
         if (size, c, 1) in m:
             c1, c3 = m[size, c, 1], m.get((size, c, 3))
             print(f"{size} {c}: epoch 1 {ratio(c1, a, 1)} raw store MiB/s (goal >= 0.8x), "
@@ -298,7 +306,8 @@ echo "$summary"
 {
   echo "# bench/object-store.sh $work, commit $commit, $(date -u '+%F %H:%M UTC'), load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# ROUNDS=$rounds N112=$n112 N2M=$n2m ONE_WAY_MS=$delay THREADS=$threads PARTITIONS=$parts, nproc $(nproc)," \
-    "LABELS=${LABELS:-all} C_VARIANT_OPTS=${C_VARIANT_OPTS:-}," \
+    "LABELS=${LABELS:-all} C_VARIANT_OPTS=${C_VARIANT_OPTS:-}" \
+    "C_OLD_REPO=${C_OLD_REPO:-} (${C_OLD_REPO:+$(git -C "$C_OLD_REPO" rev-parse --short HEAD)})," \
     "BIG=$big_src (name ${big_name:--}, file ${big_file:--})"
   cat "$work/log.txt"
   echo

@@ -230,11 +230,13 @@ final class NodeRuntime implements AutoCloseable {
         Map<Integer, PartitionInfo> infos = new HashMap<>();
         data.manifest().partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
         HomeSource source = home.source(infos::get);
+        List<Integer> held = new ArrayList<>();
         for (PartitionInfo p : data.manifest().partitions()) {
             if (p.broadcast() || data.placement().holds(config.rank(), p.index())) {
-                source.check(KeepPlan.id(p));
+                held.add(KeepPlan.id(p));
             }
         }
+        source.checkAll(held);   // in parallel: from a bucket each check is two round trips
         return source;
     }
 

@@ -73,7 +73,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
                 Path doneMarker) {
         this.plan = plan;
         this.governor = governor;
-        this.scheduler = new FillScheduler(SCHEDULE, governor, plan.kept());
+        this.scheduler = new FillScheduler(SCHEDULE, governor, plan.kept(), id -> shape(sources.get(id)));
         this.sources = sources;
         this.local = local;
         this.capacity = capacity;
@@ -91,6 +91,18 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         }
         this.files = new FillFiles(this, partsDir, bodies, check, ids);
         this.driver = new FillDriver(this, doneMarker);
+    }
+
+    /**
+     * How the scheduler shapes background transfers from source s (README.md, "Transfers by source"): its preferred
+     * transfer in whole ranges (at least one), and its own in-flight bound if it has one.
+     */
+    static FillScheduler.Shape shape(RangeSource s) {
+        if (s == null) {
+            return FillScheduler.Shape.ONE_RANGE;
+        }
+        long ranges = Math.max(1, s.preferredTransferBytes() / RANGE_BYTES);
+        return new FillScheduler.Shape((int) Math.min(ranges, Integer.MAX_VALUE), s.backgroundInFlight());
     }
 
     /** Called on the publish thread with each partition id just made a complete local copy. */

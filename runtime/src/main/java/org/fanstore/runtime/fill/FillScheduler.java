@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * Decides which ranges of the partitions a node keeps move next, and from which source (README.md, "The
@@ -41,6 +42,22 @@ public final class FillScheduler {
     public record Part(int id, long bytes, int[] sources) {
     }
 
+    /**
+     * How background transfers from one source are shaped (its RangeSource's preferences in ranges: README.md,
+     * "Transfers by source"): each covers at most {@code backgroundRanges} consecutive ranges, and
+     * {@code backgroundInFlight} > 0 is the source's own bound on them in flight (else the governor's shared one).
+     */
+    public record Shape(int backgroundRanges, int backgroundInFlight) {
+        /** One range a transfer, the governor's shared bound: peers and the shared FS. */
+        public static final Shape ONE_RANGE = new Shape(1, 0);
+
+        public Shape {
+            if (backgroundRanges < 1 || backgroundInFlight < 0) {
+                throw new IllegalArgumentException("a transfer covers >= 1 range; a bound is >= 0");
+            }
+        }
+    }
+
     /** Ranges [range, range + count) of a partition, from one source, for a reader (foreground) or not. */
     public record Transfer(int part, int range, int count, int source, boolean foreground) {
     }
@@ -55,12 +72,25 @@ public final class FillScheduler {
     /** Per partition: {the range readers read last, the last range named ahead}. */
     private final Map<Integer, int[]> marks = new HashMap<>();
     private final Set<Integer> down = new HashSet<>();
+    private final IntFunction<Shape> shapes;
     private int foreground;
+    /** Set by {@link #room}: some background candidate was passed over because its bound was full. */
+    private boolean held;
+    /** Background transfers in flight from sources under the governor's shared bound. */
     private int background;
+    /** Background transfers in flight from each source with a bound of its own. */
+    private final Map<Integer, Integer> ownBackground = new HashMap<>();
 
+    /** Every source one range a transfer under the governor's shared bound ({@link Shape#ONE_RANGE}). */
     public FillScheduler(Config config, Governor governor, List<Part> plan) {
+        this(config, governor, plan, source -> Shape.ONE_RANGE);
+    }
+
+    /** @param shapes by source id ({@link #HOME}, peer ranks): how its background transfers are shaped */
+    public FillScheduler(Config config, Governor governor, List<Part> plan, IntFunction<Shape> shapes) {
         this.config = config;
         this.governor = governor;
+        this.shapes = shapes;
         for (Part p : plan) {
             parts.put(p.id(), new State(p, config.rangeBytes()));
         }
@@ -168,11 +198,18 @@ public final class FillScheduler {
             out.add(start(s, a[1], a[1], true));
         }
         while (true) {
+            held = false;
             int[] pick = nextBackground(now);
-            if (pick == null || !governor.mayStartBackground(background)) {
+            if (pick == null) {
+                if (held) {
+                    governor.countBackground(false);
+                }
                 return out;
             }
-            out.add(start(parts.get(pick[0]), pick[1], pick[1], false));
+            governor.countBackground(true);
+            State s = parts.get(pick[0]);
+            int most = shapes.apply(sourceOf(s, pick[1])).backgroundRanges();
+            out.add(start(s, pick[1], Math.min(s.range.length - 1, pick[1] + most - 1), false));
         }
     }
 
@@ -263,7 +300,7 @@ public final class FillScheduler {
 
     /** Whether nothing more will start or land: every partition complete or abandoned, nothing in flight. */
     public boolean finished() {
-        if (foreground + background > 0) {
+        if (foreground + background > 0 || ownBackground.values().stream().anyMatch(n -> n > 0)) {
             return false;
         }
         for (State s : parts.values()) {
@@ -287,6 +324,8 @@ public final class FillScheduler {
     private State release(Transfer t) {
         if (t.foreground()) {
             foreground--;
+        } else if (shapes.apply(t.source()).backgroundInFlight() > 0) {
+            ownBackground.merge(t.source(), -1, Integer::sum);
         } else {
             background--;
         }
@@ -308,6 +347,8 @@ public final class FillScheduler {
         }
         if (forReader) {
             foreground++;
+        } else if (shapes.apply(source).backgroundInFlight() > 0) {
+            ownBackground.merge(source, 1, Integer::sum);
         } else {
             background++;
         }
@@ -323,7 +364,22 @@ public final class FillScheduler {
         return s.sourceAt[r] < sources.length ? sources[s.sourceAt[r]] : Integer.MIN_VALUE;
     }
 
-    /** {part, range} for the background, or null: nearest after the readers' marks, else plan order. */
+    /**
+     * Whether a background transfer from range r's source may start now (the governor's bound for its class); a
+     * candidate without room sets {@link #held}.
+     */
+    private boolean room(State s, int r) {
+        int source = sourceOf(s, r);
+        int own = source == Integer.MIN_VALUE ? 0 : shapes.apply(source).backgroundInFlight();
+        boolean room = governor.backgroundRoom(own > 0 ? ownBackground.getOrDefault(source, 0) : background, own);
+        held |= !room;
+        return room;
+    }
+
+    /**
+     * {part, range} for the background, or null: nearest after the readers' marks, else plan order; a partition
+     * whose next range's source has no room now is passed over.
+     */
     private int[] nextBackground(long now) {
         int[] best = null;
         int bestGap = Integer.MAX_VALUE;
@@ -334,8 +390,10 @@ public final class FillScheduler {
             }
             for (int r = m.getValue()[0]; r < s.range.length && r - m.getValue()[0] < bestGap; r++) {
                 if (s.range[r] == TODO) {
-                    best = new int[] {s.part.id(), r};
-                    bestGap = r - m.getValue()[0];
+                    if (room(s, r)) {
+                        best = new int[] {s.part.id(), r};
+                        bestGap = r - m.getValue()[0];
+                    }
                     break;
                 }
             }
@@ -346,7 +404,7 @@ public final class FillScheduler {
         for (State s : parts.values()) {
             if (!s.abandoned && now >= s.notBefore) {
                 int r = s.nextTodo();
-                if (r >= 0) {
+                if (r >= 0 && room(s, r)) {
                     return new int[] {s.part.id(), r};
                 }
             }

@@ -11,7 +11,8 @@ import java.util.function.LongSupplier;
  */
 public final class Governor {
     /**
-     * @param backgroundInFlight background transfers at most in flight: stage-in and pulls (each one range)
+     * @param backgroundInFlight background transfers at most in flight: stage-in and pulls, from every source
+     *                           without a bound of its own (RangeSource#backgroundInFlight)
      * @param foregroundInFlight transfers readers wait for at most in flight (a reader's run counts once)
      */
     public record Config(int backgroundInFlight, int foregroundInFlight) {
@@ -54,14 +55,18 @@ public final class Governor {
         return clock.getAsLong();
     }
 
-    /** Whether a background transfer may start with {@code inFlight} already running; counts the answer. */
-    boolean mayStartBackground(int inFlight) {
-        if (inFlight < config.backgroundInFlight()) {
-            backgroundStarts.incrementAndGet();
-            return true;
-        }
-        backgroundHeld.incrementAndGet();
-        return false;
+    /**
+     * Whether a background transfer from a source with {@code inFlight} of its class already running may start:
+     * {@code ownBound} > 0 is that source's own bound (a latency-bound home: README.md, "Transfers by source"),
+     * else the shared {@link Config#backgroundInFlight}. Not counted: {@link #countBackground} counts the answer.
+     */
+    boolean backgroundRoom(int inFlight, int ownBound) {
+        return inFlight < (ownBound > 0 ? ownBound : config.backgroundInFlight());
+    }
+
+    /** Counts one background decision of the scheduler: a start, or held back because every class was full. */
+    void countBackground(boolean started) {
+        (started ? backgroundStarts : backgroundHeld).incrementAndGet();
     }
 
     /** Whether a transfer a reader waits for may start with {@code inFlight} such transfers running. */
@@ -78,7 +83,7 @@ public final class Governor {
         return backgroundStarts.get();
     }
 
-    /** Times a background transfer waited because {@link Config#backgroundInFlight} were running. */
+    /** Times a background transfer waited because its bound's worth were running. */
     public long backgroundHeld() {
         return backgroundHeld.get();
     }

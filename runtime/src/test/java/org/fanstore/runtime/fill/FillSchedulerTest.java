@@ -154,6 +154,89 @@ class FillSchedulerTest {
         assertEquals(1, g.foregroundHeld());
     }
 
+    /**
+     * The home as an object store (README.md, "Transfers by source"): background transfers of up to 3 ranges, 4 of
+     * them in flight on its own bound; the peer one range, under the governor's shared bound of 1.
+     */
+    private static FillScheduler shapedScheduler(Governor g) {
+        return new FillScheduler(CONFIG, g, List.of(new Part(0, 400, new int[] {FS}),
+                new Part(1, 300, new int[] {1, FS})), src -> src == FS ? new FillScheduler.Shape(3, 4)
+                : FillScheduler.Shape.ONE_RANGE);
+    }
+
+    private static List<String> next(FillScheduler s) {
+        return s.next(0).stream().map(FillSchedulerTest::format).toList();
+    }
+
+    @Test
+    void aBackgroundTransferFromTheStoreSpansItsPreferredRangesAndItsOwnBound() {
+        Governor g = new Governor(new Governor.Config(1, 8), () -> 0);
+        FillScheduler s = shapedScheduler(g);
+        assertEquals(List.of("0:0+3@-1/b", "0:3+1@-1/b", "1:0+1@1/b"), next(s),
+                "the home's runs of 3 ranges (the partition's last run shorter) on its own bound; the peer's one"
+                        + " range on the shared bound");
+        assertEquals(List.of(), next(s), "the shared bound is full: the peer's next range waits");
+        assertEquals(2, g.backgroundHeld(), "each next that passed the peer's range over counts once");
+        s.landed(parse("1:0+1@1/b"));
+        assertEquals(List.of("1:1+1@1/b"), next(s));
+    }
+
+    @Test
+    void aReadersRangeIsStillFirstAndExactBesideTheStoresLongTransfers() {
+        Governor g = new Governor(new Governor.Config(1, 8), () -> 0);
+        FillScheduler s = shapedScheduler(g);
+        s.want(0, 250, 10);
+        assertEquals(List.of("0:2+1@-1/f", "0:3+1@-1/b", "0:0+2@-1/b", "1:0+1@1/b"), next(s),
+                "the reader's one range first; the background after it, runs stopping at ranges in flight");
+        s.want(1, 250, 10);
+        assertEquals(List.of("1:2+1@1/f"), next(s), "a reader's range from the peer: foreground, still one range");
+    }
+
+    @Test
+    void theStoreOwnBoundHoldsItsBackgroundWhileThePeersShareTheGovernors() {
+        Governor g = new Governor(new Governor.Config(0, 8), () -> 0);
+        FillScheduler s = new FillScheduler(CONFIG, g, List.of(new Part(0, 900, new int[] {FS})),
+                src -> new FillScheduler.Shape(2, 2));
+        assertEquals(List.of("0:0+2@-1/b", "0:2+2@-1/b"), next(s), "two in flight: the store's own bound");
+        assertEquals(List.of(), next(s));
+        s.landed(parse("0:0+2@-1/b"));
+        assertEquals(List.of("0:4+2@-1/b"), next(s));
+        assertFalse(s.finished());
+    }
+
+    @Test
+    void aSourcesPreferredBytesBecomeWholeRanges() {
+        assertEquals(FillScheduler.Shape.ONE_RANGE, Fill.shape(null));
+        assertEquals(new FillScheduler.Shape(1, 0), Fill.shape(source(0, 0)), "the default: one range");
+        assertEquals(new FillScheduler.Shape(16, 8), Fill.shape(source(8 << 20, 8)),
+                "8 MiB: 16 ranges of 508 KiB, one GET");
+        assertEquals(new FillScheduler.Shape(1, 0), Fill.shape(source(100, 0)), "less than a range: one range");
+    }
+
+    private static org.fanstore.runtime.fill.source.RangeSource source(long bytes, int inFlight) {
+        return new org.fanstore.runtime.fill.source.RangeSource() {
+            @Override
+            public String kind() {
+                return "test";
+            }
+
+            @Override
+            public void read(int p, long position, long length, java.nio.channels.WritableByteChannel sink,
+                             boolean forReader) {
+            }
+
+            @Override
+            public long preferredTransferBytes() {
+                return bytes;
+            }
+
+            @Override
+            public int backgroundInFlight() {
+                return inFlight;
+            }
+        };
+    }
+
     private static String format(Transfer t) {
         return t.part() + ":" + t.range() + "+" + t.count() + "@" + t.source() + "/" + (t.foreground() ? "f" : "b");
     }

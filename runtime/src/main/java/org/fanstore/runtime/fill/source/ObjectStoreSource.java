@@ -10,6 +10,7 @@ import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.prep.store.DatasetLocation;
 import org.fanstore.prep.store.ObjectStore;
 import org.fanstore.prep.store.StoreException;
+import org.fanstore.prep.store.StoreTiming;
 
 /**
  * The partition objects of a dataset in a bucket ({@code PREFIX/NAME.fs/<partition file>}): ranged GETs only, the
@@ -17,6 +18,16 @@ import org.fanstore.prep.store.StoreException;
  * per sample. A store that stays silent past the client's bounds (prep/store README) is reported as down.
  */
 public final class ObjectStoreSource implements HomeSource {
+    /**
+     * Background transfers from the store at most in flight on a bound of its own, or 0: the governor's bound shared
+     * with the other sources (2). 0 until an A/B shows more pays with readers racing the fill: with 8 MiB GETs, 8
+     * in flight filled 2 MiB files 20-30% sooner than 2 and 112 KiB ones no sooner, and no reader waited on the fill
+     * in either (docs/decisions/object-store-fill.md). {@code -Dfanstore.fill.objectstore.background=N} for those
+     * A/Bs, not a user knob.
+     */
+    public static final int BACKGROUND_IN_FLIGHT = 0;
+    private final int backgroundInFlight = Integer.getInteger("fanstore.fill.objectstore.background",
+            BACKGROUND_IN_FLIGHT);
     private final ObjectStore store;
     private final DatasetLocation dataset;
     private final IntFunction<PartitionInfo> infos;
@@ -69,6 +80,17 @@ public final class ObjectStoreSource implements HomeSource {
                     dataset, h.entryCount(), h.broadcast() ? "broadcast" : "regular", h.index(), info.entries(),
                     info.broadcast() ? "broadcast" : "regular", info.index()));
         }
+    }
+
+    /** One GET's worth ({@link StoreTiming#READ_PART_BYTES}, 8 MiB): the store's round trip paid once per part. */
+    @Override
+    public long preferredTransferBytes() {
+        return StoreTiming.READ_PART_BYTES;
+    }
+
+    @Override
+    public int backgroundInFlight() {
+        return backgroundInFlight;
     }
 
     @Override

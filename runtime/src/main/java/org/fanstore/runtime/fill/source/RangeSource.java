@@ -21,6 +21,24 @@ public interface RangeSource {
      */
     void read(int p, long position, long length, WritableByteChannel sink, boolean forReader) throws IOException;
 
+    /**
+     * The most bytes one background transfer from this source should cover (fill/README.md, "Transfers by source"):
+     * the fill joins up to this many bytes of consecutive ranges into one {@link #read}; a reader's ranges stay
+     * exact. 0 (the default) is one fill range: a peer's reply must stay under MPJ's eager limit, and a shared FS
+     * has no round trip to amortize.
+     */
+    default long preferredTransferBytes() {
+        return 0;
+    }
+
+    /**
+     * This source's own bound on background transfers in flight (fill/README.md, "Transfers by source"), or 0 (the
+     * default): the governor's bound shared by every source.
+     */
+    default int backgroundInFlight() {
+        return 0;
+    }
+
     /** The source does not hold the bytes asked for (yet). */
     final class NotHeldException extends IOException {
         private static final long serialVersionUID = 1L;
