@@ -115,12 +115,23 @@ static int check_layout(const fs_ctl_header *h, size_t size)
     return 0;
 }
 
+/* The lowest number the shim's own long-lived descriptor takes: a program sees the descriptor numbers it would see
+ * without the shim (it opens lazily, on the first request, and would otherwise take the program's next number:
+ * CPython's test_closerange needs two consecutive ones). Under the usual soft RLIMIT_NOFILE of 1024; where the
+ * limit is lower the descriptor stays where open put it. */
+#define FS_OWN_FD_FLOOR 768
+
 /* Opens <ctl>.clients read-only for this process; -1 if it is missing, foreign or not a regular file. */
 static long open_clients(const fs_wire *w, dev_t *dev, ino_t *ino)
 {
-    const long fd = syscall(SYS_openat, AT_FDCWD, w->clients_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    long fd = syscall(SYS_openat, AT_FDCWD, w->clients_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -1;
+    const long high = fd < FS_OWN_FD_FLOOR ? syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, FS_OWN_FD_FLOOR) : -1;
+    if (high >= 0) {
+        syscall(SYS_close, fd);
+        fd = high;
+    }
     struct stat st;
     if (syscall(SYS_fstat, fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
         syscall(SYS_close, fd);
