@@ -42,12 +42,7 @@ class ObjectStoreTest {
 
     @AfterAll
     static void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        S3ProxyServer.stop(store, server);
     }
 
     private static byte[] random(int n, long seed) {
