@@ -63,10 +63,18 @@ class ContainerLivenessTest {
             ""));
     }
 
-    private static Job start(String job, Path go, Path result) throws Exception {
-        return Job.start(data, work, Map.of("FANSTORE_JOB_ID", job), List.of("--unpack", "lazy", "--prefetch", "off"),
-            "exec unshare --pid --fork --mount-proc python3 " + work.resolve("reader.py") + " " + go + " " + result
-                + " " + src);
+    /** A job named {@code id} whose reader waits for the file {@code go}, then writes its line to {@code result}. */
+    private record Run(String id, Path go, Path result, Job job) {
+    }
+
+    /** Starts a job (a fresh id starting with {@code prefix}) whose reader runs in a PID namespace of its own. */
+    private static Run start(String prefix) throws Exception {
+        String id = prefix + System.nanoTime();
+        Path go = work.resolve(id + ".go");
+        Path result = work.resolve(id + ".result");
+        return new Run(id, go, result, Job.start(data, work, Map.of("FANSTORE_JOB_ID", id),
+            List.of("--unpack", "lazy", "--prefetch", "off"), "exec unshare --pid --fork --mount-proc python3 "
+                + work.resolve("reader.py") + " " + go + " " + result + " " + src));
     }
 
     private static void kill(String signal, ProcessHandle p) throws Exception {
@@ -75,21 +83,20 @@ class ContainerLivenessTest {
 
     @Test
     void aRuntimeStoppedPastTheHeartbeatThresholdIsWaitedForFromAPidNamespace() throws Exception {
-        String job = "tnsstop" + System.nanoTime();
-        Path go = work.resolve(job + ".go");
-        Path result = work.resolve(job + ".result");
-        Job j = start(job, go, result);
+        Run run = start("tnsstop");
+        Job j = run.job();
         ProcessHandle runtime = null;
         try {
             j.awaitReady(1);
-            runtime = Job.runtimeOf(job, 0);
+            runtime = Job.runtimeOf(run.id(), 0);
             kill("STOP", runtime);
-            Files.createFile(go);
+            Files.createFile(run.go());
             Thread.sleep(STOP_MS);
-            assertTrue(!Files.exists(result), () -> "the reader did not wait for a stopped runtime: " + read(result));
+            assertTrue(!Files.exists(run.result()),
+                () -> "the reader did not wait for a stopped runtime: " + read(run.result()));
             kill("CONT", runtime);
-            Await.until(Duration.ofSeconds(30), () -> Files.exists(result), "the reader never finished");
-            String line = read(result);
+            Await.until(Duration.ofSeconds(30), () -> Files.exists(run.result()), "the reader never finished");
+            String line = read(run.result());
             assertTrue(line.startsWith("OK "), line + "\n" + j.stderr());
             double waited = Double.parseDouble(line.split(" ")[1]);
             // It waited past the 3 s stale threshold (the reader notices `go` up to ~0.3 s late), then got through.
@@ -108,27 +115,25 @@ class ContainerLivenessTest {
 
     @Test
     void aKilledRuntimeFailsAReaderInAPidNamespaceWithEioWithoutAHang() throws Exception {
-        String job = "tnskill" + System.nanoTime();
-        Path go = work.resolve(job + ".go");
-        Path result = work.resolve(job + ".result");
-        Job j = start(job, go, result);
+        Run run = start("tnskill");
+        Job j = run.job();
         try {
             j.awaitReady(1);
-            ProcessHandle runtime = Job.runtimeOf(job, 0);
+            ProcessHandle runtime = Job.runtimeOf(run.id(), 0);
             kill("STOP", runtime);  // the open is pending and the heartbeat goes stale with the lock held
-            Files.createFile(go);
+            Files.createFile(run.go());
             Thread.sleep(3_500);
             // The launcher would end the job (killing the reader) as soon as it reaps its runtime: stopped, it
             // cannot, and the runtime stays a zombie, its pid still there; the lock is freed at death all the same.
             kill("STOP", ProcessHandle.of(j.pid()).orElseThrow());
             long t0 = System.nanoTime();
             runtime.destroyForcibly();  // SIGKILL: the kernel frees ctl.lock
-            Await.until(Duration.ofSeconds(10), () -> Files.exists(result) || !j.launcher.isAlive(),
+            Await.until(Duration.ofSeconds(10), () -> Files.exists(run.result()) || !j.launcher.isAlive(),
                 "the reader hangs on a dead runtime");
-            assertTrue(Files.exists(result), () -> "no result from the reader:\n" + j.stderr());
+            assertTrue(Files.exists(run.result()), () -> "no result from the reader:\n" + j.stderr());
             double afterKill = (System.nanoTime() - t0) / 1e9;
             kill("CONT", ProcessHandle.of(j.pid()).orElseThrow());
-            String line = read(result);
+            String line = read(run.result());
             assertTrue(line.startsWith("ERR EIO "), line + "\n" + j.stderr());
             assertTrue(afterKill < 2, "EIO " + afterKill + " s after the kill");
             assertTrue(j.launcher.waitFor(30, TimeUnit.SECONDS), () -> "job still running:\n" + j.stderr());

@@ -18,7 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.fanstore.prep.store.ObjectStore;
 import org.fanstore.prep.store.S3ProxyServer;
 import org.junit.jupiter.api.AfterAll;
@@ -47,31 +46,21 @@ class ObjectStoreJobTest {
 
     @TempDir
     static Path work;
+    /** The stress set, its listing, FillReader and the server. */
+    static S3Work s3;
     static S3ProxyServer server;
-    static Path listing;
-    static Path program;
     static final Map<String, Long> STORED = new HashMap<>();
 
     @BeforeAll
     static void prepare() throws Exception {
-        Path src = work.resolve("src/ds");
-        listing = work.resolve("sha256.txt");
-        FillStressTest.stressSet(src, listing, FILES, LARGE, 43);
-        program = FillReader.install(work);
-        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")));
+        s3 = S3Work.start(work, FILES, LARGE, 43);
+        server = s3.server();
         try (ObjectStore store = ObjectStore.connect(server.settings())) {
             for (String compress : List.of("none", "lz4")) {
                 Path data = Files.createDirectories(work.resolve("prepped")).resolve(compress + ".fs");
-                RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 300, "prep", "--input", src.toString(),
+                RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 300, "prep", "--input", s3.src().toString(),
                         "--output", data.toString(), "--partitions", "6", "--compress", compress));
-                long stored = 0;
-                try (Stream<Path> files = Files.list(data)) {
-                    for (Path f : files.toList()) {
-                        store.upload(server.bucket(), "sets/" + compress + ".fs/" + f.getFileName(), f);
-                        stored += Files.size(f);
-                    }
-                }
-                STORED.put(compress, stored);
+                STORED.put(compress, server.upload(store, data, "sets/" + compress + ".fs"));
             }
         }
     }
@@ -105,7 +94,7 @@ class ObjectStoreJobTest {
         }
         args.addAll(List.of(extra));
         args.add("--");
-        String reader = FillReader.command(program, "/fanstore/ds", listing, out, 1, 2, 1);
+        String reader = FillReader.command(s3.program(), "/fanstore/ds", s3.listing(), out, 1, 2, 1);
         args.addAll(then == null ? List.of(reader.split(" ")) : List.of("sh", "-c", reader + " && " + then));
         Map<String, String> env = new HashMap<>(server.environment());
         env.put("FANSTORE_JOB_ID", job);
@@ -191,7 +180,7 @@ class ObjectStoreJobTest {
         Path shared = Files.createDirectories(FanstoreProcess.repo().resolve("launcher/target/s3-nodes-"
                 + ProcessHandle.current().pid()));
         Path prog = FillReader.install(shared);
-        Path list = Files.copy(listing, shared.resolve("sha256.txt"), StandardCopyOption.REPLACE_EXISTING);
+        Path list = Files.copy(s3.listing(), shared.resolve("sha256.txt"), StandardCopyOption.REPLACE_EXISTING);
         Path out = shared.resolve("out");
         String job = "s3nodes" + System.nanoTime() % 1_000_000_000L;
         String home = System.getProperty("user.home");

@@ -55,18 +55,15 @@ class S3JobFaultsTest {
 
     @TempDir
     static Path work;
+    /** The stress set, its listing, FillReader and the server. */
+    static S3Work s3;
     static S3ProxyServer server;
-    static Path listing;
-    static Path program;
 
     @BeforeAll
     static void prepare() throws Exception {
-        Path src = work.resolve("src/ds");
-        listing = work.resolve("sha256.txt");
-        FillStressTest.stressSet(src, listing, FILES, LARGE, 6);
-        program = FillReader.install(work);
-        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")));
-        RunJobTest.ok(FanstoreProcess.run(work, server.environment(), BOUND_S, "prep", "--input", src.toString(),
+        s3 = S3Work.start(work, FILES, LARGE, 6);
+        server = s3.server();
+        RunJobTest.ok(FanstoreProcess.run(work, server.environment(), BOUND_S, "prep", "--input", s3.src().toString(),
                 "--output", url("sets/ds.fs"), "--partitions", "4"));
         // half uploaded: what an interrupted prep leaves (partitions and table, no manifest)
         try (ObjectStore store = ObjectStore.connect(server.settings())) {
@@ -156,7 +153,8 @@ class S3JobFaultsTest {
             Path out = work.resolve("out-" + job);
             List<String> args = new ArrayList<>(List.of("run", "--ranks", "2", "--data", url("sets/ds.fs"),
                     "--local-dir", Files.createDirectories(work.resolve("local")).toString(), "--"));
-            args.addAll(List.of(FillReader.command(program, "/fanstore/ds", listing, out, 1, 2, 1).split(" ")));
+            args.addAll(List.of(FillReader.command(s3.program(), "/fanstore/ds", s3.listing(), out, 1, 2, 1)
+                    .split(" ")));
             Map<String, String> env = viaProxy(proxy);
             env.put("FANSTORE_JOB_ID", job);
             FanstoreProcess.Result r = FanstoreProcess.run(work, env, BOUND_S, args.toArray(String[]::new));

@@ -52,21 +52,17 @@ class S3StressChainTest {
 
     @TempDir
     static Path work;
+    /** The stress set, its listing, FillReader and the server. */
+    static S3Work s3;
     static S3ProxyServer server;
     static ObjectStore store;
-    static Path src;
-    static Path listing;
     static Path treeListing;
-    static Path program;
 
     @BeforeAll
     static void prepare() throws Exception {
         long t = System.nanoTime();
-        src = work.resolve("src/ds");
-        listing = work.resolve("sha256.txt");
-        FillStressTest.stressSet(src, listing, FILES, LARGE, 20_000);
-        program = FillReader.install(work);
-        server = S3ProxyServer.start(Files.createDirectories(work.resolve("s3")));
+        s3 = S3Work.start(work, FILES, LARGE, 20_000);
+        server = s3.server();
         store = ObjectStore.connect(server.settings());
         System.out.printf("s3 chain: stress set of %d files written, S3Proxy up in %.1f s%n", FILES + LARGE,
                 (System.nanoTime() - t) / 1e9);
@@ -74,12 +70,7 @@ class S3StressChainTest {
 
     @AfterAll
     static void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        S3ProxyServer.stop(store, server);
     }
 
     static String url(String key) {
@@ -103,7 +94,7 @@ class S3StressChainTest {
     @Order(1)
     void prepIntoTheBucket(String compress) throws Exception {
         String remote = url("p/stress-" + compress + ".fs");
-        FanstoreProcess.Result r = ok("prep", "--input", src.toString(), "--output", remote, "--partitions", "8",
+        FanstoreProcess.Result r = ok("prep", "--input", s3.src().toString(), "--output", remote, "--partitions", "8",
                 "--compress", compress);
         assertTrue(r.stdout().contains("-> " + remote), r.stdout());
         Manifest m = Manifest.read(server.bucketDir().resolve("p/stress-" + compress + ".fs"));
@@ -118,7 +109,7 @@ class S3StressChainTest {
     void everyFileOfTheStressSetReadsRight(int ranks, String compress) throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(FULL || ranks == 2 || "none".equals(compress),
                 "1 rank + lz4 runs with -Dfanstore.s3.full=true");
-        job(url("p/stress-" + compress + ".fs"), "/fanstore/ds", listing, ranks, FILES + LARGE);
+        job(url("p/stress-" + compress + ".fs"), "/fanstore/ds", s3.listing(), ranks, FILES + LARGE);
     }
 
     /** The tree as objects (one per file, parallel PUTs) -> prep from the bucket into the bucket -> 2 ranks. */
@@ -127,7 +118,7 @@ class S3StressChainTest {
     void prepFromATreeInTheBucketThenEveryFileReadsRight() throws Exception {
         long t = System.nanoTime();
         treeListing = work.resolve("tree-sha256.txt");
-        List<String> lines = Files.readAllLines(listing).stream()
+        List<String> lines = Files.readAllLines(s3.listing()).stream()
                 .filter(l -> {
                     String rel = l.substring(l.lastIndexOf(' ') + 1);
                     return rel.startsWith("large/") || Integer.parseInt(rel.substring(rel.length() - 9,
@@ -138,7 +129,7 @@ class S3StressChainTest {
         assertEquals(TREE_FILES + LARGE, rels.size(), "the listing's form changed: " + lines.get(0));
         rels.parallelStream().forEach(rel -> {
             try {
-                store.put(server.bucket(), "tree/" + rel, Files.readAllBytes(src.resolve(rel)));
+                store.put(server.bucket(), "tree/" + rel, Files.readAllBytes(s3.src().resolve(rel)));
             } catch (IOException e) {
                 throw new IllegalStateException(e.getMessage());
             }
@@ -195,7 +186,7 @@ class S3StressChainTest {
         Path out = work.resolve("out-" + job);
         List<String> args = new ArrayList<>(List.of("run", "--ranks", Integer.toString(ranks), "--data", data,
                 "--local-dir", Files.createDirectories(work.resolve("local")).toString(), "--"));
-        args.addAll(List.of(FillReader.command(program, root, list, out, 1, 3, 1).split(" ")));
+        args.addAll(List.of(FillReader.command(s3.program(), root, list, out, 1, 3, 1).split(" ")));
         Map<String, String> env = new HashMap<>(server.environment());
         env.put("FANSTORE_JOB_ID", job);
         FanstoreProcess.Result r = FanstoreProcess.run(work, env, BOUND_S, args.toArray(String[]::new));

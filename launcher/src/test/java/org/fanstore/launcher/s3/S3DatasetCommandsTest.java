@@ -61,12 +61,7 @@ class S3DatasetCommandsTest {
 
     @AfterAll
     static void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        S3ProxyServer.stop(store, server);
     }
 
     private static String url(final String key) {

@@ -2,7 +2,7 @@ package org.fanstore.runtime.fetch;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.WritableByteChannel;
+import org.fanstore.prep.store.Sinks;
 
 /**
  * Test objects whose bytes are a pure function of (id, position), so any rank can produce or check any
@@ -43,7 +43,7 @@ public final class PatternObjects implements FetchSource {
     }
 
     /** A sink that checks each byte against the pattern as it arrives and counts them. */
-    static final class CheckingSink implements WritableByteChannel {
+    static final class CheckingSink extends Sinks.Open {
         private final long id;
         private long position;
 
@@ -67,15 +67,6 @@ public final class PatternObjects implements FetchSource {
                 position++;
             }
             return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

@@ -2,6 +2,7 @@ package org.fanstore.prep.store;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
@@ -248,7 +249,7 @@ public final class ObjectStore implements AutoCloseable {
     /** Bytes [position, position + dst.remaining()) of the object into dst. */
     public void read(String bucket, String key, long position, ByteBuffer dst) throws IOException {
         int n = dst.remaining();
-        read(bucket, key, position, n, new BufferSink(dst));
+        read(bucket, key, position, n, Sinks.into(dst));
     }
 
     /**
@@ -364,7 +365,7 @@ public final class ObjectStore implements AutoCloseable {
                 long off = done;
                 long len = Math.min(part, length - done);
                 parts.add(pool.submit(() -> {
-                    read(bucket, key, position + off, len, new FileSink(file, filePosition + off));
+                    read(bucket, key, position + off, len, Sinks.at(file, filePosition + off));
                     return null;
                 }));
             }
@@ -568,7 +569,7 @@ public final class ObjectStore implements AutoCloseable {
             // a HEAD answer has no body: a one-byte GET says whether the key or the signature is refused
             try (InputStream in = s3.getObject(GetObjectRequest.builder().bucket(bucket).key(key).range("bytes=0-0")
                     .build(), ResponseTransformer.toInputStream())) {
-                in.transferTo(OutputStreamSink.NULL);
+                in.transferTo(OutputStream.nullOutputStream());
             } catch (SdkException g) {
                 return map(g, op, bucket, key);
             } catch (IOException ignored) {
@@ -740,71 +741,6 @@ public final class ObjectStore implements AutoCloseable {
                 return StoreCounters.Kind.MULTIPART;
             }
             return StoreCounters.Kind.PUT;
-        }
-    }
-
-    /** A sink into a buffer. */
-    private static final class BufferSink implements WritableByteChannel {
-        private final ByteBuffer dst;
-
-        BufferSink(ByteBuffer dst) {
-            this.dst = dst;
-        }
-
-        @Override
-        public int write(ByteBuffer src) {
-            int n = src.remaining();
-            dst.put(src);
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    /** A sink that writes on at a position of a file. */
-    private static final class FileSink implements WritableByteChannel {
-        private final FileChannel file;
-        private long at;
-
-        FileSink(FileChannel file, long at) {
-            this.file = file;
-            this.at = at;
-        }
-
-        @Override
-        public int write(ByteBuffer src) throws IOException {
-            int n = file.write(src, at);
-            at += n;
-            return n;
-        }
-
-        @Override
-        public boolean isOpen() {
-            return true;
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
-    /** Discards bytes. */
-    private static final class OutputStreamSink extends java.io.OutputStream {
-        static final OutputStreamSink NULL = new OutputStreamSink();
-
-        @Override
-        public void write(int b) {
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) {
         }
     }
 }

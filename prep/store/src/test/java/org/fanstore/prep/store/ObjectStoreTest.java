@@ -11,7 +11,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.channels.WritableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -43,12 +42,7 @@ class ObjectStoreTest {
 
     @AfterAll
     static void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        S3ProxyServer.stop(store, server);
     }
 
     private static byte[] random(int n, long seed) {
@@ -102,24 +96,12 @@ class ObjectStoreTest {
         long want = crc(b, 0, b.length);
         CRC32C got = new CRC32C();
         long[] seen = {0};
-        store.readParallel(server.bucket(), "big/64m", 0, b.length, new WritableByteChannel() {
-            @Override
-            public int write(ByteBuffer src) {
-                int n = src.remaining();
-                got.update(src);
-                seen[0] += n;
-                return n;
-            }
-
-            @Override
-            public boolean isOpen() {
-                return true;
-            }
-
-            @Override
-            public void close() {
-            }
-        });
+        store.readParallel(server.bucket(), "big/64m", 0, b.length, Sinks.of(src -> {
+            int n = src.remaining();
+            got.update(src);
+            seen[0] += n;
+            return n;
+        }));
         assertEquals(b.length, seen[0]);
         assertEquals(want, got.getValue());
         // an odd range, positional into a file
@@ -276,27 +258,15 @@ class ObjectStoreTest {
             List<Integer> writes = new ArrayList<>();
             long t = System.nanoTime();
             StoreException e = assertThrows(StoreException.class, () -> s.read(own.bucket(), "big", 0, 32 << 20,
-                    new WritableByteChannel() {
-                        @Override
-                        public int write(ByteBuffer src) {
-                            if (writes.size() == 4) {
-                                own.kill();
-                            }
-                            writes.add(src.remaining());
-                            int n = src.remaining();
-                            src.position(src.limit());
-                            return n;
+                    Sinks.of(src -> {
+                        if (writes.size() == 4) {
+                            own.kill();
                         }
-
-                        @Override
-                        public boolean isOpen() {
-                            return true;
-                        }
-
-                        @Override
-                        public void close() {
-                        }
-                    }));
+                        writes.add(src.remaining());
+                        int n = src.remaining();
+                        src.position(src.limit());
+                        return n;
+                    })));
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t);
             assertEquals(StoreException.Reason.NOT_ANSWERING, e.reason(), e.getMessage());
             oneLine(e, own.endpoint().toString(), "s3://" + own.bucket() + "/big");

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * One real S3-compatible server for a test class: S3Proxy 2.7.0 (filesystem back end) as a process of its own, on a
@@ -145,6 +146,31 @@ public final class S3ProxyServer implements AutoCloseable {
     public java.util.Map<String, String> environment() {
         return java.util.Map.of("AWS_ENDPOINT_URL", endpoint().toString(), "AWS_ACCESS_KEY_ID", accessKey,
                 "AWS_SECRET_ACCESS_KEY", secretKey, "AWS_REGION", "us-east-1");
+    }
+
+    /**
+     * Uploads every file of a dataset directory (what prep wrote locally) as {@code KEY/FILE} in this server's
+     * bucket, one object each, in listing order; returns the bytes uploaded.
+     */
+    public long upload(ObjectStore store, Path datasetDir, String key) throws IOException {
+        long bytes = 0;
+        try (Stream<Path> files = Files.list(datasetDir)) {
+            for (Path f : files.toList()) {
+                store.upload(bucket, key + "/" + f.getFileName(), f);
+                bytes += Files.size(f);
+            }
+        }
+        return bytes;
+    }
+
+    /** A test class's @AfterAll: closes its client, then its server; either may be null (a failed @BeforeAll). */
+    public static void stop(ObjectStore store, S3ProxyServer server) {
+        if (store != null) {
+            store.close();
+        }
+        if (server != null) {
+            server.close();
+        }
     }
 
     /** Kills the server at once (SIGKILL), as a crash would. */

@@ -15,7 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.Stream;
 import org.fanstore.prep.DatasetPacker;
 import org.fanstore.prep.PrepOptions;
 import org.fanstore.prep.PrepProgress;
@@ -66,21 +65,12 @@ class ObjectStoreSourceTest {
         server = S3ProxyServer.start(Files.createDirectories(tmp.resolve("s3")));
         store = ObjectStore.connect(server.settings());
         location = DatasetLocation.dataset("s3://" + server.bucket() + "/sets/ds.fs");
-        try (Stream<Path> files = Files.list(data)) {
-            for (Path f : files.toList()) {
-                store.upload(location.bucket(), location.objectKey(f.getFileName().toString()), f);
-            }
-        }
+        server.upload(store, data, location.key());
     }
 
     @AfterAll
     static void stop() {
-        if (store != null) {
-            store.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        S3ProxyServer.stop(store, server);
     }
 
     @Test
