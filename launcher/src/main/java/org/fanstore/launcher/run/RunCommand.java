@@ -6,7 +6,6 @@ import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -161,7 +160,7 @@ public final class RunCommand implements Callable<Integer> {
 
     private int runChecked() throws Exception {
         Optional<JobEnvironment> scheduler = ranks == null ? JobEnvironment.detect(System.getenv()) : Optional.empty();
-        String problem = validate(scheduler.isPresent());
+        String problem = RunOptionsCheck.problem(this, dataset, scheduler.isPresent());
         if (problem != null) {
             err.println("fanstore run: " + problem);
             return 2;
@@ -261,11 +260,12 @@ public final class RunCommand implements Callable<Integer> {
             }
             for (int rank : myRanks) {
                 Files.createDirectories(layout.shmDir(rank));
-                Files.createDirectories(layout.localDir(rank)); // the runtime's java.io.tmpdir (runtimeCommand)
+                Files.createDirectories(layout.localDir(rank)); // the runtime's java.io.tmpdir (RuntimeCommandLine)
                 secret.writePrivate(RankDirectory.JOB_SECRET.in(layout.shmDir(rank)));
             }
             RendezvousFile.Endpoint rv = endpoint;
-            supervisor.startRuntimes(myRanks, rank -> runtimeCommand(rank, worldSize, rv, layout, job), keepLocal);
+            supervisor.startRuntimes(myRanks, rank -> RuntimeCommandLine.of(this, rank, worldSize, rv, layout, job),
+                    keepLocal);
             if (server != null && job.scheduler().spansNodes()
                     && !NodeJoin.awaitAllNodes(server, supervisor, job, place, joinTimeout, err)) {
                 return JobSupervisor.EXIT_RANK_FAILED;
@@ -389,77 +389,8 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** The dataset as the runtimes and --stats get it: an absolute path, or the s3:// location as given. */
-    private String datasetArgument() {
+    String datasetArgument() {
         return dataset.isObjectStore() ? dataset.toString() : dataset.path().toAbsolutePath().toString();
-    }
-
-    private String validate(boolean underScheduler) {
-        if (!dataset.isObjectStore() && !Files.isRegularFile(dataset.path().resolve(Manifest.FILE_NAME))) {
-            return "--data " + data + " is not a prepared dataset (no manifest.txt): run fanstore prep first";
-        }
-        if (loadTimeoutSeconds < 1) {
-            return "--load-timeout must be at least 1 second, got " + loadTimeoutSeconds;
-        }
-        if (ranks != null && ranks < 1) {
-            return "--ranks must be >= 1, got " + ranks;
-        }
-        if (ranks != null && RankLimit.check(ranks) != null) {
-            return RankLimit.check(ranks);
-        }
-        if (joinTimeoutSeconds < 1) {
-            return "--join-timeout must be >= 1 s, got " + joinTimeoutSeconds;
-        }
-        int size = ranks == null ? 1 : ranks;
-        if (onlyRank != null && (underScheduler || onlyRank < 0 || onlyRank >= size)) {
-            return underScheduler ? "--only-rank is for --ranks mode; under a scheduler choose tasks with it"
-                    : "--only-rank " + onlyRank + " is outside 0.." + (size - 1);
-        }
-        if (!underScheduler && replicas >= size && replicas > 0) {
-            return "--replicas " + replicas + " needs more than " + replicas + " ranks";
-        }
-        if (!mount.startsWith("/") || mount.length() < 2 || mount.endsWith("/")) {
-            return "--mount must be an absolute path like /fanstore, got '" + mount + "'";
-        }
-        String mountProblem = MountCheck.problem(mount);
-        if (mountProblem != null) {
-            return mountProblem;
-        }
-        try {
-            RuntimeConfig.Unpack.of(unpack);
-        } catch (IllegalArgumentException e) {
-            return e.getMessage();
-        }
-        if (!prefetch.equals("on") && !prefetch.equals("off")) {
-            return "--prefetch must be on or off, got '" + prefetch + "'";
-        }
-        try {
-            RuntimeConfig.TableLoad.of(tableLoad);
-        } catch (IllegalArgumentException e) {
-            return e.getMessage();
-        }
-        try {
-            org.fanstore.runtime.placement.LocalCapacity.parse(localCapacity);
-        } catch (IllegalArgumentException e) {
-            return e.getMessage();
-        }
-        if (graceSeconds < 0) {
-            return "--grace must be >= 0 seconds, got " + graceSeconds;
-        }
-        if (cacheMb != null && cacheMb < 1) {
-            return "--cache-mb must be >= 1";
-        }
-        if (statsFile != null && !Files.isDirectory(statsFile.toAbsolutePath().getParent())) {
-            return "--stats " + statsFile + ": its directory does not exist";
-        }
-        try {
-            org.fanstore.runtime.stats.StatsTicker.intervalMillis(System.getenv());
-        } catch (IllegalArgumentException e) {
-            return e.getMessage();
-        }
-        if (outputDir != null && !Files.isDirectory(outputDir)) {
-            return "--output-dir " + outputDir + " is not a directory";
-        }
-        return null;
     }
 
     /** Refused here, by stat alone, before any runtime starts: a FIFO partition would block its open. */
@@ -472,32 +403,6 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IOException e) {
             return null; // a bad manifest is reported by the runtime, as before
         }
-    }
-
-    private List<String> runtimeCommand(int rank, int worldSize, RendezvousFile.Endpoint rv, JobLayout layout,
-                                        JobEnvironment job) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        // lz4-java unpacks its native library into java.io.tmpdir and deletes it only at a normal JVM exit; a
-        // runtime that halts or is killed would leave it in /tmp. In the rank's local directory it goes with the
-        // directory, which every end of a job removes (teardown, or OrphanCleanup when the launcher is gone).
-        cmd.add("-Djava.io.tmpdir=" + layout.localDir(rank));
-        cmd.addAll(JvmFlags.runtime(System.getenv()));
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add("org.fanstore.runtime.RuntimeMain");
-        cmd.addAll(new RuntimeConfig(rank, worldSize, rv.host(), rv.port(), datasetArgument(),
-                layout.localDir(rank), layout.shmDir(rank),
-                cacheMb != null ? cacheMb : defaultCacheMb(myShare(worldSize, job)), replicas, job.jobId(),
-                RuntimeConfig.Unpack.of(unpack),
-                RuntimeConfig.verboseFrom(System.getenv()), localCapacity, "on".equals(prefetch),
-                outputDir == null ? null : outputDir.toAbsolutePath(),
-                RankDirectory.JOB_SECRET.in(layout.shmDir(rank)), RuntimeConfig.TableLoad.of(tableLoad)).toArgs());
-        return cmd;
-    }
-
-    private static int myShare(int worldSize, JobEnvironment job) {
-        return job.scheduler().spansNodes() ? 1 : worldSize;
     }
 
     /** The shim: FANSTORE_SHIM when set (a node-local copy, a path a container binds), else the build's. */
@@ -526,13 +431,6 @@ public final class RunCommand implements Callable<Integer> {
         env.put("FANSTORE_SIZE", Integer.toString(worldSize));
         env.put("FANSTORE_JOB_ID", job.jobId());
         return env;
-    }
-
-    /** A quarter of RAM, split among the ranks sharing this machine. */
-    static long defaultCacheMb(int ranksOnThisMachine) {
-        long total = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getTotalMemorySize();
-        return Math.max(64, total / 4 / ranksOnThisMachine >> 20);
     }
 
     private void teardown(JobSupervisor supervisor, JobLayout layout, int[] myRanks) {
