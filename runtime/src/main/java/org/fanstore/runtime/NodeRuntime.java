@@ -58,7 +58,6 @@ import org.fanstore.runtime.fill.source.PeerSource;
 import org.fanstore.runtime.fill.source.RangeSource;
 import org.fanstore.runtime.fill.source.HomeSource;
 import org.fanstore.runtime.home.DatasetHome;
-import org.fanstore.runtime.home.HomeOpening;
 import org.fanstore.runtime.shm.OpRouter;
 import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.ShmServer;
@@ -147,17 +146,10 @@ final class NodeRuntime implements AutoCloseable {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
         JobSecret secret = JobSecret.read(config.secretFile());  // once, for the join and the fetch service
-        // the home's client and manifest (a bucket's: the SDK's start and a round trip) while the world joins
-        HomeOpening opening = HomeOpening.start(config.data(), config.localDir());
-        try {
-            world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
-                    secret, INIT_TIMEOUT);
-        } catch (IOException | RuntimeException e) {
-            opening.abandon();
-            throw e;
-        }
-        DatasetHome home = opened(opening.join(INIT_TIMEOUT));
-        Manifest manifest = opening.manifest();
+        world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(), secret,
+                INIT_TIMEOUT);
+        DatasetHome home = opened(DatasetHome.open(config.data(), config.localDir()));
+        Manifest manifest = home.manifest();
         long tableStarted = System.nanoTime();
         Dataset data = landTable(home, manifest);
         long landedTable = System.nanoTime();
