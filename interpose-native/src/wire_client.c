@@ -8,6 +8,7 @@
  * leaving the slot): the runtime's sweeper frees a slot only if it can write-lock that byte, so a client's
  * liveness never depends on its pid or PID namespace; the request path neither allocates nor re-enters the shim (raw syscalls for open/fstat/close). No exit(). */
 #include "wire_client.h"
+#include "client_locks.h"
 #include "ring_producer.h"
 #include "timing.h"
 #include "wire_layout.h"
@@ -40,17 +41,7 @@ struct fs_wire {
     _Atomic(_Atomic uint64_t *) wake_ns;
     _Atomic uint64_t *wakes;
     char lock_path[4096];   /* <ctl>.lock: held by the runtime while it lives (shm README, "Liveness") */
-    char clients_path[4096]; /* <ctl>.clients: we hold byte <slot> while we own the slot */
-    dev_t clients_dev;
-    ino_t clients_ino;
-    /* This process's descriptor (its own open file description, so its own locks) of <ctl>.clients: pid << 32 |
-     * fd. A fork child finds its parent's pid here and opens its own (an inherited description would keep the
-     * parent's locks alive after the parent died, and share one lock per byte between two processes). */
-    _Atomic uint64_t clients_owner;
-    /* Per slot: the pid of the process one of whose threads holds (or is taking) our lock on that byte, else 0.
-     * Threads of one process share the description, so one thread's unlock would drop another's lock on the
-     * same byte: a thread takes a byte only after CAS-ing this from anything but its own pid to its pid. */
-    _Atomic int32_t *byte_owner;
+    fs_clients clients;      /* <ctl>.clients: we hold byte <slot> while we own the slot (client_locks.h) */
 };
 
 /* The pid cached per process; a fork child refreshes it from pthread_atfork (a vfork child keeps the parent's,
@@ -115,117 +106,6 @@ static int check_layout(const fs_ctl_header *h, size_t size)
     return 0;
 }
 
-/* The lowest number the shim's own long-lived descriptor takes: a program sees the descriptor numbers it would see
- * without the shim (it opens lazily, on the first request, and would otherwise take the program's next number:
- * CPython's test_closerange needs two consecutive ones). Under the usual soft RLIMIT_NOFILE of 1024; where the
- * limit is lower the descriptor stays where open put it. */
-#define FS_OWN_FD_FLOOR 768
-
-/* Opens <ctl>.clients read-only for this process; -1 if it is missing, foreign or not a regular file. */
-static long open_clients(const fs_wire *w, dev_t *dev, ino_t *ino)
-{
-    long fd = syscall(SYS_openat, AT_FDCWD, w->clients_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    if (fd < 0)
-        return -1;
-    const long high = fd < FS_OWN_FD_FLOOR ? syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, FS_OWN_FD_FLOOR) : -1;
-    if (high >= 0) {
-        syscall(SYS_close, fd);
-        fd = high;
-    }
-    struct stat st;
-    if (syscall(SYS_fstat, fd, &st) != 0 || st.st_uid != geteuid() || !S_ISREG(st.st_mode)) {
-        syscall(SYS_close, fd);
-        return -1;
-    }
-    if (dev != NULL) {
-        *dev = st.st_dev;
-        *ino = st.st_ino;
-    }
-    return fd;
-}
-
-/* A format-3 runtime creates <ctl>.clients before ctl: without it our slots would look dead to its sweeper. */
-static int attach_clients(fs_wire *w, const char *ctl_path)
-{
-    const int n = snprintf(w->clients_path, sizeof w->clients_path, "%s.clients", ctl_path);
-    if (n < 0 || (size_t)n >= sizeof w->clients_path)
-        return -ENAMETOOLONG;
-    w->byte_owner = calloc(w->slot_count, sizeof *w->byte_owner);
-    if (w->byte_owner == NULL)
-        return -ENOMEM;
-    const long fd = open_clients(w, &w->clients_dev, &w->clients_ino);
-    if (fd < 0) {
-        free(w->byte_owner);
-        return -EPROTO;
-    }
-    const uint32_t pid = (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed);
-    atomic_store_explicit(&w->clients_owner, ((uint64_t)pid << 32) | (uint32_t)fd, memory_order_release);
-    return 0;
-}
-
-/* This process's descriptor of <ctl>.clients, opened anew after a fork (see clients_owner); -1 if that fails. */
-static int clients_fd(fs_wire *w, uint32_t pid)
-{
-    for (;;) {
-        uint64_t seen = atomic_load_explicit(&w->clients_owner, memory_order_acquire);
-        if ((uint32_t)(seen >> 32) == pid)
-            return (int)(uint32_t)seen;
-        const long fd = open_clients(w, NULL, NULL);
-        if (fd < 0)
-            return -1;
-        const uint64_t mine = ((uint64_t)pid << 32) | (uint32_t)fd;
-        if (atomic_compare_exchange_strong_explicit(&w->clients_owner, &seen, mine,
-                                                    memory_order_acq_rel, memory_order_acquire)) {
-            /* The parent's descriptor, inherited: close it only if it still is that file (the program may have
-             * closed it and reused the number). The parent keeps its locks through its own descriptor. */
-            const int old = (int)(uint32_t)seen;
-            struct stat st;
-            if (syscall(SYS_fstat, old, &st) == 0 && st.st_dev == w->clients_dev && st.st_ino == w->clients_ino)
-                syscall(SYS_close, old);
-            return (int)fd;
-        }
-        syscall(SYS_close, fd);  /* another thread of this process opened one first: use it */
-    }
-}
-
-/* An OFD lock (F_RDLCK or F_UNLCK) on byte `index` of the clients file; 0 or -1. Raw syscall, errno kept. */
-static int lock_byte(int fd, uint32_t index, short type)
-{
-    const int saved = errno;
-    struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)index, .l_len = 1, .l_pid = 0 };
-    long rc = syscall(SYS_fcntl, fd, F_OFD_SETLK, &l);
-    if (rc != 0 && errno == EINVAL) {  /* a kernel before 3.15: a process lock serves, one description per process */
-        l = (struct flock){ .l_type = type, .l_whence = SEEK_SET, .l_start = (off_t)index, .l_len = 1 };
-        rc = syscall(SYS_fcntl, fd, F_SETLK, &l);
-    }
-    errno = saved;
-    return rc == 0 ? 0 : -1;
-}
-
-/* Takes byte `index` for this process's thread: the per-process reservation, then the OFD read lock. */
-static int take_byte(fs_wire *w, int fd, uint32_t pid, uint32_t index)
-{
-    _Atomic int32_t *owner = &w->byte_owner[index];
-    int32_t seen = atomic_load_explicit(owner, memory_order_acquire);
-    if (seen == (int32_t)pid)
-        return -1;  /* another thread of ours is leaving or taking this slot */
-    if (!atomic_compare_exchange_strong_explicit(owner, &seen, (int32_t)pid, memory_order_acq_rel,
-                                                 memory_order_acquire))
-        return -1;
-    if (lock_byte(fd, index, F_RDLCK) != 0) {  /* the sweeper holds it (write lock) for a moment */
-        atomic_store_explicit(owner, 0, memory_order_release);
-        return -1;
-    }
-    return 0;
-}
-
-/* Drops byte `index`: after the slot was left (FREE or ABANDONED stored), never before. */
-static void drop_byte(fs_wire *w, int fd, uint32_t index)
-{
-    lock_byte(fd, index, F_UNLCK);
-    atomic_store_explicit(&w->byte_owner[index], 0, memory_order_release);
-}
-
 int fs_wire_attach(fs_wire **out, const char *ctl_path)
 {
     if (out == NULL || ctl_path == NULL)
@@ -274,7 +154,8 @@ int fs_wire_attach(fs_wire **out, const char *ctl_path)
     const int n = snprintf(w->lock_path, sizeof w->lock_path, "%s.lock", ctl_path);
     if (n < 0 || (size_t)n >= sizeof w->lock_path)
         w->lock_path[0] = '\0';  /* no lock to ask: the pid fallback */
-    rc = attach_clients(w, ctl_path);
+    rc = fs_clients_attach(&w->clients, ctl_path, w->slot_count,
+                           (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed));
     if (rc != 0) {
         munmap(map, (size_t)st.st_size);
         free(w);
@@ -289,10 +170,7 @@ void fs_wire_detach(fs_wire *w)
     if (w == NULL)
         return;
     munmap(w->header, w->size);
-    const uint64_t owner = atomic_load_explicit(&w->clients_owner, memory_order_acquire);
-    if ((uint32_t)(owner >> 32) == (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed))
-        syscall(SYS_close, (int)(uint32_t)owner);
-    free(w->byte_owner);
+    fs_clients_detach(&w->clients, (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed));
     free(w);
 }
 
@@ -394,7 +272,7 @@ static int try_claim(fs_wire *w, int fd, uint32_t pid, uint64_t claimed_word, ui
         const uint32_t index = (slot_hint + i) % n;
         _Atomic uint64_t *word = &slot_at(w, index)->claim_word;
         uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
-        if ((uint32_t)seen != FS_SLOT_FREE || take_byte(w, fd, pid, index) != 0)
+        if ((uint32_t)seen != FS_SLOT_FREE || fs_clients_take(&w->clients, fd, pid, index) != 0)
             continue;
         if (atomic_compare_exchange_strong_explicit(word, &seen, claimed_word,
                                                     memory_order_acq_rel, memory_order_relaxed)) {
@@ -402,17 +280,17 @@ static int try_claim(fs_wire *w, int fd, uint32_t pid, uint64_t claimed_word, ui
             *index_out = index;
             return 0;
         }
-        drop_byte(w, fd, index);
+        fs_clients_drop(&w->clients, fd, index);
     }
     return -EAGAIN;
 }
 
-/* Claims a slot; *fd_out is the descriptor whose lock marks it ours (drop_byte with it when leaving). */
+/* Claims a slot; *fd_out is the descriptor whose lock marks it ours (fs_clients_drop with it when leaving). */
 static int claim_slot(fs_wire *w, int64_t deadline, uint32_t *index_out, int *fd_out)
 {
     const uint32_t pid = (uint32_t)atomic_load_explicit(&cached_pid, memory_order_relaxed);
     const uint64_t claimed_word = ((uint64_t)pid << 32) | FS_SLOT_CLAIMED;
-    const int fd = clients_fd(w, pid);
+    const int fd = fs_clients_fd(&w->clients, pid);
     if (fd < 0)
         return -EIO;  /* the clients file went away (the job directory was removed) */
     *fd_out = fd;
@@ -542,17 +420,17 @@ int fs_wire_call(fs_wire *w, const fs_wire_request *r, char *out, size_t cap)
     if (rc != 0) {
         /* No record names this sequence, so the runtime can never answer it: the slot is simply ours to free. */
         atomic_store_explicit(state, FS_SLOT_FREE, memory_order_release);
-        drop_byte(w, fd, index);
+        fs_clients_drop(&w->clients, fd, index);
         return rc;
     }
     rc = await_answer(w, slot, deadline);
     if (rc != 0) {
-        drop_byte(w, fd, index);  /* ABANDONED (or lost): no longer ours */
+        fs_clients_drop(&w->clients, fd, index);  /* ABANDONED (or lost): no longer ours */
         return rc;
     }
     count_wakeup(w, slot);
     rc = take_answer(w, slot, out, cap);
     atomic_store_explicit(state, FS_SLOT_FREE, memory_order_release);
-    drop_byte(w, fd, index);
+    fs_clients_drop(&w->clients, fd, index);
     return rc;
 }

@@ -1,4 +1,4 @@
-// link: wire_client.c ring_producer.c
+// link: wire_client.c client_locks.c ring_producer.c
 // valgrind: yes
 /* The structs of wire_layout.h against the golden control files in tests/vectors/ctl (written by the Java
  * ControlFile, see the README there): every field parses to the value the generator wrote; the C ring producer

@@ -1,4 +1,4 @@
-// link: wire_client.c ring_producer.c
+// link: wire_client.c client_locks.c ring_producer.c
 // valgrind: no
 /* Liveness (shm README, "Liveness"): a runtime whose heartbeat is stale but who still holds <ctl>.lock is slow, not
  * dead: a request waits for it and gets its answer, also when it is stopped (SIGSTOP) and when its pid names nothing
