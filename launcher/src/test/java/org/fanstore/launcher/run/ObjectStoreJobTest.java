@@ -184,8 +184,13 @@ class ObjectStoreJobTest {
         Path out = shared.resolve("out");
         String job = "s3nodes" + System.nanoTime() % 1_000_000_000L;
         String home = System.getProperty("user.home");
-        String mounts = "mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm && mount -t tmpfs tmpfs " + home
-                + " && exec \"$@\"";
+        // the clone itself may live under /tmp or home (CI's may): held aside by a bind mount and put back over
+        // each node's fresh tmpfs, so every node still runs this build
+        String repo = FanstoreProcess.repo().toString();
+        String hold = "/run/fanstore-repo-" + job;
+        String mounts = "mkdir -p " + hold + "-$$ && mount --bind " + repo + " " + hold + "-$$"
+                + " && mount -t tmpfs tmpfs /tmp && mount -t tmpfs tmpfs /dev/shm && mount -t tmpfs tmpfs " + home
+                + " && mkdir -p " + repo + " && mount --bind " + hold + "-$$ " + repo + " && exec \"$@\"";
         List<CompletableFuture<FanstoreProcess.Result>> nodes = new ArrayList<>();
         for (int node = 0; node < 2; node++) {
             Map<String, String> env = new HashMap<>(server.environment());
@@ -208,6 +213,10 @@ class ObjectStoreJobTest {
             FanstoreProcess.Result r = nodes.get(node).get(200, TimeUnit.SECONDS);
             context += "node " + node + ": exit " + r.status() + "\n" + r.stderr() + "\n";
             assertNoSecret(r.stdout() + r.stderr());
+        }
+        try (var held = Files.list(Path.of("/run"))) {   // the nodes' empty hold points, seen from here
+            held.filter(p -> p.getFileName().toString().startsWith("fanstore-repo-" + job))
+                    .forEach(p -> p.toFile().delete());
         }
         FillReader.assertAllPerfect(out, 2, FILES + LARGE, context);
         for (int node = 0; node < 2; node++) {
