@@ -23,7 +23,7 @@ import java.util.List;
  * that with the real reader (Java: MetadataTableVectorsTest, C: test_meta_table_far.c). Same entries and answers as
  * basic.tbl: {@code far.expect} is basic.expect with far's header.
  */
-final class FarVector {
+public final class FarVector {
     static final String NAME = "far.sparse";
     /** Where the moved pool starts: just past 4 GiB. */
     static final long STRINGS_AT = (4L << 30) + 4096;
@@ -31,57 +31,83 @@ final class FarVector {
     static final long POOL_GAP = (2L << 30) + 4096;
 
     /** One run of bytes of the image. */
-    record Extent(long offset, byte[] bytes) {}
+    public record Extent(long offset, byte[] bytes) {}
 
     private FarVector() {
     }
 
     /** The image of the relocated table, from the landed basic table's bytes. */
     static String image(final byte[] basic) {
-        final ByteBuffer b = ByteBuffer.wrap(basic).order(LITTLE_ENDIAN);
+        final Image image = relocate(basic, STRINGS_AT, POOL_GAP);
+        final StringBuilder text = new StringBuilder("# fanstore sparse table image (FarVector): the file is `length`"
+            + " bytes of zeros but for each extent (offset, bytes in hex)\n");
+        text.append("length ").append(image.length()).append('\n');
+        for (final Extent e : image.extents()) {
+            text.append("extent ").append(e.offset()).append(' ').append(HexFormat.of().formatHex(e.bytes()))
+                .append('\n');
+        }
+        return text.toString();
+    }
+
+    /** A table as the runs of bytes that are not holes, and its length. */
+    public record Image(List<Extent> extents, long length) {
+        /** Writes the image as a new sparse file. */
+        public void write(final Path target) throws IOException {
+            try (FileChannel out = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
+                StandardOpenOption.SPARSE)) {
+                out.write(ByteBuffer.allocate(1), length - 1);
+                for (final Extent e : extents) {
+                    final ByteBuffer bytes = ByteBuffer.wrap(e.bytes());
+                    for (long at = e.offset(); bytes.hasRemaining(); ) {
+                        at += out.write(bytes, at);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code table} (a dataset's table as prep wrote it, or a landed one with its job trailer) with its string pool
+     * moved to {@code stringsAt} and {@code poolGap} zero bytes at the pool's start, its bodies section and trailer
+     * after the pool, the CRC32C recomputed: the same entries and answers, at offsets past 2 or 4 GiB.
+     */
+    public static Image relocate(final byte[] table, final long stringsAt, final long poolGap) {
+        final ByteBuffer b = ByteBuffer.wrap(table).order(LITTLE_ENDIAN);
         final long entries = b.getLong(ENTRY_COUNT_OFFSET);
         final int stringsOff = (int)b.getLong(STRINGS_OFFSET_OFFSET);
         final int stringsLen = (int)b.getLong(STRINGS_LENGTH_OFFSET);
         final int bodiesOff = (int)b.getLong(BODIES_OFFSET_OFFSET);
         final int tableLen = (int)b.getLong(TABLE_LENGTH_OFFSET);
-        final int rootLen = b.getInt(LOCAL_ROOT_LENGTH_OFFSET);
+        final boolean landed = b.getLong(GENERATION_OFFSET) != 0;
 
-        final ByteBuffer front = ByteBuffer.wrap(java.util.Arrays.copyOf(basic, stringsOff)).order(LITTLE_ENDIAN);
+        final ByteBuffer front = ByteBuffer.wrap(java.util.Arrays.copyOf(table, stringsOff)).order(LITTLE_ENDIAN);
         final long entriesOff = front.getLong(ENTRIES_OFFSET_OFFSET);
         for (long i = 0; i < entries; i++) {
             final int at = (int)entryOffset(entriesOff, (int)i) + ENTRY_KEY_OFFSET_OFFSET;
-            front.putLong(at, front.getLong(at) + POOL_GAP);
+            front.putLong(at, front.getLong(at) + poolGap);
         }
-        final long newStringsLen = POOL_GAP + stringsLen;
-        final long newBodies = alignSection(STRINGS_AT + newStringsLen);
+        final long newStringsLen = poolGap + stringsLen;
+        final long newBodies = alignSection(stringsAt + newStringsLen);
         final long newTableLen = newBodies + entries * BODY_LENGTH;
-        front.putLong(STRINGS_OFFSET_OFFSET, STRINGS_AT);
+        front.putLong(STRINGS_OFFSET_OFFSET, stringsAt);
         front.putLong(STRINGS_LENGTH_OFFSET, newStringsLen);
         front.putLong(BODIES_OFFSET_OFFSET, newBodies);
         front.putLong(TABLE_LENGTH_OFFSET, newTableLen);
-        front.putLong(LOCAL_ROOT_OFFSET_OFFSET, newTableLen);
+        if (landed) {
+            front.putLong(LOCAL_ROOT_OFFSET_OFFSET, newTableLen);
+        }
 
         final List<Extent> extents = new ArrayList<>();
         extents.add(new Extent(0, front.array()));
-        extents.add(new Extent(STRINGS_AT + POOL_GAP, java.util.Arrays.copyOfRange(basic, stringsOff,
+        extents.add(new Extent(stringsAt + poolGap, java.util.Arrays.copyOfRange(table, stringsOff,
             stringsOff + stringsLen)));
-        extents.add(new Extent(newBodies, java.util.Arrays.copyOfRange(basic, bodiesOff, tableLen)));
-        final byte[] trailer = java.util.Arrays.copyOfRange(basic, tableLen, basic.length);
-        extents.add(new Extent(newTableLen, trailer));
-        final long length = newTableLen + trailer.length;
-        if (length != LandedTable.length(newTableLen, rootLen)) {
-            throw new IllegalStateException("trailer of basic.tbl is not a landed trailer");
+        extents.add(new Extent(newBodies, java.util.Arrays.copyOfRange(table, bodiesOff, tableLen)));
+        final byte[] trailer = java.util.Arrays.copyOfRange(table, tableLen, table.length);
+        if (trailer.length > 0) {
+            extents.add(new Extent(newTableLen, trailer));
         }
         ByteBuffer.wrap(front.array()).order(LITTLE_ENDIAN).putInt(CRC_OFFSET, crc(extents, newTableLen));
-
-        final StringBuilder text = new StringBuilder("# fanstore sparse table image (FarVector): the file is `length`"
-            + " bytes of zeros but for each extent (offset, bytes in hex)\n");
-        text.append("length ").append(length).append('\n');
-        for (final Extent e : extents) {
-            text.append("extent ").append(e.offset()).append(' ').append(HexFormat.of().formatHex(e.bytes()))
-                .append('\n');
-        }
-        return text.toString();
+        return new Image(extents, newTableLen + trailer.length);
     }
 
     /** far.expect: basic.expect's lines with the header's table, total, table_len and crc those of the image. */
