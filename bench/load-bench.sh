@@ -11,7 +11,8 @@
 # build's prep and start on the same tree, alternating with this one (ROUNDS rounds, default 2). SKIP_PREP=1 reuses
 # the datasets a previous run prepped (the starts only). SYNTH_DIRS spreads the synthetic files evenly over that many
 # directories (21841: ImageNet-21k's shape; default 1,300 files per directory). Each start also reports the peak
-# RSS of the largest process of the job (GNU time: a rank JVM) and the landed table's shared memory.
+# RSS of the largest process of the job (GNU time: a rank JVM), the landed table's shared memory, and how long the
+# first and the second process to touch /fanstore take (`ls /fanstore`: the first one validates the table).
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 work="${1:-/tmp/fanstore-load-bench}"
@@ -79,7 +80,9 @@ start() { # start LABEL BUILD DATASET RANKS [run options...]
   FANSTORE_VERBOSE=1 /usr/bin/time -f 'peak_rss_kb=%M' -o "$work/time.out" "$b/fanstore" run --ranks "$ranks" \
     --data "$data" --local-dir "$work" "$@" -- sh -c "date +%s.%N > $work/started.\$FANSTORE_RANK;
     [ \$FANSTORE_RANK != 0 ] || { a=\$(date +%s.%N); ls /fanstore > /dev/null; b=\$(date +%s.%N);
-    echo \"first ls (a process maps and validates the table) \$(echo \$b - \$a | bc) s\" > $work/shm.out;
+    ls /fanstore > /dev/null; c=\$(date +%s.%N);
+    echo \"first ls (maps, validates, seals the table) \$(echo \$b - \$a | bc) s, second ls \$(echo \$c - \$b | bc) s\" \
+    > $work/shm.out;
     du -k --apparent-size \$FANSTORE_SHM_DIR/meta.tbl | cut -f1 >> $work/shm.out; }" > "$log" 2>&1 \
     || { echo "$label: FAILED"; grep -v '^\s*at ' "$log" | tail -3; return; }
   t1=$(cat "$work"/started.* | sort -n | tail -1)
