@@ -105,10 +105,11 @@ if [ "$synth" -gt 0 ]; then
     lz4="$(ls "${M2_REPO:-$HOME/.m2/repository}"/at/yawk/lz4/lz4-java/*/lz4-java-*.jar | head -1)"
     rm -rf "$sds"
     t0=$(now)
+    /usr/bin/time -f 'synthesis peak RSS %M KiB' -o "$work/synth-time.out" \
     java $(sed -n 's/^runtime=//p' "$repo/launcher/target/classes/org/fanstore/launcher/run/jvm.flags") -Xmx14g \
       -cp "$repo/bench/target/classes:$repo/prep/format/target/classes:$agrona:$lz4" \
       org.fanstore.bench.SyntheticDataset "$sds" in10m "$synth" 32 ${SYNTH_DIRS:-}
-    echo "synthetic dataset written in $(secs "$t0" "$(now)") s"
+    echo "synthetic dataset written in $(secs "$t0" "$(now)") s; $(cat "$work/synth-time.out")"
   fi
   echo "synthetic: namespace.tbl $(stat -c %s "$sds/namespace.tbl") bytes for $synth files," \
     "$(echo "scale=1; $(stat -c %s "$sds/namespace.tbl") / $synth" | bc) bytes/file"
