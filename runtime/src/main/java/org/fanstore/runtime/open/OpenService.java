@@ -403,13 +403,13 @@ public final class OpenService implements RequestHandler {
         long asked = System.nanoTime();
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
             CrcChannel checked = new CrcChannel(timed);
-            fill.read(source, partition, offset, stored, checked, true);
+            fill.stream(source, partition, offset, stored, checked);
             checkCrc(index, checked.value(), sourceName(source));
         } else {
             // decoded as the bytes arrive: the compressed body is never stored (no scratch file, no second read)
             CRC32C crc = new CRC32C();
             Lz4StreamingDecoder decoder = Lz4StreamingDecoder.forThread().begin(stored, table.size(index), timed, crc);
-            fill.read(source, partition, offset, stored, decoder, true);
+            fill.stream(source, partition, offset, stored, decoder);
             decoder.finish();
             checkCrc(index, (int) crc.getValue(), sourceName(source) + " after decompression");
         }
