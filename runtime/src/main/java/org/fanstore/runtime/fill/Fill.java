@@ -205,6 +205,13 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         }
     }
 
+    /** Where kept partition p's complete copy is, or will be once filled; null when p is not kept. */
+    public Path copyPath(int p) {
+        synchronized (lock) {
+            return scheduler.keeps(p) ? files.target(p) : null;
+        }
+    }
+
     /** Whether partition p is kept and being filled here (not complete yet, not abandoned). */
     public boolean filling(int p) {
         synchronized (lock) {
