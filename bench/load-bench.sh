@@ -9,7 +9,9 @@
 # Baselines in the same run: native `find -printf %s` over the tree (a stat of every file: the metadata a job
 # without fanstore pays before its first epoch); and with OLD=<dir of an older fanstore checkout, built>, that
 # build's prep and start on the same tree, alternating with this one (ROUNDS rounds, default 2). SKIP_PREP=1 reuses
-# the datasets a previous run prepped (the starts only).
+# the datasets a previous run prepped (the starts only). SYNTH_DIRS spreads the synthetic files evenly over that many
+# directories (21841: ImageNet-21k's shape; default 1,300 files per directory). Each start also reports the peak
+# RSS of the largest process of the job (GNU time: a rank JVM) and the landed table's shared memory.
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 work="${1:-/tmp/fanstore-load-bench}"
@@ -71,13 +73,18 @@ echo "table alone (fanstore upgrade: read the partitions' tables, build, write):
 # One start: prints launch -> the last rank's command start, and rank 0's (and 1's) ready-line phases.
 start() { # start LABEL BUILD DATASET RANKS [run options...]
   local label="$1" b="$2" data="$3" ranks="$4"; shift 4
-  rm -f "$work"/started.*
+  rm -f "$work"/started.* "$work/shm.out"
   local t0 t1 log="$work/run.log"
   t0=$(now)
-  FANSTORE_VERBOSE=1 "$b/fanstore" run --ranks "$ranks" --data "$data" --local-dir "$work" "$@" -- \
-    sh -c "date +%s.%N > $work/started.\$FANSTORE_RANK" > "$log" 2>&1 || { echo "$label: FAILED"; tail -3 "$log"; return; }
+  FANSTORE_VERBOSE=1 /usr/bin/time -f 'peak_rss_kb=%M' -o "$work/time.out" "$b/fanstore" run --ranks "$ranks" \
+    --data "$data" --local-dir "$work" "$@" -- sh -c "date +%s.%N > $work/started.\$FANSTORE_RANK;
+    [ \$FANSTORE_RANK != 0 ] || { a=\$(date +%s.%N); ls /fanstore > /dev/null; b=\$(date +%s.%N);
+    echo \"first ls (a process maps and validates the table) \$(echo \$b - \$a | bc) s\" > $work/shm.out;
+    du -k --apparent-size \$FANSTORE_SHM_DIR/meta.tbl | cut -f1 >> $work/shm.out; }" > "$log" 2>&1 \
+    || { echo "$label: FAILED"; grep -v '^\s*at ' "$log" | tail -3; return; }
   t1=$(cat "$work"/started.* | sort -n | tail -1)
-  echo "$label: launch -> command start $(secs "$t0" "$t1") s; $(grep -o 'fanstore rank [0-9]*: files=.*' "$log" \
+  echo "$label: launch -> command start $(secs "$t0" "$t1") s; $(tail -1 "$work/time.out");" \
+    "$(head -1 "$work/shm.out" 2>/dev/null); meta.tbl $(tail -1 "$work/shm.out" 2>/dev/null) KiB; $(grep -o 'fanstore rank [0-9]*: files=.*' "$log" \
     | sed -E 's/files=[0-9]+ dirs=[0-9]+ bytes=[0-9]+ //' | tr '\n' ';')"
 }
 for r in $(seq "$rounds"); do
@@ -97,12 +104,16 @@ if [ "$synth" -gt 0 ]; then
     t0=$(now)
     java $(sed -n 's/^runtime=//p' "$repo/launcher/target/classes/org/fanstore/launcher/run/jvm.flags") -Xmx14g \
       -cp "$repo/bench/target/classes:$repo/prep/format/target/classes:$agrona:$lz4" \
-      org.fanstore.bench.SyntheticDataset "$sds" in10m "$synth" 32
+      org.fanstore.bench.SyntheticDataset "$sds" in10m "$synth" 32 ${SYNTH_DIRS:-}
     echo "synthetic dataset written in $(secs "$t0" "$(now)") s"
   fi
-  echo "synthetic: namespace.tbl $(stat -c %s "$sds/namespace.tbl") bytes for $synth files"
-  for ranks in 1 2; do
-    start "$synth synthetic, $ranks rank(s), broadcast" "$repo" "$sds" "$ranks"
-    [ "$ranks" = 2 ] && start "$synth synthetic, 2 ranks, read itself" "$repo" "$sds" 2 --table-load read
+  echo "synthetic: namespace.tbl $(stat -c %s "$sds/namespace.tbl") bytes for $synth files," \
+    "$(echo "scale=1; $(stat -c %s "$sds/namespace.tbl") / $synth" | bc) bytes/file"
+  for r in $(seq "$rounds"); do
+    for ranks in 1 2; do
+      start "$synth synthetic, $ranks rank(s), broadcast, round $r" "$repo" "$sds" "$ranks"
+      [ "$ranks" = 2 ] && start "$synth synthetic, 2 ranks, read itself, round $r" "$repo" "$sds" 2 --table-load read
+      [ -n "$old" ] && start "$synth synthetic, old build, $ranks rank(s), round $r" "$old" "$sds" "$ranks"
+    done
   done
 fi

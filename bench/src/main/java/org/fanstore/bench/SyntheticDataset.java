@@ -18,8 +18,9 @@ import org.fanstore.prep.format.PartitionWriter;
 import org.fanstore.prep.format.table.DatasetTable;
 
 /**
- * {@code SyntheticDataset OUT.fs NAME FILES PARTITIONS}: writes a dataset of FILES tiny files (ImageNet's shape:
- * 1,300 per directory under train/) straight into partitions, without a source tree, then its manifest and
+ * {@code SyntheticDataset OUT.fs NAME FILES PARTITIONS [DIRS]}: writes a dataset of FILES tiny files (ImageNet's
+ * shape: 1,300 per directory under train/, or spread evenly over DIRS directories: 21,841 for ImageNet-21k) straight
+ * into partitions, without a source tree, then its manifest and
  * metadata table exactly as prep does ({@link DatasetTable}). For namespaces too large to create as real files on
  * one machine (10M entries: the load benchmark). Directory d and its files go to partition d % PARTITIONS, each
  * partition's entries in path order as the format requires; the dataset root and train/ go to partition 0.
@@ -33,8 +34,8 @@ public final class SyntheticDataset {
     }
 
     public static void main(String[] args) throws IOException {
-        if (args.length != 4) {
-            System.err.println("usage: SyntheticDataset OUT.fs NAME FILES PARTITIONS");
+        if (args.length != 4 && args.length != 5) {
+            System.err.println("usage: SyntheticDataset OUT.fs NAME FILES PARTITIONS [DIRS]");
             System.exit(2);
         }
         Path out = Path.of(args[0]);
@@ -42,7 +43,7 @@ public final class SyntheticDataset {
         long files = Long.parseLong(args[2]);
         int partitions = Integer.parseInt(args[3]);
         Files.createDirectories(out);
-        long dirs = (files + PER_DIR - 1) / PER_DIR;
+        long dirs = args.length == 5 ? Long.parseLong(args[4]) : (files + PER_DIR - 1) / PER_DIR;
         long started = System.nanoTime();
         List<PartitionInfo> infos = new ArrayList<>();
         for (int p = 0; p < partitions; p++) {
@@ -70,7 +71,7 @@ public final class SyntheticDataset {
         for (long d = p; d < dirs; d += partitions) {
             entries++;
             tableLength += PartitionDescriptor.entryLength(dirPath(d).length);
-            for (long i = d * PER_DIR; i < Math.min(files, (d + 1) * PER_DIR); i++) {
+            for (long i = first(d, files, dirs); i < first(d + 1, files, dirs); i++) {
                 entries++;
                 tableLength += PartitionDescriptor.entryLength(filePath(d, i).length);
             }
@@ -85,7 +86,7 @@ public final class SyntheticDataset {
             }
             for (long d = p; d < dirs; d += partitions) {
                 writer.addDirectory(dir(dirPath(d)));
-                for (long i = d * PER_DIR; i < Math.min(files, (d + 1) * PER_DIR); i++) {
+                for (long i = first(d, files, dirs); i < first(d + 1, files, dirs); i++) {
                     for (int k = 0; k < BODY; k++) {
                         body[k] = (byte) (i * 31 + k);
                     }
@@ -99,6 +100,14 @@ public final class SyntheticDataset {
             w = writer.finish();
         }
         return new PartitionInfo(p, file.getFileName().toString(), w.fileBytes(), w.crc32c(), w.entries(), false);
+    }
+
+    /** The first file of directory d: 1,300 per directory, or (DIRS given) spread evenly, in order. */
+    private static long first(long d, long files, long dirs) {
+        if (dirs == (files + PER_DIR - 1) / PER_DIR) {
+            return Math.min(files, d * PER_DIR);
+        }
+        return Math.min(files, (long) ((double) d * files / dirs + 0.5));
     }
 
     private static PartitionEntry dir(byte[] path) {

@@ -58,6 +58,7 @@ import org.fanstore.runtime.fill.source.PeerSource;
 import org.fanstore.runtime.fill.source.RangeSource;
 import org.fanstore.runtime.fill.source.HomeSource;
 import org.fanstore.runtime.home.DatasetHome;
+import org.fanstore.runtime.home.HomeStart;
 import org.fanstore.runtime.shm.OpRouter;
 import org.fanstore.runtime.shm.RequestHandler;
 import org.fanstore.runtime.shm.ShmServer;
@@ -147,17 +148,24 @@ final class NodeRuntime implements AutoCloseable {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
         JobSecret secret = JobSecret.read(config.secretFile());  // once, for the join and the fetch service
-        world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(), secret,
-                INIT_TIMEOUT);
-        DatasetHome home = opened(DatasetHome.open(config.data(), config.localDir()));
-        Manifest manifest = home.manifest();
+        HomeStart homeStart = HomeStart.begin(config.data(), config.localDir());   // while this rank joins
+        try {
+            world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
+                    secret, INIT_TIMEOUT);
+        } catch (IOException | RuntimeException e) {
+            homeStart.abandon();
+            throw e;
+        }
+        DatasetHome home = opened(homeStart.await().home());
+        Manifest manifest = homeStart.await().manifest();
+        HomeSource homeSource = checkHeldPartitions(home, manifest, homeStart);   // while the table lands
         long tableStarted = System.nanoTime();
         Dataset data = landTable(home, manifest);
         long landedTable = System.nanoTime();
         // asked here, before the stages below take local disk: --local-capacity auto is what is free now
         long capacity = LocalCapacity.parse(config.localCapacity())
                 .budget(Files.getFileStore(RankDirectory.PARTS_DIR.in(config.localDir())));
-        HomeSource homeSource = checkHeldPartitions(home, data);
+        homeStart.awaitChecks();
         stats = new RankStats(config.rank());
         stats.attachHome(home);
         // one fetch service for both: partition bodies by entry index, committed outputs by their own ids
@@ -224,20 +232,22 @@ final class NodeRuntime implements AutoCloseable {
     }
 
     /**
-     * The home's source of the partitions (shared FS or bucket), after checking those this rank is responsible for:
-     * a missing or altered partition is refused here, before the command starts (runtime/fill/README.md).
+     * The home's source of the partitions (shared FS or bucket), and the checks of those this rank is responsible
+     * for started (awaited before the command starts): a missing or altered partition is refused before the command
+     * starts (runtime/fill/README.md).
      */
-    private HomeSource checkHeldPartitions(DatasetHome home, Dataset data) throws IOException {
+    private HomeSource checkHeldPartitions(DatasetHome home, Manifest manifest, HomeStart start) {
         Map<Integer, PartitionInfo> infos = new HashMap<>();
-        data.manifest().partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
+        manifest.partitions().forEach(p -> infos.put(KeepPlan.id(p), p));
         HomeSource source = home.source(infos::get);
+        Placement placement = new Placement(config.size(), config.replicas());   // as landTable's
         List<Integer> held = new ArrayList<>();
-        for (PartitionInfo p : data.manifest().partitions()) {
-            if (p.broadcast() || data.placement().holds(config.rank(), p.index())) {
+        for (PartitionInfo p : manifest.partitions()) {
+            if (p.broadcast() || placement.holds(config.rank(), p.index())) {
                 held.add(KeepPlan.id(p));
             }
         }
-        source.checkAll(held);   // in parallel: from a bucket each check is two round trips
+        start.check(source, held);   // in parallel: from a bucket each check is a round trip
         return source;
     }
 

@@ -16,9 +16,7 @@ import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.PartitionFiles;
 import org.fanstore.prep.store.DatasetLocation;
 import org.fanstore.prep.store.ObjectStore;
-import org.fanstore.prep.store.StoreException;
 import org.fanstore.runtime.RuntimeConfig;
-import org.fanstore.runtime.home.DatasetHome;
 import org.fanstore.runtime.lifecycle.ProcessSignals;
 import org.fanstore.runtime.lifecycle.RankLock;
 import org.fanstore.runtime.layout.RankDirectory;
@@ -143,7 +141,9 @@ public final class RunCommand implements Callable<Integer> {
     private volatile boolean everyRankReady;
     /** Where the dataset lives; parsed first in {@link #call}. */
     private DatasetLocation dataset;
-    /** The dataset's object store (an s3:// dataset only): the manifest check and the rendezvous. */
+    /** An s3:// dataset's client and manifest check, running from the start ({@link BucketCheck}); else null. */
+    private BucketCheck bucket;
+    /** Its client once the check passed: the bucket rendezvous. */
     private ObjectStore store;
 
     @Override
@@ -157,8 +157,8 @@ public final class RunCommand implements Callable<Integer> {
         try {
             return runChecked();
         } finally {
-            if (store != null) {
-                store.close();
+            if (bucket != null) {
+                bucket.close();
             }
         }
     }
@@ -171,10 +171,7 @@ public final class RunCommand implements Callable<Integer> {
             return 2;
         }
         if (dataset.isObjectStore()) {
-            Integer status = checkBucket();
-            if (status != null) {
-                return status;
-            }
+            bucket = BucketCheck.start(dataset);
         }
         String notRegular = notRegularPartition();
         if (notRegular != null) {
@@ -238,7 +235,12 @@ public final class RunCommand implements Callable<Integer> {
         }
         Duration loadTimeout = Duration.ofSeconds(loadTimeoutSeconds);
         Duration joinTimeout = Duration.ofSeconds(joinTimeoutSeconds);
-        RendezvousPlace place = rendezvousPlace();
+        boolean spans = job.scheduler().spansNodes();
+        Integer refused = spans ? bucketRefused() : null;   // the bucket rendezvous needs the client
+        if (refused != null) {
+            return refused;
+        }
+        RendezvousPlace place = spans || job.nodeId() != 0 ? rendezvousPlace() : null;
         RendezvousServer server = null;
         RendezvousFile.Endpoint endpoint;
         JobSecret secret;
@@ -274,6 +276,10 @@ public final class RunCommand implements Callable<Integer> {
             if (server != null && job.scheduler().spansNodes()
                     && !NodeJoin.awaitAllNodes(server, supervisor, job, place, joinTimeout, err)) {
                 return JobSupervisor.EXIT_RANK_FAILED;
+            }
+            refused = bucketRefused();   // ran while the runtimes started; a refusal is the job's one line
+            if (refused != null) {
+                return refused;
             }
             Map<Integer, String> ready = supervisor.awaitReady(loadTimeout.toMillis());
             if (ready == null) {
@@ -362,30 +368,19 @@ public final class RunCommand implements Callable<Integer> {
         }
     }
 
-    /**
-     * An s3:// dataset, before any runtime starts: the store's client from the environment (no credentials: one
-     * line) and its manifest object (missing: the dataset was not uploaded whole). Null when the job may go on.
-     */
-    private Integer checkBucket() {
-        try {
-            store = ObjectStore.fromEnvironment();
-            store.size(dataset.bucket(), dataset.objectKey(Manifest.FILE_NAME));
+    /** Null when the dataset is not in a bucket or its check passed; else the check's line said, and its status. */
+    private Integer bucketRefused() throws InterruptedException {
+        if (bucket == null) {
             return null;
-        } catch (StoreException e) {
-            String line = e.getMessage();
-            if (e.reason() == StoreException.Reason.NO_KEY) {
-                try {
-                    line = DatasetHome.missingManifest(store, dataset);
-                } catch (IOException listing) {
-                    line = listing.getMessage();
-                }
-            }
-            err.println("fanstore run: " + line);
-            return switch (e.reason()) {
-                case NOT_ANSWERING, THROTTLED, FAILED -> 1;
-                default -> 2;
-            };
         }
+        BucketCheck.Outcome o = bucket.await();
+        if (o.problem() == null) {
+            store = o.store();
+            return null;
+        }
+        err.println("fanstore run: " + o.problem());
+        bucket = null;   // said once
+        return o.status();
     }
 
     /** Where node 0 publishes under a scheduler: --rendezvous-dir, else an s3:// dataset's bucket, else ~. */

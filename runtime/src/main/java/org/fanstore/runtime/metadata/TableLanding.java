@@ -2,8 +2,6 @@ package org.fanstore.runtime.metadata;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -11,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 
-import org.agrona.IoUtil;
 import org.fanstore.prep.format.FileModes;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.TableInfo;
@@ -19,6 +16,7 @@ import org.fanstore.prep.format.table.LandedTable;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.prep.format.table.MetadataTableDescriptor;
 import org.fanstore.prep.format.table.TableChecksum;
+import org.fanstore.prep.format.table.TableMapping;
 import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.broadcast.TableBroadcast;
 
@@ -53,7 +51,7 @@ public final class TableLanding {
                                      int replicas, byte[] localRoot, boolean readItself, Duration timeout)
             throws IOException {
         TableInfo info = expected(dataset, manifest);
-        MappedByteBuffer landed = null;
+        TableMapping landed = null;
         boolean published = false;
         try {
             if (rank == 0 || readItself || world == null) {
@@ -98,7 +96,7 @@ public final class TableLanding {
         } finally {
             if (!published) {
                 if (landed != null) {
-                    IoUtil.unmap(landed);
+                    landed.close();
                 }
                 LandedTable.abandon(target);
             }
@@ -136,7 +134,7 @@ public final class TableLanding {
         private final String fix;
         private final FileChannel in;
         private final TableChecksum sum = new TableChecksum();
-        final MappedByteBuffer landed;
+        final TableMapping landed;
         private long read;
 
         Reading(Path dataset, Manifest manifest, TableInfo info, Path target, int rootLength) throws IOException {
@@ -152,7 +150,7 @@ public final class TableLanding {
                 throw new IOException(file + " is not a regular file: " + fix);
             }
             in = FileChannel.open(file, StandardOpenOption.READ);
-            MappedByteBuffer mapped = null;
+            TableMapping mapped = null;
             try {
                 long length = in.size();
                 if (length != info.bytes()) {
@@ -168,7 +166,7 @@ public final class TableLanding {
                 checkHeader(file, landed, manifest, fix);
             } catch (IOException | RuntimeException e) {
                 if (mapped != null) {
-                    IoUtil.unmap(mapped);
+                    mapped.close();
                 }
                 in.close();
                 throw e;
@@ -178,9 +176,18 @@ public final class TableLanding {
         @Override
         public ByteBuffer read(long offset, int length) throws IOException {
             readTo(offset + length);
-            ByteBuffer piece = landed.duplicate();
-            piece.limit((int)(offset + length)).position((int)offset);
-            return piece;
+            ByteBuffer piece = landed.piece(offset, length);
+            if (piece.remaining() == length) {
+                return piece;
+            }
+            // only with windows smaller than a chunk (tests shrink them): gather the pieces
+            ByteBuffer whole = ByteBuffer.allocate(length);
+            for (long at = offset; whole.hasRemaining(); ) {
+                ByteBuffer p = landed.piece(at, whole.remaining());
+                at += p.remaining();
+                whole.put(p);
+            }
+            return whole.flip();
         }
 
         /** Reads the rest; returns the verdict. */
@@ -200,15 +207,12 @@ public final class TableLanding {
 
         private void readTo(long end) throws IOException {
             while (read < end) {
-                ByteBuffer into = landed.duplicate();
-                into.limit((int)Math.min(info.bytes(), Math.max(end, read + READ_PIECE))).position((int)read);
+                ByteBuffer into = landed.piece(read, Math.min(info.bytes(), Math.max(end, read + READ_PIECE)) - read);
                 int n = in.read(into, read);
                 if (n < 0) {
                     throw new IOException(file + " ended at byte " + read + " of " + info.bytes() + ": " + fix);
                 }
-                ByteBuffer piece = landed.duplicate();
-                piece.limit((int)(read + n)).position((int)read);
-                sum.update(piece);
+                sum.update(into.flip());
                 read += n;
             }
         }
@@ -220,8 +224,7 @@ public final class TableLanding {
     }
 
     /** The version word and the dataset identity, for a message more useful than a CRC mismatch. */
-    private static void checkHeader(Path file, ByteBuffer table, Manifest manifest, String fix) throws IOException {
-        ByteBuffer b = table.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    private static void checkHeader(Path file, TableMapping b, Manifest manifest, String fix) throws IOException {
         int version = b.getInt(MetadataTableDescriptor.VERSION_OFFSET);
         if (version != MetadataTableDescriptor.VERSION) {
             throw new IOException(file + " has version word " + MetadataTableDescriptor.describeVersion(version)
@@ -241,15 +244,14 @@ public final class TableLanding {
      * otherwise repeat whatever the manifest claims. One pass over the entries' modes, on the rank that read the
      * table (every rank lands the same bytes).
      */
-    private static String totalsProblem(Path dataset, ByteBuffer table, Manifest manifest) {
-        ByteBuffer b = table.duplicate().order(ByteOrder.LITTLE_ENDIAN);
+    private static String totalsProblem(Path dataset, TableMapping b, Manifest manifest) {
         long entries = b.getLong(MetadataTableDescriptor.ENTRY_COUNT_OFFSET);
         long at = b.getLong(MetadataTableDescriptor.ENTRIES_OFFSET_OFFSET);
         long files = 0;
         long dirs = -1;   // the root "" is the mount, not part of the dataset
         long symlinks = 0;
         for (long i = 0; i < entries; i++, at += MetadataTableDescriptor.ENTRY_LENGTH) {
-            int mode = b.getInt((int) at + MetadataTableDescriptor.ENTRY_MODE_OFFSET);
+            int mode = b.getInt(at + MetadataTableDescriptor.ENTRY_MODE_OFFSET);
             if (FileModes.isDirectory(mode)) {
                 dirs++;
             } else if (FileModes.isRegular(mode)) {
@@ -273,7 +275,7 @@ public final class TableLanding {
         private final Path target;
         private final int rootLength;
         private final TableChecksum sum = new TableChecksum();
-        private MappedByteBuffer landed;
+        private TableMapping landed;
 
         Landing(Path dataset, TableInfo info, Path target, int rootLength) {
             this.dataset = dataset;
@@ -294,7 +296,7 @@ public final class TableLanding {
         @Override
         public void chunk(ByteBuffer data, long offset) {
             sum.update(data);
-            landed.duplicate().position((int)offset).put(data.duplicate());
+            landed.putBytes(offset, data);
         }
     }
 }

@@ -127,6 +127,35 @@ public final class ObjectStore implements AutoCloseable {
         }
     }
 
+    /** An object's first bytes and its whole size, from one ranged GET's Content-Range ({@link #readFirst}). */
+    public record First(long size, byte[] bytes) {
+    }
+
+    /**
+     * The object's first {@code n} bytes (fewer if it is shorter) and its size, in one ranged GET: a HEAD and a read
+     * for the price of one round trip. An empty object is refused by the store (416): ask {@link #size} then.
+     */
+    public First readFirst(String bucket, String key, int n) throws IOException {
+        ResponseInputStream<GetObjectResponse> in;
+        try {
+            in = s3.getObject(GetObjectRequest.builder().bucket(bucket).key(key).range("bytes=0-" + (n - 1)).build());
+        } catch (SdkException e) {
+            throw map(e, "GET", bucket, key);
+        }
+        try (in) {
+            byte[] bytes = in.readNBytes(n);
+            counters.bytesIn(bytes.length);
+            long size = totalOf(in.response().contentRange());
+            return new First(size >= 0 ? size : size(bucket, key), bytes);   // not said: a HEAD
+        } catch (StoreException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new StoreException(StoreException.Reason.NOT_ANSWERING, "the object store at " + endpointName
+                    + " broke off reading " + StoreErrors.url(bucket, key) + " (" + StoreErrors.describe(e)
+                    + "): check that the store is up and reachable");
+        }
+    }
+
     /** A whole small object (a manifest, a table) in memory; at most {@link StoreTiming#SMALL_OBJECT_MAX_BYTES}. */
     public byte[] get(String bucket, String key) throws IOException {
         long size = size(bucket, key);
@@ -337,6 +366,16 @@ public final class ObjectStore implements AutoCloseable {
     }
 
     // ---- helpers
+
+    /** SIZE of a Content-Range "bytes A-B/SIZE", or -1 when absent or not said ("/*"). */
+    private static long totalOf(String range) {
+        int slash = range == null ? -1 : range.lastIndexOf('/');
+        try {
+            return slash < 0 ? -1 : Long.parseLong(range.substring(slash + 1).strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
 
     private static long backoff(int attempt) {
         long cap = Math.min(StoreTiming.BACKOFF_MAX.toMillis(), StoreTiming.BACKOFF_BASE.toMillis() << Math.min(attempt,

@@ -48,31 +48,38 @@ public final class ObjectStoreSource implements HomeSource {
     }
 
     /**
-     * Checks partition p's object: its size against the manifest and its fixed header (one HEAD and one small
-     * ranged GET), as {@link SharedFsSource#check} does for a file: a missing, foreign or damaged object is refused
-     * before the command starts.
+     * Checks partition p's object: its size against the manifest and its fixed header, as {@link SharedFsSource#check}
+     * does for a file, in one ranged GET (its Content-Range says the size): a missing, foreign or damaged object is
+     * refused before the command starts. A store refusing the range (an empty object) is asked its size by HEAD.
      */
     @Override
     public void check(int p) throws IOException {
         PartitionInfo info = infos.apply(p);
         String key = dataset.objectKey(info.fileName());
         long size;
+        byte[] first;
         try {
-            size = store.size(dataset.bucket(), key);
+            ObjectStore.First got = store.readFirst(dataset.bucket(), key, PartitionDescriptor.HEADER_LENGTH);
+            size = got.size();
+            first = got.bytes();
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.NO_KEY) {
                 throw new IOException("partition " + info.fileName() + " (listed in the manifest) is missing from "
                         + dataset + ": run fanstore prep again");
             }
-            throw e;
+            if (e.reason() == StoreException.Reason.NOT_ANSWERING) {
+                throw e;
+            }
+            size = store.size(dataset.bucket(), key);   // e.g. 416 for an empty object: its size says why
+            first = new byte[0];
         }
         if (size != info.bytes()) {
             throw new IOException(String.format("partition %s in %s is damaged: %d bytes, the manifest says %d"
                     + " bytes; run fanstore prep again", info.fileName(), dataset, size, info.bytes()));
         }
-        int n = (int) Math.min(size, PartitionDescriptor.HEADER_LENGTH);
-        byte[] first = new byte[n];
-        store.read(dataset.bucket(), key, 0, java.nio.ByteBuffer.wrap(first));
+        if (first.length < Math.min(size, PartitionDescriptor.HEADER_LENGTH)) {
+            throw headerUnread(info, size);
+        }
         PartitionReader.Header h = PartitionReader.checkHeader(Path.of(dataset.url(info.fileName())), first, size);
         if (h.entryCount() != info.entries() || h.index() != info.index() || h.broadcast() != info.broadcast()) {
             throw new IOException(String.format("partition %s in %s holds %d entries as %s partition %d, the"
@@ -80,6 +87,12 @@ public final class ObjectStoreSource implements HomeSource {
                     dataset, h.entryCount(), h.broadcast() ? "broadcast" : "regular", h.index(), info.entries(),
                     info.broadcast() ? "broadcast" : "regular", info.index()));
         }
+    }
+
+    /** The store refused the header's range of an object whose size matches the manifest. */
+    private IOException headerUnread(PartitionInfo info, long size) {
+        return new IOException("partition " + info.fileName() + " of " + dataset + " (" + size + " bytes) did not"
+                + " answer a read of its header: run fanstore verify " + dataset);
     }
 
     /** One GET's worth ({@link StoreTiming#READ_PART_BYTES}, 8 MiB): the store's round trip paid once per part. */

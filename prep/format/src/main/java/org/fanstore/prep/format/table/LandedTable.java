@@ -1,20 +1,15 @@
 package org.fanstore.prep.format.table;
 
-import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-
-import org.agrona.IoUtil;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A node's copy of the dataset's table: the table's bytes unchanged, then the job trailer (this node's local root,
@@ -37,23 +32,20 @@ public final class LandedTable {
     }
 
     /** Creates the temporary landed file (mode 0600) of the final length and maps it for writing. */
-    public static MappedByteBuffer create(final Path target, final long tableLength, final int localRootLength)
+    public static TableMapping create(final Path target, final long tableLength, final int localRootLength)
         throws IOException {
         final long length = length(tableLength, localRootLength);
-        if (length > Integer.MAX_VALUE) {
-            throw new IOException("metadata table of " + tableLength + " bytes is over the 2 GiB a node maps");
-        }
         final Path temporary = temporary(target);
         Files.deleteIfExists(temporary);
         Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            return channel.map(FileChannel.MapMode.READ_WRITE, 0, length);
+            return TableMapping.map(channel, FileChannel.MapMode.READ_WRITE, length);
         }
     }
 
     /** Writes the job trailer and the job area into a mapped landed file whose table bytes are in place. */
-    public static void fillJobArea(final ByteBuffer landed, final long tableLength, final int rank, final int worldSize,
-        final int replicas, final byte[] localRoot, final long generation) {
+    public static void fillJobArea(final TableMapping landed, final long tableLength, final int rank,
+        final int worldSize, final int replicas, final byte[] localRoot, final long generation) {
         if (generation == 0) {
             throw new IllegalArgumentException("generation 0 is reserved");
         }
@@ -66,22 +58,22 @@ public final class LandedTable {
                 throw new IllegalArgumentException("local root holds a NUL byte: " + KeyText.of(localRoot));
             }
         }
-        final UnsafeBuffer b = new UnsafeBuffer(landed);
-        b.putBytes((int)tableLength, localRoot);
-        b.setMemory((int)tableLength + localRoot.length, b.capacity() - (int)tableLength - localRoot.length, (byte)0);
-        b.putInt(RANK_OFFSET, rank, LITTLE_ENDIAN);
-        b.putInt(WORLD_SIZE_OFFSET, worldSize, LITTLE_ENDIAN);
-        b.putInt(REPLICAS_OFFSET, replicas, LITTLE_ENDIAN);
-        b.putInt(JOB_RESERVED_OFFSET, 0, LITTLE_ENDIAN);
-        b.putLong(LOCAL_ROOT_OFFSET_OFFSET, tableLength, LITTLE_ENDIAN);
-        b.putInt(LOCAL_ROOT_LENGTH_OFFSET, localRoot.length, LITTLE_ENDIAN);
-        b.putInt(JOB_RESERVED2_OFFSET, 0, LITTLE_ENDIAN);
-        b.putLong(GENERATION_OFFSET, generation, LITTLE_ENDIAN);
+        final TableMapping b = landed;
+        b.putBytes(tableLength, localRoot);
+        b.setMemory(tableLength + localRoot.length, b.length() - tableLength - localRoot.length, (byte)0);
+        b.putInt(RANK_OFFSET, rank);
+        b.putInt(WORLD_SIZE_OFFSET, worldSize);
+        b.putInt(REPLICAS_OFFSET, replicas);
+        b.putInt(JOB_RESERVED_OFFSET, 0);
+        b.putLong(LOCAL_ROOT_OFFSET_OFFSET, tableLength);
+        b.putInt(LOCAL_ROOT_LENGTH_OFFSET, localRoot.length);
+        b.putInt(JOB_RESERVED2_OFFSET, 0);
+        b.putLong(GENERATION_OFFSET, generation);
     }
 
     /** Unmaps the landed file and renames it over {@code target}. */
-    public static void publish(final MappedByteBuffer landed, final Path target) throws IOException {
-        IoUtil.unmap(landed);
+    public static void publish(final TableMapping landed, final Path target) throws IOException {
+        landed.close();
         Files.move(temporary(target), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
 
@@ -100,18 +92,18 @@ public final class LandedTable {
         final int worldSize, final int replicas, final byte[] localRoot, final long generation) throws IOException {
         try (FileChannel in = FileChannel.open(datasetTable, StandardOpenOption.READ)) {
             final long tableLength = in.size();
-            final MappedByteBuffer landed = create(target, tableLength, localRoot.length);
+            final TableMapping landed = create(target, tableLength, localRoot.length);
             boolean done = false;
             try {
                 final TableChecksum sum = new TableChecksum();
-                final ByteBuffer into = landed.duplicate();
-                while (into.position() < tableLength) {
-                    final int before = into.position();
-                    into.limit((int)Math.min(tableLength, before + (8L << 20)));
-                    if (in.read(into, before) < 0) {
-                        throw new IOException(datasetTable + " ended at byte " + before + " of " + tableLength);
+                for (long at = 0; at < tableLength; ) {
+                    final ByteBuffer into = landed.piece(at, Math.min(tableLength - at, 8L << 20));
+                    final int n = in.read(into, at);
+                    if (n < 0) {
+                        throw new IOException(datasetTable + " ended at byte " + at + " of " + tableLength);
                     }
-                    sum.update(into.duplicate().flip().position(before));
+                    sum.update(into.flip());
+                    at += n;
                 }
                 if (sum.value() != expectedCrc) {
                     throw new IOException(String.format("%s has CRC32C %08x, expected %08x: the table was altered"
@@ -122,7 +114,7 @@ public final class LandedTable {
                 done = true;
             } finally {
                 if (!done) {
-                    IoUtil.unmap(landed);
+                    landed.close();
                     abandon(target);
                 }
             }

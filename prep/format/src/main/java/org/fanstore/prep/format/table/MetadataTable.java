@@ -2,45 +2,33 @@ package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.isDirectory;
 import static org.fanstore.prep.format.FileModes.isSymlink;
-import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-
-import org.agrona.IoUtil;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Read-only view of a metadata table, a dataset's {@code namespace.tbl} or a node's landed {@code meta.tbl} (format:
  * README.md beside this class), mapped once and validated on
  * {@link #open} exactly as the shim's {@code fs_table_open} does, so every accessor afterwards stays inside the
  * mapping. Lookups allocate nothing; {@link #key}, {@link #linkTarget} and {@link #localRoot} return copies.
+ * Offsets are 64-bit: the file is mapped in overlapping windows ({@link TableMapping}), so a table may be as large
+ * as the node's memory; entry indices are ints (the format's are u32, validation keeps them below 2^31 - 1).
  * Indices passed to accessors must lie in {@code [0, entryCount())}. Not usable after {@link #close}.
  */
 public final class MetadataTable implements AutoCloseable {
-    /** Reads 8 key bytes at once in the order UnsafeBuffer.getLong(index) uses for the mapped bytes. */
-    private static final VarHandle LONG_VIEW =
-        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.nativeOrder());
-
-    private final MappedByteBuffer mapped;
-    private final UnsafeBuffer buffer;
+    private final TableMapping buffer;
     private final int entryCount;
-    private final int bucketMask;
-    private final int entriesOffset;
-    private final int bucketsOffset;
-    private final int childrenOffset;
-    private final int stringsOffset;
-    private final int bodiesOffset;
+    private final long bucketMask;
+    private final long entriesOffset;
+    private final long bucketsOffset;
+    private final long childrenOffset;
+    private final long stringsOffset;
+    private final long bodiesOffset;
 
-    private MetadataTable(final MappedByteBuffer mapped, final UnsafeBuffer buffer, final MetadataTableLayout layout) {
-        this.mapped = mapped;
+    private MetadataTable(final TableMapping buffer, final MetadataTableLayout layout) {
         this.buffer = buffer;
         this.entryCount = layout.entryCount;
         this.bucketMask = layout.bucketCount - 1;
@@ -78,19 +66,18 @@ public final class MetadataTable implements AutoCloseable {
 
     private static MetadataTable open(final Path path, final boolean landed, final boolean entries)
         throws IOException {
-        final MappedByteBuffer mapped;
+        final TableMapping mapped;
         try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
             final long length = channel.size();
-            if (length < HEADER_LENGTH || length > Integer.MAX_VALUE) {
+            if (length < HEADER_LENGTH) {
                 throw new IOException(path + ": not a metadata table: length " + length);
             }
-            mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, length);
+            mapped = TableMapping.map(channel, FileChannel.MapMode.READ_ONLY, length);
         }
-        final UnsafeBuffer buffer = new UnsafeBuffer(mapped);
         try {
-            return new MetadataTable(mapped, buffer, MetadataTableLayout.validate(buffer, landed, entries));
+            return new MetadataTable(mapped, MetadataTableLayout.validate(mapped, landed, entries));
         } catch (final IllegalStateException ex) {
-            IoUtil.unmap(mapped);
+            mapped.close();
             throw new IOException(path + ": malformed metadata table: " + ex.getMessage(), ex);
         }
     }
@@ -98,17 +85,17 @@ public final class MetadataTable implements AutoCloseable {
     /** Entry index of {@code key}, or -1 when absent. The empty key is the root, index 0. */
     public int lookup(final byte[] key) {
         final long h = Fnv1a64.hash(key);
-        final UnsafeBuffer buffer = this.buffer;
-        final int mask = bucketMask;
-        for (int slot = (int)h & mask, probes = 0; probes <= mask; slot = (slot + 1) & mask, probes++) {
-            final int b = buffer.getInt(bucketsOffset + slot * BUCKET_LENGTH, LITTLE_ENDIAN);
+        final TableMapping buffer = this.buffer;
+        final long mask = bucketMask;
+        for (long slot = h & mask, probes = 0; probes <= mask; slot = (slot + 1) & mask, probes++) {
+            final int b = buffer.getInt(bucketsOffset + slot * BUCKET_LENGTH);
             if (b == 0) {
                 return -1;
             }
-            final int at = entry(b - 1);
-            if (buffer.getLong(at + ENTRY_HASH_OFFSET, LITTLE_ENDIAN) == h &&
-                buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN) == key.length &&
-                keyEquals(keyAt(at), key)) {
+            final long at = entry(b - 1);
+            if (buffer.getLong(at + ENTRY_HASH_OFFSET) == h &&
+                buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET) == key.length &&
+                buffer.bytesEqual(keyAt(at), key)) {
                 return b - 1;
             }
         }
@@ -120,54 +107,54 @@ public final class MetadataTable implements AutoCloseable {
     }
 
     public long hash(final int index) {
-        return buffer.getLong(entry(index) + ENTRY_HASH_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(entry(index) + ENTRY_HASH_OFFSET);
     }
 
     public int mode(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_MODE_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(entry(index) + ENTRY_MODE_OFFSET);
     }
 
     public long size(final int index) {
-        return buffer.getLong(entry(index) + ENTRY_SIZE_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(entry(index) + ENTRY_SIZE_OFFSET);
     }
 
     public long mtimeSec(final int index) {
-        return buffer.getLong(entry(index) + ENTRY_MTIME_SEC_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(entry(index) + ENTRY_MTIME_SEC_OFFSET);
     }
 
     public int mtimeNsec(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_MTIME_NSEC_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(entry(index) + ENTRY_MTIME_NSEC_OFFSET);
     }
 
     public int uid(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_UID_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(entry(index) + ENTRY_UID_OFFSET);
     }
 
     public int gid(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_GID_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(entry(index) + ENTRY_GID_OFFSET);
     }
 
     public int flags(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_FLAGS_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(entry(index) + ENTRY_FLAGS_OFFSET);
     }
 
     /** Regular partition p, {@code -1 - i} for broadcast partition i, or {@link #NO_PARTITION}. */
     public int partition(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_PARTITION_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(entry(index) + ENTRY_PARTITION_OFFSET);
     }
 
     /** Where the stored body starts in its partition file. */
     public long bodyOffset(final int index) {
-        return buffer.getLong(body(index) + BODY_OFFSET_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(body(index) + BODY_OFFSET_OFFSET);
     }
 
     public long storedLength(final int index) {
-        return buffer.getLong(body(index) + BODY_STORED_LENGTH_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(body(index) + BODY_STORED_LENGTH_OFFSET);
     }
 
     /** CRC32C of the raw bytes. */
     public int crc32c(final int index) {
-        return buffer.getInt(body(index) + BODY_CRC_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(body(index) + BODY_CRC_OFFSET);
     }
 
     public int codec(final int index) {
@@ -196,124 +183,108 @@ public final class MetadataTable implements AutoCloseable {
     }
 
     public int parent(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_PARENT_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(entry(index) + ENTRY_PARENT_OFFSET);
     }
 
     /** Children of a directory; 0 for anything else. */
     public int childCount(final int index) {
-        final int at = entry(index);
-        return isDirectory(buffer.getInt(at + ENTRY_MODE_OFFSET, LITTLE_ENDIAN)) ?
-            buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET, LITTLE_ENDIAN) : 0;
+        final long at = entry(index);
+        return isDirectory(buffer.getInt(at + ENTRY_MODE_OFFSET)) ?
+            buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET) : 0;
     }
 
     /** Entry index of the k-th child (name order) of directory {@code index}; k in [0, childCount(index)). */
     public int child(final int index, final int k) {
-        final int first = buffer.getInt(entry(index) + ENTRY_FIRST_CHILD_OFFSET, LITTLE_ENDIAN);
-        return buffer.getInt(childrenOffset + (first + k) * CHILD_LENGTH, LITTLE_ENDIAN);
+        final int first = buffer.getInt(entry(index) + ENTRY_FIRST_CHILD_OFFSET);
+        return buffer.getInt(childrenOffset + ((first & 0xffffffffL) + k) * CHILD_LENGTH);
     }
 
     public byte[] key(final int index) {
-        final int at = entry(index);
-        final byte[] key = new byte[buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN)];
+        final long at = entry(index);
+        final byte[] key = new byte[buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET)];
         buffer.getBytes(keyAt(at), key);
         return key;
     }
 
     /** A symlink's target; null for anything else. */
     public byte[] linkTarget(final int index) {
-        final int at = entry(index);
-        if (!isSymlink(buffer.getInt(at + ENTRY_MODE_OFFSET, LITTLE_ENDIAN))) {
+        final long at = entry(index);
+        if (!isSymlink(buffer.getInt(at + ENTRY_MODE_OFFSET))) {
             return null;
         }
-        final int keyLength = buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET, LITTLE_ENDIAN);
-        final byte[] target = new byte[buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET, LITTLE_ENDIAN)];
+        final int keyLength = buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET);
+        final byte[] target = new byte[buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET)];
         buffer.getBytes(keyAt(at) + keyLength + 1, target);
         return target;
     }
 
     public byte[] localRoot() {
-        final byte[] root = new byte[buffer.getInt(LOCAL_ROOT_LENGTH_OFFSET, LITTLE_ENDIAN)];
-        buffer.getBytes((int)buffer.getLong(LOCAL_ROOT_OFFSET_OFFSET, LITTLE_ENDIAN), root);
+        final byte[] root = new byte[buffer.getInt(LOCAL_ROOT_LENGTH_OFFSET)];
+        buffer.getBytes(buffer.getLong(LOCAL_ROOT_OFFSET_OFFSET), root);
         return root;
     }
 
     public int replicas() {
-        return buffer.getInt(REPLICAS_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(REPLICAS_OFFSET);
     }
 
     /** The length prep wrote (a landed copy is longer: its job trailer follows). */
     public long tableLength() {
-        return buffer.getLong(TABLE_LENGTH_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(TABLE_LENGTH_OFFSET);
     }
 
     public long datasetId() {
-        return buffer.getLong(DATASET_ID_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(DATASET_ID_OFFSET);
     }
 
     public int partitionCount() {
-        return buffer.getInt(PARTITIONS_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(PARTITIONS_OFFSET);
     }
 
     public int broadcastPartitionCount() {
-        return buffer.getInt(BROADCAST_PARTITIONS_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(BROADCAST_PARTITIONS_OFFSET);
     }
 
     /** The CRC32C the header records. */
     public int recordedCrc() {
-        return buffer.getInt(CRC_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(CRC_OFFSET);
     }
 
     public int rank() {
-        return buffer.getInt(RANK_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(RANK_OFFSET);
     }
 
     public int worldSize() {
-        return buffer.getInt(WORLD_SIZE_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(WORLD_SIZE_OFFSET);
     }
 
     public int stDev() {
-        return buffer.getInt(ST_DEV_OFFSET, LITTLE_ENDIAN);
+        return buffer.getInt(ST_DEV_OFFSET);
     }
 
     public long generation() {
-        return buffer.getLong(GENERATION_OFFSET, LITTLE_ENDIAN);
+        return buffer.getLong(GENERATION_OFFSET);
     }
 
     /** Length of the mapped file in bytes (the table, plus the job trailer in a landed copy). */
     public long totalBytes() {
-        return buffer.capacity();
+        return buffer.length();
     }
 
     @Override
     public void close() {
-        IoUtil.unmap(mapped);
+        buffer.close();
     }
 
-    private int entry(final int index) {
-        return (int)entryOffset(entriesOffset, index);
+    private long entry(final int index) {
+        return entryOffset(entriesOffset, index);
     }
 
-    private int body(final int index) {
-        return (int)bodyRecordOffset(bodiesOffset, index);
+    private long body(final int index) {
+        return bodyRecordOffset(bodiesOffset, index);
     }
 
-    private int keyAt(final int entryAt) {
-        return stringsOffset + (int)buffer.getLong(entryAt + ENTRY_KEY_OFFSET_OFFSET, LITTLE_ENDIAN);
-    }
-
-    private boolean keyEquals(final int at, final byte[] key) {
-        final UnsafeBuffer buffer = this.buffer;
-        int i = 0;
-        for (final int words = key.length & ~7; i < words; i += 8) {
-            if (buffer.getLong(at + i) != (long)LONG_VIEW.get(key, i)) {
-                return false;
-            }
-        }
-        for (; i < key.length; i++) {
-            if (buffer.getByte(at + i) != key[i]) {
-                return false;
-            }
-        }
-        return true;
+    private long keyAt(final long entryAt) {
+        return stringsOffset + buffer.getLong(entryAt + ENTRY_KEY_OFFSET_OFFSET);
     }
 }

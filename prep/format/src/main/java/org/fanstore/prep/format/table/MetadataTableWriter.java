@@ -1,11 +1,9 @@
 package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.isDirectory;
-import static java.nio.ByteOrder.LITTLE_ENDIAN;
 import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,9 +11,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-
-import org.agrona.IoUtil;
-import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Writes a dataset's namespace as its metadata table (format: README.md beside this class). The table is built in
@@ -54,10 +49,6 @@ public final class MetadataTableWriter {
         final long stringsOffset = alignSection(childrenOffset + (long)ns.children.length * CHILD_LENGTH);
         final long bodiesOffset = alignSection(stringsOffset + stringsLength);
         final long totalLength = bodiesOffset + (long)n * BODY_LENGTH;
-        if (totalLength > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("table of " + totalLength + " bytes for " + n +
-                " entries exceeds the 2 GiB a mapped buffer addresses");
-        }
 
         final Path temporary = target.resolveSibling(target.getFileName() + ".tmp");
         Files.deleteIfExists(temporary);
@@ -65,41 +56,37 @@ public final class MetadataTableWriter {
         boolean published = false;
         try {
             try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                final MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, totalLength);
-                try {
-                    final UnsafeBuffer buffer = new UnsafeBuffer(mapped);
+                try (TableMapping buffer = TableMapping.map(channel, FileChannel.MapMode.READ_WRITE, totalLength)) {
                     buffer.putBytes(MAGIC_OFFSET, MAGIC);
-                    buffer.putInt(VERSION_OFFSET, VERSION, LITTLE_ENDIAN);
-                    buffer.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH, LITTLE_ENDIAN);
-                    buffer.putLong(ENTRY_COUNT_OFFSET, n, LITTLE_ENDIAN);
-                    buffer.putLong(BUCKET_COUNT_OFFSET, bucketCount, LITTLE_ENDIAN);
-                    buffer.putLong(ENTRIES_OFFSET_OFFSET, entriesOffset, LITTLE_ENDIAN);
-                    buffer.putLong(BUCKETS_OFFSET_OFFSET, bucketsOffset, LITTLE_ENDIAN);
-                    buffer.putLong(CHILDREN_OFFSET_OFFSET, childrenOffset, LITTLE_ENDIAN);
-                    buffer.putLong(CHILDREN_COUNT_OFFSET, ns.children.length, LITTLE_ENDIAN);
-                    buffer.putLong(STRINGS_OFFSET_OFFSET, stringsOffset, LITTLE_ENDIAN);
-                    buffer.putLong(STRINGS_LENGTH_OFFSET, stringsLength, LITTLE_ENDIAN);
-                    buffer.putLong(BODIES_OFFSET_OFFSET, bodiesOffset, LITTLE_ENDIAN);
-                    buffer.putLong(TABLE_LENGTH_OFFSET, totalLength, LITTLE_ENDIAN);
-                    buffer.putLong(DATASET_ID_OFFSET, datasetId, LITTLE_ENDIAN);
-                    buffer.putInt(PARTITIONS_OFFSET, partitions, LITTLE_ENDIAN);
-                    buffer.putInt(BROADCAST_PARTITIONS_OFFSET, broadcastPartitions, LITTLE_ENDIAN);
-                    buffer.putInt(ST_DEV_OFFSET, stDev, LITTLE_ENDIAN);
+                    buffer.putInt(VERSION_OFFSET, VERSION);
+                    buffer.putInt(HEADER_LENGTH_OFFSET, HEADER_LENGTH);
+                    buffer.putLong(ENTRY_COUNT_OFFSET, n);
+                    buffer.putLong(BUCKET_COUNT_OFFSET, bucketCount);
+                    buffer.putLong(ENTRIES_OFFSET_OFFSET, entriesOffset);
+                    buffer.putLong(BUCKETS_OFFSET_OFFSET, bucketsOffset);
+                    buffer.putLong(CHILDREN_OFFSET_OFFSET, childrenOffset);
+                    buffer.putLong(CHILDREN_COUNT_OFFSET, ns.children.length);
+                    buffer.putLong(STRINGS_OFFSET_OFFSET, stringsOffset);
+                    buffer.putLong(STRINGS_LENGTH_OFFSET, stringsLength);
+                    buffer.putLong(BODIES_OFFSET_OFFSET, bodiesOffset);
+                    buffer.putLong(TABLE_LENGTH_OFFSET, totalLength);
+                    buffer.putLong(DATASET_ID_OFFSET, datasetId);
+                    buffer.putInt(PARTITIONS_OFFSET, partitions);
+                    buffer.putInt(BROADCAST_PARTITIONS_OFFSET, broadcastPartitions);
+                    buffer.putInt(ST_DEV_OFFSET, stDev);
                     buffer.setMemory(CRC_OFFSET, HEADER_LENGTH - CRC_OFFSET, (byte)0);
 
-                    writeStringsAndEntries(buffer, ns, entriesOffset, (int)stringsOffset, (int)bodiesOffset);
+                    writeStringsAndEntries(buffer, ns, entriesOffset, stringsOffset, bodiesOffset);
                     inheritNewestChild(buffer, ns, entriesOffset);
                     final int[] buckets = ns.index.buckets();
                     for (int i = 0; i < bucketCount; i++) {
-                        buffer.putInt((int)bucketsOffset + i * BUCKET_LENGTH, buckets[i], LITTLE_ENDIAN);
+                        buffer.putInt(bucketsOffset + (long)i * BUCKET_LENGTH, buckets[i]);
                     }
                     for (int i = 0; i < ns.children.length; i++) {
-                        buffer.putInt((int)childrenOffset + i * CHILD_LENGTH, ns.children[i], LITTLE_ENDIAN);
+                        buffer.putInt(childrenOffset + (long)i * CHILD_LENGTH, ns.children[i]);
                     }
-                    buffer.putInt(CRC_OFFSET, TableChecksum.of(mapped, totalLength), LITTLE_ENDIAN);
-                    mapped.force();
-                } finally {
-                    IoUtil.unmap(mapped);
+                    buffer.putInt(CRC_OFFSET, TableChecksum.of(buffer, totalLength));
+                    buffer.force();
                 }
             }
             Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -114,38 +101,38 @@ public final class MetadataTableWriter {
 
     /** The pool is each entry's key (and a symlink's target), NUL-terminated, in entry order. */
     private static void writeStringsAndEntries(
-        final UnsafeBuffer buffer, final SortedNamespace ns, final long entriesOffset, final int stringsOffset,
-        final int bodiesOffset) {
-        int pool = stringsOffset;
+        final TableMapping buffer, final SortedNamespace ns, final long entriesOffset, final long stringsOffset,
+        final long bodiesOffset) {
+        long pool = stringsOffset;
         for (int i = 0; i < ns.entries.length; i++) {
             final NamespaceEntry e = ns.entries[i];
             final byte[] key = e.key();
-            final int at = (int)entryOffset(entriesOffset, i);
+            final long at = entryOffset(entriesOffset, i);
             final boolean directory = isDirectory(e.mode());
             final byte[] target = e.linkTarget();
             final long size = directory ? DIRECTORY_SIZE : target != null ? target.length : e.size();
             final int count = directory ? ns.childCount[i] : target != null ? target.length : 0;
 
-            buffer.putLong(at + ENTRY_HASH_OFFSET, ns.index.hash(i), LITTLE_ENDIAN);
-            buffer.putLong(at + ENTRY_SIZE_OFFSET, size, LITTLE_ENDIAN);
-            buffer.putLong(at + ENTRY_MTIME_SEC_OFFSET, e.mtimeSec(), LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_MTIME_NSEC_OFFSET, e.mtimeNsec(), LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_MODE_OFFSET, e.mode(), LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_UID_OFFSET, e.uid(), LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_GID_OFFSET, e.gid(), LITTLE_ENDIAN);
-            buffer.putLong(at + ENTRY_KEY_OFFSET_OFFSET, pool - stringsOffset, LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_KEY_LENGTH_OFFSET, key.length, LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_PARENT_OFFSET, ns.parent[i], LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_FIRST_CHILD_OFFSET, directory ? ns.firstChild[i] : 0, LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_CHILD_COUNT_OFFSET, count, LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_FLAGS_OFFSET, e.flags(), LITTLE_ENDIAN);
-            buffer.putInt(at + ENTRY_PARTITION_OFFSET, e.partition(), LITTLE_ENDIAN);
-            final int body = (int)bodyRecordOffset(bodiesOffset, i);
+            buffer.putLong(at + ENTRY_HASH_OFFSET, ns.index.hash(i));
+            buffer.putLong(at + ENTRY_SIZE_OFFSET, size);
+            buffer.putLong(at + ENTRY_MTIME_SEC_OFFSET, e.mtimeSec());
+            buffer.putInt(at + ENTRY_MTIME_NSEC_OFFSET, e.mtimeNsec());
+            buffer.putInt(at + ENTRY_MODE_OFFSET, e.mode());
+            buffer.putInt(at + ENTRY_UID_OFFSET, e.uid());
+            buffer.putInt(at + ENTRY_GID_OFFSET, e.gid());
+            buffer.putLong(at + ENTRY_KEY_OFFSET_OFFSET, pool - stringsOffset);
+            buffer.putInt(at + ENTRY_KEY_LENGTH_OFFSET, key.length);
+            buffer.putInt(at + ENTRY_PARENT_OFFSET, ns.parent[i]);
+            buffer.putInt(at + ENTRY_FIRST_CHILD_OFFSET, directory ? ns.firstChild[i] : 0);
+            buffer.putInt(at + ENTRY_CHILD_COUNT_OFFSET, count);
+            buffer.putInt(at + ENTRY_FLAGS_OFFSET, e.flags());
+            buffer.putInt(at + ENTRY_PARTITION_OFFSET, e.partition());
+            final long body = bodyRecordOffset(bodiesOffset, i);
             if (e.partition() != NO_PARTITION) {
-                buffer.putLong(body + BODY_OFFSET_OFFSET, e.bodyOffset(), LITTLE_ENDIAN);
-                buffer.putLong(body + BODY_STORED_LENGTH_OFFSET, e.storedLength(), LITTLE_ENDIAN);
-                buffer.putInt(body + BODY_CRC_OFFSET, e.crc32c(), LITTLE_ENDIAN);
-                buffer.putInt(body + BODY_CODEC_OFFSET, e.codec() & 0xff, LITTLE_ENDIAN);
+                buffer.putLong(body + BODY_OFFSET_OFFSET, e.bodyOffset());
+                buffer.putLong(body + BODY_STORED_LENGTH_OFFSET, e.storedLength());
+                buffer.putInt(body + BODY_CRC_OFFSET, e.crc32c());
+                buffer.putInt(body + BODY_CODEC_OFFSET, e.codec() & 0xff);
             } else {
                 buffer.setMemory(body, BODY_LENGTH, (byte)0);
             }
@@ -165,7 +152,7 @@ public final class MetadataTableWriter {
      * Gives each added directory the mtime, uid and gid of its newest child. Children sort after their parent,
      * so walking entries backwards settles a directory before its own parent looks at it.
      */
-    private static void inheritNewestChild(final UnsafeBuffer buffer, final SortedNamespace ns,
+    private static void inheritNewestChild(final TableMapping buffer, final SortedNamespace ns,
         final long entriesOffset) {
         final boolean[] inherited = new boolean[ns.entries.length];
         for (int i = ns.entries.length - 1; i > 0; i--) {
@@ -173,20 +160,18 @@ public final class MetadataTableWriter {
             if (!ns.synthesized[p]) {
                 continue;
             }
-            final int child = (int)entryOffset(entriesOffset, i);
-            final int dir = (int)entryOffset(entriesOffset, p);
-            final long childSec = buffer.getLong(child + ENTRY_MTIME_SEC_OFFSET, LITTLE_ENDIAN);
-            final int childNsec = buffer.getInt(child + ENTRY_MTIME_NSEC_OFFSET, LITTLE_ENDIAN);
-            final long dirSec = buffer.getLong(dir + ENTRY_MTIME_SEC_OFFSET, LITTLE_ENDIAN);
-            final int dirNsec = buffer.getInt(dir + ENTRY_MTIME_NSEC_OFFSET, LITTLE_ENDIAN);
+            final long child = entryOffset(entriesOffset, i);
+            final long dir = entryOffset(entriesOffset, p);
+            final long childSec = buffer.getLong(child + ENTRY_MTIME_SEC_OFFSET);
+            final int childNsec = buffer.getInt(child + ENTRY_MTIME_NSEC_OFFSET);
+            final long dirSec = buffer.getLong(dir + ENTRY_MTIME_SEC_OFFSET);
+            final int dirNsec = buffer.getInt(dir + ENTRY_MTIME_NSEC_OFFSET);
             if (!inherited[p] || childSec > dirSec || (childSec == dirSec && childNsec > dirNsec)) {
                 inherited[p] = true;
-                buffer.putLong(dir + ENTRY_MTIME_SEC_OFFSET, childSec, LITTLE_ENDIAN);
-                buffer.putInt(dir + ENTRY_MTIME_NSEC_OFFSET, childNsec, LITTLE_ENDIAN);
-                buffer.putInt(dir + ENTRY_UID_OFFSET, buffer.getInt(child + ENTRY_UID_OFFSET, LITTLE_ENDIAN),
-                    LITTLE_ENDIAN);
-                buffer.putInt(dir + ENTRY_GID_OFFSET, buffer.getInt(child + ENTRY_GID_OFFSET, LITTLE_ENDIAN),
-                    LITTLE_ENDIAN);
+                buffer.putLong(dir + ENTRY_MTIME_SEC_OFFSET, childSec);
+                buffer.putInt(dir + ENTRY_MTIME_NSEC_OFFSET, childNsec);
+                buffer.putInt(dir + ENTRY_UID_OFFSET, buffer.getInt(child + ENTRY_UID_OFFSET));
+                buffer.putInt(dir + ENTRY_GID_OFFSET, buffer.getInt(child + ENTRY_GID_OFFSET));
             }
         }
     }

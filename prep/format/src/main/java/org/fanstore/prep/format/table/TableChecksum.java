@@ -45,15 +45,13 @@ public final class TableChecksum {
         return (int)crc.getValue();
     }
 
-    /** The checksum of a whole table held in {@code table} (position 0 to {@code tableLength}). */
-    public static int of(final ByteBuffer table, final long tableLength) {
+    /** The checksum of the first {@code tableLength} bytes of {@code table}. */
+    public static int of(final TableMapping table, final long tableLength) {
         final TableChecksum sum = new TableChecksum();
-        final ByteBuffer b = table.duplicate();
         for (long at = 0; at < tableLength; ) {
-            final int n = (int)Math.min(1 << 20, tableLength - at);
-            b.limit((int)at + n).position((int)at);
-            sum.update(b);
-            at += n;
+            final ByteBuffer piece = table.piece(at, Math.min(1 << 20, tableLength - at));
+            sum.update(piece);
+            at += piece.remaining();
         }
         return sum.value();
     }

@@ -33,10 +33,39 @@ class MetadataTableVectorsTest {
 
     @Test
     void readerAnswersEveryExpectedLookup() throws IOException {
-        final List<String> lines = Files.readAllLines(vectorDir().resolve("basic.expect"), US_ASCII);
+        checkExpectations(vectorDir().resolve(MetadataVectors.BASIC), "basic.expect");
+    }
+
+    /** The same table with its pool past 4 GiB and its key offsets past 2 GiB (a sparse file): the same answers. */
+    @Test
+    void readerAnswersEveryLookupOfATableWhosePoolLiesPastFourGib(@TempDir final Path temp) throws IOException {
+        final Path far = temp.resolve("far.tbl");
+        FarVector.expand(vectorDir().resolve(FarVector.NAME), far);
+        try {
+            assertTrue(Files.size(far) > (6L << 30), "the expanded table crosses 6 GiB");
+            checkExpectations(far, "far.expect");
+            try (MetadataTable t = MetadataTable.open(far)) {
+                final TableChecksum sum = new TableChecksum();
+                final java.nio.ByteBuffer piece = java.nio.ByteBuffer.allocateDirect(8 << 20);
+                try (java.nio.channels.FileChannel in = java.nio.channels.FileChannel.open(far)) {
+                    for (long at = 0; at < t.tableLength(); ) {
+                        piece.clear().limit((int)Math.min(piece.capacity(), t.tableLength() - at));
+                        at += in.read(piece, at);
+                        sum.update(piece.flip());
+                    }
+                }
+                assertEquals(t.recordedCrc(), sum.value(), "the recorded CRC32C is the far table's");
+            }
+        } finally {
+            Files.deleteIfExists(far);
+        }
+    }
+
+    private static void checkExpectations(final Path tbl, final String expect) throws IOException {
+        final List<String> lines = Files.readAllLines(vectorDir().resolve(expect), US_ASCII);
         int entries = 0;
         int absent = 0;
-        try (MetadataTable table = MetadataTable.open(vectorDir().resolve(MetadataVectors.BASIC))) {
+        try (MetadataTable table = MetadataTable.open(tbl)) {
             for (final String line : lines) {
                 final Map<String, String> f = fields(line);
                 if (line.startsWith("header ")) {
@@ -47,6 +76,8 @@ class MetadataTableVectorsTest {
                     assertEquals(Long.parseLong(f.get("generation")), table.generation());
                     assertArrayEquals(hex(f.get("local_root")), table.localRoot());
                     assertEquals(Long.parseLong(f.get("total")), table.totalBytes());
+                    assertEquals(Long.parseLong(f.get("table_len")), table.tableLength());
+                    assertEquals((int)Long.parseLong(f.get("crc"), 16), table.recordedCrc());
                 } else if (line.startsWith("entry ")) {
                     checkEntry(table, f, line);
                     entries++;
@@ -55,7 +86,7 @@ class MetadataTableVectorsTest {
                     absent++;
                 }
             }
-            assertEquals(table.entryCount(), entries, "basic.expect must list every entry");
+            assertEquals(table.entryCount(), entries, expect + " must list every entry");
         }
         assertTrue(absent > 0);
     }

@@ -49,8 +49,17 @@ final class MetadataVectors {
         final List<NamespaceEntry> namespace = basicNamespace(dir);
         write(dir.resolve(BASIC), namespace);
         final byte[] table = Files.readAllBytes(dir.resolve(BASIC));
-        Files.writeString(dir.resolve("basic.expect"), expectations(namespace, table), US_ASCII);
-        final List<String> names = new ArrayList<>(List.of(BASIC, "basic.expect"));
+        final String basicExpect = expectations(namespace, table);
+        Files.writeString(dir.resolve("basic.expect"), basicExpect, US_ASCII);
+        Files.writeString(dir.resolve(FarVector.NAME), FarVector.image(table), US_ASCII);
+        final Path far = dir.resolve("far.expanded");
+        FarVector.expand(dir.resolve(FarVector.NAME), far);
+        try {
+            Files.writeString(dir.resolve("far.expect"), FarVector.expectations(basicExpect, far), US_ASCII);
+        } finally {
+            Files.delete(far);
+        }
+        final List<String> names = new ArrayList<>(List.of(BASIC, "basic.expect", FarVector.NAME, "far.expect"));
         final StringBuilder malformed = new StringBuilder("# tables every reader must refuse (open fails, no crash)\n");
         for (final Map.Entry<String, byte[]> bad : malformedTables(table).entrySet()) {
             Files.write(dir.resolve(bad.getKey()), bad.getValue());
