@@ -105,6 +105,7 @@ final class NodeRuntime implements AutoCloseable {
     /** Completed with the first world failure once the orderly end has begun. */
     private final CompletableFuture<RankFailedException> failedWhileFinishing = new CompletableFuture<>();
     private volatile boolean finishing;
+    private final CompletableFuture<RankFailedException> nodeLost = new CompletableFuture<>(); // NodeLoss: left
     private RankStats stats;
     private volatile List<String> statsLines = List.of();
 
@@ -418,9 +419,12 @@ final class NodeRuntime implements AutoCloseable {
      * leave readers with EIO and the job exiting 0. During the orderly end a failure only cuts the final wait
      * short: this node's commands are done, and the rank that failed reports on its own node.
      */
-    void failWith(Consumer<RankFailedException> fatal) {
+    void failWith(Consumer<RankFailedException> fatal, Consumer<String> lostLine) {
         if (world == null) {
             return;
+        }
+        if (config.onNodeLoss() == RuntimeConfig.OnNodeLoss.CONTINUE) {
+            world.onLoss(e -> nodeLost.complete(NodeLoss.goOn(config, e, fill, stats, lostLine)));
         }
         world.onFailure(e -> {
             if (finishing) {
@@ -444,7 +448,11 @@ final class NodeRuntime implements AutoCloseable {
      */
     void finish() {
         finishing = true;
-        if (world != null && toClose.size() > 0) {
+        if (world != null && world.hasLeft() && fill != null) {
+            stopPublishing.run();  // no barrier, no exchange: the other survivors no longer share a world
+            fill.close();
+        }
+        if (world != null && !world.hasLeft() && toClose.size() > 0) {
             MpiWorld w = world;
             CompletableFuture<Void> barrier = CompletableFuture.runAsync(() -> {
                 try {
@@ -461,7 +469,8 @@ final class NodeRuntime implements AutoCloseable {
             }, r -> daemon("fanstore-final-barrier", r).start());
             Throwable failed = null;
             try {
-                if (CompletableFuture.anyOf(barrier, failedWhileFinishing).get() instanceof RankFailedException e) {
+                Object ended = CompletableFuture.anyOf(barrier, failedWhileFinishing, nodeLost).get();
+                if (ended instanceof RankFailedException e && !nodeLost.isDone()) {
                     failed = e;
                 }
             } catch (ExecutionException e) {  // the barrier thread's IOException comes wrapped, any other bare
