@@ -162,6 +162,19 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     }
 
     /**
+     * Peers this rank no longer asks (it left the world after a node was lost: liveness/README.md): every range they
+     * would have served comes from the next source, the home, and the plan's kept partitions still complete.
+     */
+    public void peersDown(int[] ranks) {
+        synchronized (lock) {
+            for (int r : ranks) {
+                scheduler.down(r);
+            }
+            lock.notifyAll();
+        }
+    }
+
+    /**
      * The sources, in order and without those marked down, that a reader of partition p not kept here (or not
      * served in time) reads from.
      */
@@ -202,6 +215,13 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
                 scheduler.streamEnds(source);
                 lock.notifyAll();
             }
+        }
+    }
+
+    /** Where kept partition p's complete copy is, or will be once filled; null when p is not kept. */
+    public Path copyPath(int p) {
+        synchronized (lock) {
+            return scheduler.keeps(p) ? files.target(p) : null;
         }
     }
 
