@@ -64,7 +64,7 @@ echo "# $(date -u '+%F %H:%M UTC'), commit $(git -C "$repo" rev-parse --short HE
 for r in $(seq "$rounds"); do
   for shape in wide narrow; do
     /usr/bin/python3 "$work/probe.py" "$work/src/$shape" | sed "s/^/round $r native $shape: /"
-    "$repo/fanstore" run --ranks 1 --data "$work/$shape.fs" --local-dir "$work" -- 2>/dev/null \
+    "$repo/fanstore" run --ranks 1 --data "$work/$shape.fs" --local-dir "$work" -- \
       /usr/bin/python3 "$work/probe.py" "/fanstore/$shape" 2>/dev/null | sed "s/^/round $r fanstore $shape: /"
   done
 done
