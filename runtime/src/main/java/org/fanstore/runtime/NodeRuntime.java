@@ -105,6 +105,7 @@ final class NodeRuntime implements AutoCloseable {
     /** Completed with the first world failure once the orderly end has begun. */
     private final CompletableFuture<RankFailedException> failedWhileFinishing = new CompletableFuture<>();
     private volatile boolean finishing;
+    private final CompletableFuture<RankFailedException> nodeLost = new CompletableFuture<>(); // NodeLoss: left
     private RankStats stats;
     private volatile List<String> statsLines = List.of();
 
@@ -298,6 +299,7 @@ final class NodeRuntime implements AutoCloseable {
                     config.rank()));
             slices.attach(decoded);
             decoded.roomFrom(fill::reserve, fill::unreserve);
+            decoded.placesFrom(fill::copyPath);
         }
         open.attach(slices);
         // each partition becomes slices as it completes, on the fill's publish thread (docs/slices.md)
@@ -417,9 +419,12 @@ final class NodeRuntime implements AutoCloseable {
      * leave readers with EIO and the job exiting 0. During the orderly end a failure only cuts the final wait
      * short: this node's commands are done, and the rank that failed reports on its own node.
      */
-    void failWith(Consumer<RankFailedException> fatal) {
+    void failWith(Consumer<RankFailedException> fatal, Consumer<String> lostLine) {
         if (world == null) {
             return;
+        }
+        if (config.onNodeLoss() == RuntimeConfig.OnNodeLoss.CONTINUE) {
+            world.onLoss(e -> nodeLost.complete(NodeLoss.goOn(config, e, fill, stats, lostLine)));
         }
         world.onFailure(e -> {
             if (finishing) {
@@ -443,7 +448,11 @@ final class NodeRuntime implements AutoCloseable {
      */
     void finish() {
         finishing = true;
-        if (world != null && toClose.size() > 0) {
+        if (world != null && world.hasLeft() && fill != null) {
+            stopPublishing.run();  // no barrier, no exchange: the other survivors no longer share a world
+            fill.close();
+        }
+        if (world != null && !world.hasLeft() && toClose.size() > 0) {
             MpiWorld w = world;
             CompletableFuture<Void> barrier = CompletableFuture.runAsync(() -> {
                 try {
@@ -460,7 +469,8 @@ final class NodeRuntime implements AutoCloseable {
             }, r -> daemon("fanstore-final-barrier", r).start());
             Throwable failed = null;
             try {
-                if (CompletableFuture.anyOf(barrier, failedWhileFinishing).get() instanceof RankFailedException e) {
+                Object ended = CompletableFuture.anyOf(barrier, failedWhileFinishing, nodeLost).get();
+                if (ended instanceof RankFailedException e && !nodeLost.isDone()) {
                     failed = e;
                 }
             } catch (ExecutionException e) {  // the barrier thread's IOException comes wrapped, any other bare

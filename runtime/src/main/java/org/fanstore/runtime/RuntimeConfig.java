@@ -19,7 +19,21 @@ import java.util.function.Function;
 public record RuntimeConfig(int rank, int size, String rendezvousHost, int rendezvousPort, String data, Path localDir,
                             Path shmDir, long cacheMb, int replicas, String jobId, Unpack unpack, boolean verbose,
                             String localCapacity, boolean prefetch, Path outputDir,
-                            Path secretFile, TableLoad tableLoad) {
+                            Path secretFile, TableLoad tableLoad, OnNodeLoss onNodeLoss) {
+
+    /** What a node lost after ready does to the others (liveness/README.md, "A node lost after ready"). */
+    public enum OnNodeLoss {
+        CONTINUE, END;
+
+        public String argument() {
+            return argumentOf(this);
+        }
+
+        /** The choice named {@code s}; the message names the option and the choices. */
+        public static OnNodeLoss of(String s) {
+            return choice(OnNodeLoss.class, "--on-node-loss", s);
+        }
+    }
 
     /** How the metadata table reaches each node: rank 0 reads it and broadcasts it, or every rank reads it. */
     public enum TableLoad {
@@ -91,7 +105,8 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
         OUTPUT_DIR("output-dir", c -> c.outputDir() == null ? null : c.outputDir().toString()),
         /** A file (0600) holding the job secret: the secret itself would be readable in /proc/PID/cmdline. */
         SECRET_FILE("secret-file", c -> c.secretFile().toString()),
-        TABLE_LOAD("table-load", c -> c.tableLoad().argument());
+        TABLE_LOAD("table-load", c -> c.tableLoad().argument()),
+        ON_NODE_LOSS("on-node-loss", c -> c.onNodeLoss().argument());
 
         final String option;
         /** The value to write for a config; for a flag "" when set, null when not; null for an optional key
@@ -171,7 +186,8 @@ public record RuntimeConfig(int rank, int size, String rendezvousHost, int rende
                 Unpack.of(need(kv, Key.UNPACK)), kv.containsKey(Key.VERBOSE),
                 localCapacity, prefetch.equals("on"),
                 kv.containsKey(Key.OUTPUT_DIR) ? Path.of(kv.get(Key.OUTPUT_DIR)) : null,
-                Path.of(need(kv, Key.SECRET_FILE)), TableLoad.of(need(kv, Key.TABLE_LOAD)));
+                Path.of(need(kv, Key.SECRET_FILE)), TableLoad.of(need(kv, Key.TABLE_LOAD)),
+                OnNodeLoss.of(need(kv, Key.ON_NODE_LOSS)));
     }
 
     private static String need(Map<Key, String> kv, Key key) {

@@ -29,7 +29,7 @@ public final class RuntimeMain {
                 halt(1);
             });
             runtime = NodeRuntime.start(config);
-            runtime.failWith(e -> fail(e.getMessage()));
+            runtime.failWith(e -> fail(e.getMessage()), RuntimeMain::lost);
             System.out.println("FANSTORE-READY " + runtime.readyFields());
             System.out.flush();
             link.awaitStop();
@@ -70,6 +70,14 @@ public final class RuntimeMain {
             System.out.flush();
             // Not exit(): a shutdown hook (MPJ's, a progress bar's) could wait on the peer that failed.
             Runtime.getRuntime().halt(1);
+        }
+    }
+
+    /** A node was lost and this rank goes on without it: one line for the launcher (--on-node-loss continue). */
+    private static void lost(String fields) {
+        synchronized (RuntimeMain.class) {
+            System.out.println("FANSTORE-LOST " + fields);
+            System.out.flush();
         }
     }
 

@@ -19,7 +19,8 @@ class RuntimeConfigTest {
                 Path.of("/dev/shm/f/rank-3"), 1L << 33, 2, "991.0", unpack, verbose,
                 other ? "auto" : "50%", !verbose, other ? Path.of("/lustre/out put") : null,
                 Path.of("/dev/shm/f/secret"),
-                other ? RuntimeConfig.TableLoad.READ : RuntimeConfig.TableLoad.BROADCAST);
+                other ? RuntimeConfig.TableLoad.READ : RuntimeConfig.TableLoad.BROADCAST,
+                other ? RuntimeConfig.OnNodeLoss.END : RuntimeConfig.OnNodeLoss.CONTINUE);
     }
 
     @ParameterizedTest
@@ -36,7 +37,8 @@ class RuntimeConfigTest {
         assertEquals(List.of("--rank=3", "--size=8", "--rendezvous=fe80::1%eth0:45123", "--data=/data/in=1.fs",
                         "--local-dir=/tmp/f/rank-3", "--shm-dir=/dev/shm/f/rank-3", "--cache-mb=8589934592",
                         "--replicas=2", "--job-id=991.0", "--unpack=lazy", "--verbose", "--local-capacity=50%",
-                        "--prefetch=off", "--secret-file=/dev/shm/f/secret", "--table-load=broadcast"),
+                        "--prefetch=off", "--secret-file=/dev/shm/f/secret", "--table-load=broadcast",
+                        "--on-node-loss=continue"),
                 sample(RuntimeConfig.Unpack.LAZY, false, true).toArgs());
     }
 

@@ -29,6 +29,12 @@ final class JobStats {
     static final int SCHEMA_VERSION = 2;
 
     private final SortedMap<Integer, Map<String, String>> ranks = new TreeMap<>();
+    /** Ranks lost after ready, with when (epoch ms): --on-node-loss continue went on without them. */
+    private Map<Integer, Long> lost = Map.of();
+
+    void lost(Map<Integer, Long> lostRanks) {
+        this.lost = new TreeMap<>(lostRanks);
+    }
 
     /** Adds the ranks of {@code lines} ({@code rank=R key=value...}); a rank seen twice keeps its first line. */
     void add(List<String> lines) {
@@ -75,7 +81,19 @@ final class JobStats {
                 ReadyLine.human(fill.get("bytes_from_local")), ReadyLine.human(fill.get("bytes_from_peer")),
                 ReadyLine.human(fill.get("bytes_from_sharedfs")), objectStore(fill),
                 ReadyLine.human(fill.get("bytes_local")),
-                ReadyLine.human(fill.get("bytes_planned")));
+                ReadyLine.human(fill.get("bytes_planned"))) + lostSummary();
+    }
+
+    /** "; lost rank 2 at 05:58:03 UTC: its share read from the dataset's home since" when a node was lost. */
+    private String lostSummary() {
+        if (lost.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        lost.forEach((rank, at) -> sb.append(sb.length() > 0 ? ", " : "").append("rank ").append(rank)
+                .append(" at ").append(java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss", Locale.ROOT)
+                        .withZone(java.time.ZoneOffset.UTC).format(java.time.Instant.ofEpochMilli(at))).append(" UTC"));
+        return "; lost " + sb + " (--on-node-loss continue): the others read its share from the dataset's home since";
     }
 
     /** ", object store B in N requests" when the job read from one, else nothing. */
@@ -109,6 +127,9 @@ final class JobStats {
         job.put("wall_s", wallSeconds);
         job.put("exit_status", exitStatus);
         job.put("command", command);
+        List<Object> lostList = new ArrayList<>();
+        lost.forEach((rank, at) -> lostList.add(new LinkedHashMap<>(Map.of("rank", (long) rank, "at_ms", at))));
+        job.put("lost", lostList);
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("schema", "fanstore-stats");
         doc.put("schema_version", SCHEMA_VERSION);

@@ -41,9 +41,18 @@ final class JobSupervisor {
     private volatile boolean tornDown;
     private volatile int terminatedBy;
     private volatile boolean hurry;
+    /** --on-node-loss continue: a runtime that dies after ready takes only its own rank's commands with it. */
+    private final boolean continueOnLoss;
+    /** Ranks of this launcher whose runtime died after ready (continue mode), and when (epoch ms). */
+    private final Map<Integer, Long> lostRanks = new java.util.concurrent.ConcurrentHashMap<>();
 
     JobSupervisor(PrintStream err) {
+        this(err, false);
+    }
+
+    JobSupervisor(PrintStream err, boolean continueOnLoss) {
         this.err = err;
+        this.continueOnLoss = continueOnLoss;
     }
 
     /** Starts one runtime per rank given, with the command line built for each rank. */
@@ -184,6 +193,11 @@ final class JobSupervisor {
                 return terminateCommands(t.signal(), graceMillis);
             } else if (e instanceof CommandExited done) {
                 remaining--;
+                RuntimeProcess its = runtimeOf(done.command().rank());
+                if (lostRanks.containsKey(done.command().rank()) || (continueOnLoss && done.status() != 0
+                        && its != null && !its.alive() && goOnWithout(its))) {
+                    continue;  // stopped with its lost runtime: not this job's status
+                }
                 if (done.status() != 0 && status == 0) {
                     status = done.status();
                     if (commands.size() > 1) {
@@ -192,11 +206,60 @@ final class JobSupervisor {
                     }
                 }
             } else if (e instanceof RankDied dead) {
+                if (continueOnLoss && goOnWithout(dead.rank())) {
+                    continue;
+                }
                 err.println("fanstore: " + dead.rank().failure() + "; stopping the job");
                 return status != 0 ? status : EXIT_RANK_FAILED;
             }
         }
         return status;
+    }
+
+    /**
+     * --on-node-loss continue, a runtime of this launcher died after ready: if another runtime of this launcher is
+     * still alive (single-machine mode), the dead one's commands are stopped and the others go on; false when this
+     * launcher has no runtime left (its node is the lost one: it ends as in end mode).
+     */
+    private boolean goOnWithout(RuntimeProcess dead) {
+        if (lostRanks.containsKey(dead.rank())) {
+            return true;
+        }
+        if (runtimes.stream().noneMatch(rp -> rp != dead && rp.alive())) {
+            return false;
+        }
+        lostRanks.put(dead.rank(), System.currentTimeMillis());
+        for (UserCommand uc : commands) {
+            if (uc.rank() == dead.rank() && uc.process().isAlive()) {
+                uc.kill();
+            }
+        }
+        err.println("fanstore: " + dead.failure() + "; rank " + dead.rank() + " is lost: its commands were stopped,"
+                + " the other ranks go on (--on-node-loss continue)");
+        return true;
+    }
+
+    private RuntimeProcess runtimeOf(int rank) {
+        return runtimes.stream().filter(rp -> rp.rank() == rank).findFirst().orElse(null);
+    }
+
+    /** Ranks whose runtime this launcher saw die after ready, or that its runtimes reported lost; with when. */
+    Map<Integer, Long> lostRanks() {
+        Map<Integer, Long> all = new java.util.TreeMap<>(lostRanks);
+        for (RuntimeProcess rp : runtimes) {
+            String line = rp.lostLine();
+            if (line == null) {
+                continue;
+            }
+            Map<String, String> f = org.fanstore.runtime.stats.RankStats.fields(line);
+            long at = Long.parseLong(f.getOrDefault("at_ms", "0"));
+            for (String r : f.getOrDefault("ranks", "").split(",")) {
+                if (!r.isEmpty()) {
+                    all.merge(Integer.parseInt(r), at, Math::min);
+                }
+            }
+        }
+        return all;
     }
 
     /**

@@ -96,6 +96,11 @@ public final class RunCommand implements Callable<Integer> {
                     + "(one read of the shared FS), or every node reads it")
     String tableLoad;
 
+    @Option(names = "--on-node-loss", paramLabel = "continue|end", defaultValue = "continue",
+            description = "a node lost after the job started: the others go on reading (continue, default: every "
+                    + "byte it held is read from the dataset's home) or every node's job ends (end, exit 3)")
+    String onNodeLoss;
+
     @Option(names = "--local-capacity", paramLabel = "SIZE", defaultValue = "auto",
             description = "most bytes of partitions a node keeps: 500M, 20G, 50%% (of the local file system) "
                     + "or auto (default: its free space at start minus 10%% of its size); the rest is read "
@@ -203,7 +208,7 @@ public final class RunCommand implements Callable<Integer> {
                     + " this job its own");
             return 2;
         }
-        JobSupervisor supervisor = new JobSupervisor(err);
+        JobSupervisor supervisor = new JobSupervisor(err, "continue".equals(onNodeLoss));
         ProcessSignals.onTermination(signal -> {
             supervisor.terminate(signal);
             backstop(signal);
@@ -349,6 +354,7 @@ public final class RunCommand implements Callable<Integer> {
             throws InterruptedException {
         JobStats stats = new JobStats();
         stats.add(supervisor.statsLines());
+        stats.lost(supervisor.lostRanks());
         if (stats.isEmpty()) {
             return;
         }

@@ -51,6 +51,7 @@ final class RunOptionsCheck {
         }
         try {
             RuntimeConfig.TableLoad.of(run.tableLoad);
+            RuntimeConfig.OnNodeLoss.of(run.onNodeLoss);
         } catch (IllegalArgumentException e) {
             return e.getMessage();
         }

@@ -29,7 +29,8 @@ final class RuntimeCommandLine {
                 RuntimeConfig.Unpack.of(run.unpack),
                 RuntimeConfig.verboseFrom(System.getenv()), run.localCapacity, "on".equals(run.prefetch),
                 run.outputDir == null ? null : run.outputDir.toAbsolutePath(),
-                RankDirectory.JOB_SECRET.in(layout.shmDir(rank)), RuntimeConfig.TableLoad.of(run.tableLoad)).toArgs());
+                RankDirectory.JOB_SECRET.in(layout.shmDir(rank)), RuntimeConfig.TableLoad.of(run.tableLoad),
+                RuntimeConfig.OnNodeLoss.of(run.onNodeLoss)).toArgs());
         return cmd;
     }
 

@@ -27,6 +27,8 @@ final class RuntimeProcess {
     static final String READY = "FANSTORE-READY ";
     static final String ERROR = "FANSTORE-ERROR ";
     static final String STATS = "FANSTORE-STATS ";
+    /** A node was lost after ready and this rank went on without it: {@code ranks=R[,R] at_ms=T why=...}. */
+    static final String LOST = "FANSTORE-LOST ";
 
     private final int rank;
     private final Process process;
@@ -36,6 +38,7 @@ final class RuntimeProcess {
     private volatile String readyLine;
     private volatile String errorMessage;
     private volatile String drainedLine;
+    private volatile String lostLine;
     private volatile boolean stopping;
     private final AtomicInteger outputsLost = new AtomicInteger();
 
@@ -79,6 +82,8 @@ final class RuntimeProcess {
                             + (keyWhy.length > 1 ? keyWhy[1] : "unknown reason"));
                 } else if (line.startsWith(RuntimeReport.OUTPUT_DRAINED)) {
                     drainedLine = line.substring(RuntimeReport.OUTPUT_DRAINED.length());
+                } else if (line.startsWith(LOST)) {
+                    lostLine = line.substring(LOST.length());  // the runtime said it on stderr already
                 } else if (line.startsWith(STATS)) {
                     statsLines.add(line.substring(STATS.length()));
                 } else {
@@ -119,6 +124,11 @@ final class RuntimeProcess {
     /** The drain's summary ({@code files=N bytes=B ms=M}), or null. */
     String drainedLine() {
         return drainedLine;
+    }
+
+    /** The runtime's {@code FANSTORE-LOST} fields once it went on without a lost node, else null. */
+    String lostLine() {
+        return lostLine;
     }
 
     boolean alive() {

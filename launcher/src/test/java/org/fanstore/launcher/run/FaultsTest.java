@@ -188,7 +188,7 @@ class FaultsTest {
                 nodes.add(Job.start(Map.of("SLURM_JOB_ID", jobId, "SLURM_STEP_ID", "0",
                         "SLURM_PROCID", Integer.toString(node), "SLURM_NTASKS", "2", "SLURM_NNODES", "2",
                         "SLURM_NODEID", Integer.toString(node), "SLURM_LOCALID", "0", "SLURM_TASKS_PER_NODE", "1(x2)"),
-                        List.of("--rendezvous-dir", rv.toString()), "exec sleep 3005"));
+                        List.of("--rendezvous-dir", rv.toString(), "--on-node-loss", "end"), "exec sleep 3005"));
             }
             String job = jobId + ".0";
             for (int rank = 0; rank < 2; rank++) {

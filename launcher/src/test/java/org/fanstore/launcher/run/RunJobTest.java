@@ -187,7 +187,8 @@ class RunJobTest {
         CompletableFuture<FanstoreProcess.Result> running = CompletableFuture.supplyAsync(() -> {
             try {
                 return FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 180, "run", "--ranks", "2",
-                        "--data", plain.toString(), "--local-dir", work.toString(), "--", "sleep", "120");
+                        "--on-node-loss", "end", "--data", plain.toString(), "--local-dir", work.toString(), "--",
+                        "sleep", "120");
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }

@@ -269,6 +269,23 @@ public final class RankMain {
                 PatternObjects.id(victim, 3), PatternObjects.SIZES[3],
                 new PatternObjects.CheckingSink(PatternObjects.id(victim, 3), 0), wait));
         boolean gatherNamed = reportFailure("ALLGATHER", victim, () -> world.allGather(new byte[10], wait));
+        // MPJ's device is poisoned between the survivors too (liveness/README.md, "A node lost after ready"): a
+        // fetch from the other survivor fails or parks inside Isend for good, so it runs on a thread given 8 s
+        int other = 3 - victim - world.rank();
+        String[] survivorFetch = {"BLOCKED"};
+        Thread t = new Thread(() -> {
+            try {
+                fetcher.fetch(other, PatternObjects.id(other, 3), PatternObjects.SIZES[3],
+                        new PatternObjects.CheckingSink(PatternObjects.id(other, 3), 0), wait);
+                survivorFetch[0] = "OK";
+            } catch (Exception e) {
+                survivorFetch[0] = "FAILED";
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+        t.join(8_000);
+        System.out.println("SURVIVOR_FETCH_" + survivorFetch[0]);
         System.out.flush();
         // Stay until every survivor has reported: one that left early would be a second dead rank to the others.
         return fetchNamed && gatherNamed && "exit".equals(stdin.readLine()) ? 0 : 1;

@@ -108,16 +108,21 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         if (!CommitProtocol.fits(r)) {
             return Errno.ENAMETOOLONG;
         }
+        // after a node was lost this rank has left the world: it decides its own commits (liveness/README.md)
+        boolean alone = world.hasLeft();
         RankFailedException failed = broken;
-        if (failed != null) {
+        if (failed != null && !alone) {
             System.err.println("fanstore rank " + world.rank() + ": " + describe(r) + " not committed (EIO): "
                     + failed.getMessage());
             return Errno.EIO;
         }
-        int owner = deciderOf(r, world.size());
+        int owner = alone ? world.rank() : deciderOf(r, world.size());
         applier.committing(r);
         int errno = owner == world.rank() ? decide(r, world.rank(), BoundedWait.deadlineAfter(timeout)).errno
                 : propose(owner, r, timeout);
+        if (errno == Errno.EIO && !alone && world.hasLeft() && owner != world.rank()) {
+            errno = decide(r, world.rank(), BoundedWait.deadlineAfter(timeout)).errno;  // the loss came mid-commit
+        }
         applier.settled(r);
         return errno;
     }
@@ -142,7 +147,7 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     /** Sends a decided record to every other rank and waits for all their acknowledgements. */
     private Outcome broadcast(OutputRecord r, int origin, long deadline) {
         int[] peers = PeerLiveness.othersThan(world.rank(), world.size());
-        if (peers.length == 0) {
+        if (peers.length == 0 || world.hasLeft()) {
             return new Outcome(0, -1);
         }
         int tag = MpiTags.commitReply(replySequence.getAndIncrement());
@@ -160,7 +165,12 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
             }
             for (int peer : peers) {
                 if (sent[peer] == null || !sent[peer].until(deadline) || !acked[peer].until(deadline)) {
-                    report(r, world.failure(new int[] {peer}, "sending " + describe(r) + " to every rank", null));
+                    RankFailedException e = world.failure(new int[] {peer}, "sending " + describe(r) + " to every rank",
+                            null);
+                    if (world.hasLeft()) {
+                        return new Outcome(0, -1);  // applied here; the other survivors no longer share a world
+                    }
+                    report(r, e);
                     return new Outcome(Errno.EIO, peer);
                 }
             }
@@ -168,6 +178,9 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
             // no cause: its text is a chain of MPJ class names, and the log is read by users
             RankFailedException e = world.failure(peers, "sending " + describe(r) + " to every rank failed in MPJ",
                     null);
+            if (world.hasLeft()) {
+                return new Outcome(0, -1);
+            }
             report(r, e);
             return new Outcome(Errno.EIO, e.ranks()[0]);
         }

@@ -37,6 +37,8 @@ public final class RankStats {
     private volatile long startedAt = System.nanoTime();
     private final AtomicLong firstOpenAt = new AtomicLong();
     private volatile String loadFields = "";
+    /** " lost_ranks=R[,R] lost_at_ms=T" once this rank left the world after a node was lost, else "". */
+    private volatile String lostFields = "";
 
     public RankStats(int rank) {
         this.rank = rank;
@@ -154,6 +156,18 @@ public final class RankStats {
     }
 
     /** The snapshot line: {@code rank=R key=value...} (field names: README.md). */
+    /**
+     * A node was lost ({@code ranks}, noticed at {@code atMillis}, epoch ms): named in this rank's line, as
+     * {@code lost_ranks} and {@code lost_at_ms} (docs/stats.md).
+     */
+    public void lost(int[] ranks, long atMillis) {
+        StringBuilder sb = new StringBuilder(" lost_ranks=");
+        for (int i = 0; i < ranks.length; i++) {
+            sb.append(i > 0 ? "," : "").append(ranks[i]);
+        }
+        lostFields = sb.append(" lost_at_ms=").append(atMillis).toString();
+    }
+
     public String line() {
         StringBuilder sb = new StringBuilder("rank=").append(rank);
         ShimCounters s = shim;
@@ -181,7 +195,7 @@ public final class RankStats {
                 g.report((key, value) -> put(sb, key, value));
             }
         }
-        sb.append(loadFields);
+        sb.append(loadFields).append(lostFields);
         for (int i = 0; i < KINDS.length; i++) {
             String h = latency[i].encode();
             if (!h.isEmpty()) {

@@ -24,8 +24,8 @@ import org.fanstore.runtime.membership.JobSecret;
  * This JVM's membership in the job's MPJ Express (niodev) world: one per process, since MPJ keeps its
  * state in statics. Every operation is bounded by a timeout, because niodev never fails a wait on its
  * own: a missing rank makes {@code MPI.Init} wait forever, and a dead one makes receives starve.
- * After any {@link RankFailedException} the world is unusable (niodev has closed all channels); the
- * runtime should report and exit.
+ * After any {@link RankFailedException} the world is unusable (niodev has closed all channels): the runtime
+ * either reports and exits, or (a node lost, --on-node-loss continue) {@link #leave}s it and goes on without MPJ.
  *
  * <p>The collectives here are built from Isend/Irecv polled against a deadline instead of MPJ's blocking
  * collectives, so a dead rank turns into an exception naming it within the timeout.
@@ -49,6 +49,10 @@ public final class MpiWorld {
     private final PeerLiveness liveness;
     private int epoch;
     private volatile Consumer<RankFailedException> onFailure;
+    /** Set in --on-node-loss continue: a peer found dead after ready makes this rank leave the world instead. */
+    private volatile Consumer<RankFailedException> onLoss;
+    /** Why this rank left the world (liveness/README.md, "A node lost after ready"), null while it is whole. */
+    private volatile RankFailedException left;
 
     private MpiWorld(int rank, int size, PeerLiveness liveness) {
         this.rank = rank;
@@ -117,6 +121,11 @@ public final class MpiWorld {
      *     dead ones when a liveness probe can tell)
      */
     public synchronized byte[][] allGather(byte[] mine, Duration timeout) throws IOException {
+        RankFailedException gone = left;
+        if (gone != null) {
+            throw new RankFailedException(gone.ranks(), "rank " + rank + ": no collective after leaving the world ("
+                    + gone.getMessage() + ")");
+        }
         long deadline = BoundedWait.deadlineAfter(timeout);
         int e = epoch++;
         int[] others = PeerLiveness.othersThan(rank, size);
@@ -161,6 +170,9 @@ public final class MpiWorld {
      */
     public boolean finalizeWorld(Duration timeout) {
         liveness.close();
+        if (left != null) {
+            return false;  // MPI.Finalize is a barrier over every rank: the lost one never comes
+        }
         CompletableFuture<Void> done = new CompletableFuture<>();
         Thread finisher = new Thread(() -> {
             try {
@@ -193,6 +205,58 @@ public final class MpiWorld {
     }
 
     /**
+     * --on-node-loss continue: from now on a peer found dead (by the watch or after a failed exchange) makes this rank
+     * {@link #leave} the world, and {@code listener} is called once with the lost ranks, instead of the failure
+     * listener. A failure without a dead peer (a silent one) still goes to {@link #onFailure}.
+     */
+    public void onLoss(Consumer<RankFailedException> listener) {
+        this.onLoss = listener;
+    }
+
+    /** Whether this rank has left the world after a node was lost: no MPJ call is made any more. */
+    public boolean hasLeft() {
+        return left != null;
+    }
+
+    /**
+     * Leaves the world after {@code lost}: every send, receive and collective from now on throws at once
+     * ({@link WorldLeftException}) instead of entering MPJ, whose device a peer's death made unusable on every rank,
+     * and sends already parked inside MPJ are released ({@link WorldLeft}).
+     *
+     * @return whether this call left (false: it had already)
+     */
+    public boolean leave(RankFailedException lost) {
+        synchronized (this.liveness) {
+            if (left != null) {
+                return false;
+            }
+            left = lost;
+        }
+        WorldLeft.startUnjammer(rank);
+        return true;
+    }
+
+    private void whole() {
+        RankFailedException gone = left;
+        if (gone != null) {
+            throw new WorldLeftException("rank " + rank + " left the world: " + gone.getMessage());
+        }
+    }
+
+    /** A confirmed loss: leaves and tells the loss listener once; false when no loss listener is set. */
+    private boolean lose(PeerLiveness.Lost lost) {
+        Consumer<RankFailedException> listener = onLoss;
+        if (listener == null) {
+            return false;
+        }
+        RankFailedException e = new RankFailedException(lost.ranks(), "rank " + rank + ": " + lost.describe());
+        if (leave(e)) {
+            listener.accept(e);
+        }
+        return true;
+    }
+
+    /**
      * Probes every peer's liveness port every {@code interval} on a daemon thread, so a rank whose process is
      * gone is noticed even when nothing is being fetched from it (otherwise only the job's final barrier would
      * find out, and a node whose command runs for days would never stop). A stopped (SIGSTOP) or merely slow
@@ -210,8 +274,14 @@ public final class MpiWorld {
                 } catch (InterruptedException e) {
                     return;
                 }
+                if (left != null) {
+                    return;
+                }
                 PeerLiveness.Lost lost = liveness.lostAmong(others);
                 if (lost.ranks().length > 0) {
+                    if (lose(lost)) {
+                        return;
+                    }
                     notifyFailure(new RankFailedException(lost.ranks(), "rank " + rank + ": " + lost.describe()));
                     return;
                 }
@@ -235,27 +305,32 @@ public final class MpiWorld {
 
     /** Posts a send of {@code length} bytes of {@code message} to {@code dest}. */
     public Pending isend(byte[] message, int length, int dest, int tag) {
-        return new Pending(comm.Isend(message, 0, length, MPI.BYTE, dest, tag));
+        whole();
+        return new Pending(comm.Isend(message, 0, length, MPI.BYTE, dest, tag), this);
     }
 
     /** Posts a receive of up to {@code length} bytes into {@code into} from {@code source}. */
     public Pending irecv(byte[] into, int length, int source, int tag) {
-        return new Pending(comm.Irecv(into, 0, length, MPI.BYTE, source, tag));
+        whole();
+        return new Pending(comm.Irecv(into, 0, length, MPI.BYTE, source, tag), this);
     }
 
     /** Receives one message on {@code tag} from any rank into {@code into}, waiting without bound; its sender. */
     public int receiveFromAny(byte[] into, int tag) {
+        whole();
         return comm.Recv(into, 0, into.length, MPI.BYTE, MPI.ANY_SOURCE, tag).source;
     }
 
     /** {@link PackedMessages#isend} in this world. */
     public Pending isendPacked(ByteBuffer buffer, int length, int dest, int tag) {
-        return new Pending(PackedMessages.isend(comm, buffer, length, dest, tag));
+        whole();
+        return new Pending(PackedMessages.isend(comm, buffer, length, dest, tag), this);
     }
 
     /** {@link PackedMessages#irecv} in this world. */
     public Pending irecvPacked(ByteBuffer buffer, int source, int tag) {
-        return new Pending(PackedMessages.irecv(comm, buffer, source, tag));
+        whole();
+        return new Pending(PackedMessages.irecv(comm, buffer, source, tag), this);
     }
 
     /**
@@ -272,11 +347,20 @@ public final class MpiWorld {
      * failed (a fill transfer), and a peer that really died is reported by the liveness watch instead.
      */
     public RankFailedException failure(int[] suspects, String what, Throwable cause, boolean report) {
+        RankFailedException gone = left;
+        if (gone != null) {
+            return new RankFailedException(suspects.clone(), "rank " + rank + ": " + what + ": this rank left the world"
+                    + " after a node was lost (" + gone.getMessage() + ")");
+        }
         PeerLiveness.Lost lost = liveness.lostAmong(suspects);
         if (lost.ranks().length == 0) {
             int[] others = IntStream.of(PeerLiveness.othersThan(rank, size))
                     .filter(r -> IntStream.of(suspects).noneMatch(s -> s == r)).toArray();
             lost = liveness.lostAmong(others);
+        }
+        if (lost.ranks().length > 0 && lose(lost)) {
+            return new RankFailedException(lost.ranks(), "rank " + rank + ": " + what + ": " + lost.describe()
+                    + "; this rank goes on without it (--on-node-loss continue)", cause);
         }
         int[] named = lost.ranks().length > 0 ? lost.ranks() : suspects.clone();
         String verdict = lost.ranks().length > 0 ? lost.describe()

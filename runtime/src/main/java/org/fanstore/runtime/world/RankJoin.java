@@ -218,7 +218,7 @@ public final class RankJoin {
         return new int[] {(Integer) field(device, "wport"), (Integer) field(device, "rport")};
     }
 
-    private static Object niodev() {
+    static Object niodev() {
         try {
             Field dev = Class.forName("mpjdev.javampjdev.MPJDev").getDeclaredField("dev");
             dev.setAccessible(true);
@@ -228,7 +228,7 @@ public final class RankJoin {
         }
     }
 
-    private static Object field(Object device, String name) {
+    static Object field(Object device, String name) {
         try {
             Field f = device.getClass().getDeclaredField(name);
             f.setAccessible(true);
