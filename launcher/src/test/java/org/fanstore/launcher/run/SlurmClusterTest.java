@@ -73,9 +73,15 @@ class SlurmClusterTest {
     }
 
     private List<String> fanstoreRun(String... command) {
+        return fanstoreRun(List.of(), command);
+    }
+
+    private List<String> fanstoreRun(List<String> options, String... command) {
         List<String> cmd = new ArrayList<>(List.of(FanstoreProcess.repo().resolve("fanstore").toString(), "run",
                 "--data", ds.data().toString(), "--local-dir", local.toString(), "--rendezvous-dir",
-                rendezvous.toString(), "--join-timeout", "20", "--"));
+                rendezvous.toString(), "--join-timeout", "20"));
+        cmd.addAll(options);
+        cmd.add("--");
         cmd.addAll(List.of(command));
         return cmd;
     }
@@ -168,13 +174,15 @@ class SlurmClusterTest {
         }
     }
 
+    /** --on-node-loss end: a killed runtime ends every node's job (the default goes on: the test below). */
     @Test
     void aKilledRuntimeEndsTheJob() throws Exception {
         needCluster();
         Path jobFile = work.resolve("kill.job");
         Path started = work.resolve("kill.started");
         Process srun = start(concat(List.of("srun", "-J", "kill", "-N2", "--ntasks-per-node=1"),
-                fanstoreRun("sh", "-c", "echo $FANSTORE_JOB_ID > " + jobFile + "." + "$FANSTORE_RANK; while true; do "
+                fanstoreRun(List.of("--on-node-loss", "end"), "sh", "-c", "echo $FANSTORE_JOB_ID > " + jobFile + "."
+                        + "$FANSTORE_RANK; while true; do "
                         + ds.readEverything() + " > /dev/null; touch " + started + "; done")), "kill");
         String job = null;
         try {
