@@ -11,7 +11,8 @@
 # build's prep and start on the same tree, alternating with this one (ROUNDS rounds, default 2). SKIP_PREP=1 reuses
 # the datasets a previous run prepped (the starts only). SYNTH_DIRS spreads the synthetic files evenly over that many
 # directories (21841: ImageNet-21k's shape; default 1,300 files per directory). Each start also reports the peak
-# RSS of the largest process of the job (GNU time: a rank JVM) and the landed table's shared memory.
+# RSS of the largest process of the job (GNU time: a rank JVM), the landed table's shared memory, and how long the
+# first and the second process to touch /fanstore take (`ls /fanstore`: the first one validates the table).
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 work="${1:-/tmp/fanstore-load-bench}"
@@ -79,7 +80,9 @@ start() { # start LABEL BUILD DATASET RANKS [run options...]
   FANSTORE_VERBOSE=1 /usr/bin/time -f 'peak_rss_kb=%M' -o "$work/time.out" "$b/fanstore" run --ranks "$ranks" \
     --data "$data" --local-dir "$work" "$@" -- sh -c "date +%s.%N > $work/started.\$FANSTORE_RANK;
     [ \$FANSTORE_RANK != 0 ] || { a=\$(date +%s.%N); ls /fanstore > /dev/null; b=\$(date +%s.%N);
-    echo \"first ls (a process maps and validates the table) \$(echo \$b - \$a | bc) s\" > $work/shm.out;
+    ls /fanstore > /dev/null; c=\$(date +%s.%N);
+    echo \"first ls (maps, validates, seals the table) \$(echo \$b - \$a | bc) s, second ls \$(echo \$c - \$b | bc) s\" \
+    > $work/shm.out;
     du -k --apparent-size \$FANSTORE_SHM_DIR/meta.tbl | cut -f1 >> $work/shm.out; }" > "$log" 2>&1 \
     || { echo "$label: FAILED"; grep -v '^\s*at ' "$log" | tail -3; return; }
   t1=$(cat "$work"/started.* | sort -n | tail -1)
@@ -102,10 +105,11 @@ if [ "$synth" -gt 0 ]; then
     lz4="$(ls "${M2_REPO:-$HOME/.m2/repository}"/at/yawk/lz4/lz4-java/*/lz4-java-*.jar | head -1)"
     rm -rf "$sds"
     t0=$(now)
+    /usr/bin/time -f 'synthesis peak RSS %M KiB' -o "$work/synth-time.out" \
     java $(sed -n 's/^runtime=//p' "$repo/launcher/target/classes/org/fanstore/launcher/run/jvm.flags") -Xmx14g \
       -cp "$repo/bench/target/classes:$repo/prep/format/target/classes:$agrona:$lz4" \
       org.fanstore.bench.SyntheticDataset "$sds" in10m "$synth" 32 ${SYNTH_DIRS:-}
-    echo "synthetic dataset written in $(secs "$t0" "$(now)") s"
+    echo "synthetic dataset written in $(secs "$t0" "$(now)") s; $(cat "$work/synth-time.out")"
   fi
   echo "synthetic: namespace.tbl $(stat -c %s "$sds/namespace.tbl") bytes for $synth files," \
     "$(echo "scale=1; $(stat -c %s "$sds/namespace.tbl") / $synth" | bc) bytes/file"

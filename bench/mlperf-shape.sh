@@ -15,7 +15,8 @@
 # same CPUs, taskset -c 0-(N-2)). Every row runs EPOCHS (3) epochs in one process.
 #   bench/mlperf-shape.sh [WORK_DIR]
 # Env: ROUNDS (3), WORKLOADS ("unet3d resnet50"), LABELS, CPUS ("unsplit split"), HOME_RATE (bindfs, 1024-based:
-# 300M), EPOCHS, UNET_FILES, RESNET_FILES, PARTITIONS (8), FANSTORE_REPO (the checkout whose fanstore runs: this one).
+# 300M), EPOCHS, UNET_FILES, RESNET_FILES, PARTITIONS (8), FANSTORE_REPO (the checkout whose fanstore runs: this one),
+# FS_OPTS (more `fanstore run` options for the fs-* rows, e.g. "--prefetch off").
 # Output: one line per row and round (AU % per epoch, epoch times, reader's p99 open per epoch, the runtime's p99
 # open), then a table of medians over the rounds. Run it under `flock /work/bench.lock`.
 set -euo pipefail
@@ -83,7 +84,8 @@ row() { # row WORKLOAD LABEL CPUS -> the driver's epoch lines, and "runtime_p99_
       ranks=${l#fs-}; ranks=${ranks%%-*}
       data="$work/home/$w.fs"; [[ $l == *-home ]] && data="$work/home-slow/$w.fs"
       [ "$c" = split ] && wrap=("$repo/bench/other-nodes-core.sh")
-      "$fsrepo/fanstore" run --ranks "$ranks" --only-rank 0 --data "$data" --local-dir "$work/local" -- \
+      # shellcheck disable=SC2086 # FS_OPTS: extra `fanstore run` options, words split on purpose
+      "$fsrepo/fanstore" run --ranks "$ranks" --only-rank 0 --data "$data" --local-dir "$work/local" ${FS_OPTS:-} -- \
         "${wrap[@]}" "$py" "$driver" run "/fanstore/$w" "$epochs" "$th" "$b" "$comp" 2>"$work/run.err" \
         || echo "FAILED: $(grep -m1 -E 'fanstore|mlperf_shape|Error' "$work/run.err" || tail -n1 "$work/run.err")"
       { grep -o 'p99 open via runtime [0-9]* us' "$work/run.err" || true; } | awk '{print "runtime_p99_us", $5}' ;;

@@ -7,6 +7,8 @@
 #   b           the way users do it today: one object per sample, a DataLoader with 8 workers, boto3 GETs
 #               (bench/s3_dataloader.py)
 #   local       the same DataLoader over the source tree on this disk (warm page cache): "local speed"
+#   local1      the same, pinned as bench/other-nodes-core.sh pins a split-CPU reader (CPUs 0..N-2): the c2 rows'
+#               local speed (their reader and its rank share those CPUs; the other rank has the last)
 #   c1, c2      fanstore from the bucket, `fanstore run --data s3://BUCKET/fs/NAME.fs`, 1 rank / 2 ranks with the
 #               CPUs split as a cluster has them (bench/other-nodes-core.sh), rank 0 reading every file; the same
 #               DataLoader over /fanstore/NAME, epochs 1-3. Skipped (said so) where `run --data s3://` does not
@@ -24,6 +26,8 @@
 # netem they are "-"); a row's GET bytes / dataset bytes is per job (all its epochs).
 #   bench/object-store.sh [WORK_DIR]        ROUNDS (3), N112 (2000 files of 112 KiB), N2M (200 of 2 MiB),
 #                                           ONE_WAY_MS (10), THREADS (8), PARTITIONS (4), SKIP_C=1, BIG,
+#                                           EPOCHS (3: the local and c rows' epochs; later epochs of 200 2 MiB
+#                                           files last ~20 ms each, so more of them give a steadier median),
 #                                           LABELS (the rows to run, default all), C_VARIANT_OPTS, C_OLD_REPO
 # Needs root (the namespace), the build (mvn -B -o -q -DskipTests package), /usr/bin/python3 with torch and boto3
 # (python3-torch, python3-boto3). Writes bench/journal/DATE-object-store-COMMIT.txt.
@@ -31,7 +35,7 @@ set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
 work="$(mkdir -p "${1:-/tmp/fanstore-object-store}" && readlink -f "${1:-/tmp/fanstore-object-store}")"
 rounds=${ROUNDS:-3}; n112=${N112:-2000}; n2m=${N2M:-200}; delay=${ONE_WAY_MS:-10}; threads=${THREADS:-8}
-parts=${PARTITIONS:-4}; py=/usr/bin/python3; bucket=bench
+parts=${PARTITIONS:-4}; epochs=${EPOCHS:-3}; py=/usr/bin/python3; bucket=bench
 control=http://198.18.43.2:9100/
 cp_bench="$repo/bench/target/fanstore-bench.jar:$repo/bench/target/lib/*"
 [ "$(id -u)" = 0 ] || { echo "object-store.sh: needs root (network namespace)" >&2; exit 2; }
@@ -43,6 +47,7 @@ if ip netns list | grep -qw fanstore-s3; then
 fi
 
 commit=$(git -C "$repo" rev-parse --short HEAD)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 journal="$repo/bench/journal/$(date -u +%F)-object-store-$commit.txt"
 rows="$work/rows.txt"; : > "$rows"
 log() { echo "$*" | tee -a "$work/log.txt" >&2; }
@@ -201,21 +206,24 @@ one() { # one ROUND LABEL SIZE
     a-threads) run_a "$r" "$s" threads ;;
     a-parallel) run_a "$r" "$s" parallel ;;
     b) run_loader "$r" b "$s" 1 "$(bytes_of "$work/src/$s")" "$py" "$loader" "s3://$bucket/raw/$s" "$work/$s.list" 1 8 ;;
-    local) run_loader "$r" local "$s" 3 "$(bytes_of "$work/src/$s")" "$py" "$loader" "$work/src/$s" "$work/$s.list" 3 8 ;;
+    local) run_loader "$r" local "$s" "$epochs" "$(bytes_of "$work/src/$s")" "$py" "$loader" "$work/src/$s" \
+      "$work/$s.list" "$epochs" 8 ;;
+    local1) run_loader "$r" local1 "$s" "$epochs" "$(bytes_of "$work/src/$s")" taskset -c "0-$(( $(nproc) - 2 ))" \
+      "$py" "$loader" "$work/src/$s" "$work/$s.list" "$epochs" 8 ;;
     c1|c2|c1v|c2v|c1o|c2o)
       rm -rf "$work/local"; mkdir -p "$work/local"
       local ranks=${label:1:1} wrap=() opts="" build=$repo
       [ "$ranks" = 2 ] && wrap=("$repo/bench/other-nodes-core.sh")
       [ "${label:2}" = v ] && opts=${C_VARIANT_OPTS:-}
       [ "${label:2}" = o ] && build=$C_OLD_REPO
-      run_loader "$r" "$label" "$s" 3 "$(bytes_of "$work/fs/$nm.fs")" \
+      run_loader "$r" "$label" "$s" "$epochs" "$(bytes_of "$work/fs/$nm.fs")" \
         env FANSTORE_VERBOSE=1 FANSTORE_RUNTIME_JAVA_OPTS="$opts" \
         "$build/fanstore" run --ranks "$ranks" \
         --only-rank 0 --data "s3://$bucket/fs/$nm.fs" --local-dir "$work/local" -- \
-        "${wrap[@]}" "$py" "$loader" "/fanstore/$nm" "$work/$s.list" 3 8 ;;
+        "${wrap[@]}" "$py" "$loader" "/fanstore/$nm" "$work/$s.list" "$epochs" 8 ;;
   esac
 }
-labels=(a-threads a-parallel b local)
+labels=(a-threads a-parallel b local local1)
 [ "$c_ok" = 1 ] && labels+=(c1 c2)
 [ "$c_ok" = 1 ] && [ -n "${C_VARIANT_OPTS:-}" ] && labels+=(c1v c2v)
 if [ -n "${C_OLD_REPO:-}" ]; then
@@ -273,17 +281,26 @@ print()
 def ratio(a, b, i):
     return f"{a[i] / b[i]:.2f}x" if a and b and b[i] else "-"
 for size in sorted({k[0] for k in m}):
-    a, b, loc = m.get((size, "a-threads", 1)), m.get((size, "b", 1)), m.get((size, "local", 3))
+    a, b = m.get((size, "a-threads", 1)), m.get((size, "b", 1))
     for c in ("c1", "c2", "c1v", "c2v", "c1o", "c2o"):
         if (size, c, 1) in m:
             c1, c3 = m[size, c, 1], m.get((size, c, 3))
+            # a split-CPU row's local speed is the DataLoader on the same CPUs (local1), where it ran
+            base = "local1" if c[1] == "2" and (size, "local1", 2) in m else "local"
+            loc = m.get((size, base, 3))
             print(f"{size} {c}: epoch 1 {ratio(c1, a, 1)} raw store MiB/s (goal >= 0.8x), "
                   f"{ratio(c1, b, 0)} boto3 DataLoader files/s (goal >= 10x at 112K); "
-                  f"epochs 2 / 3 {ratio(m.get((size, c, 2)), m.get((size, 'local', 2)), 0)} / {ratio(c3, loc, 0)}"
-                  f" local files/s, same epoch (goal >= 0.95x); GET bytes {per(c1[3], c1[4], '.3f')}x the dataset"
+                  f"epochs 2 / 3 {ratio(m.get((size, c, 2)), m.get((size, base, 2)), 0)} / {ratio(c3, loc, 0)}"
+                  f" {base} files/s, same epoch (goal >= 0.95x); GET bytes {per(c1[3], c1[4], '.3f')}x the dataset"
                   f" (goal <= 1.05x), {per(c1[2], c1[5], '.3f')} requests per file (goal << 1); launch -> first"
                   f" byte {f(c1[6], '.0f')} ms in the DataLoader (torch import included), {f(c1[7], '.0f')} ms by"
                   f" fanstore (goal <= 2,500)")
+            later = [e for e in range(2, 100) if (size, c, e) in m and (size, base, e) in m]
+            if len(later) > 2:
+                cm = st.median(m[size, c, e][0] for e in later)
+                bm = st.median(m[size, base, e][0] for e in later)
+                print(f"{size} {c}: epochs 2-{later[-1]}, median of the per-epoch medians: {cm:,.0f} files/s vs"
+                      f" {base} {bm:,.0f}: {cm / bm:.2f}x")
     if a and b:
         print(f"{size}: boto3 DataLoader {b[1] / a[1]:.2f}x the raw store's MiB/s")
 big = {}
@@ -304,8 +321,10 @@ PY
 )
 echo "$summary"
 {
-  echo "# bench/object-store.sh $work, commit $commit, $(date -u '+%F %H:%M UTC'), load at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# ROUNDS=$rounds N112=$n112 N2M=$n2m ONE_WAY_MS=$delay THREADS=$threads PARTITIONS=$parts, nproc $(nproc)," \
+  echo "# bench/object-store.sh $work, commit $commit, $(date -u '+%F %H:%M UTC'), load at start: $load_start," \
+    "at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "# ROUNDS=$rounds N112=$n112 N2M=$n2m ONE_WAY_MS=$delay THREADS=$threads PARTITIONS=$parts EPOCHS=$epochs," \
+    "nproc $(nproc)," \
     "LABELS=${LABELS:-all} C_VARIANT_OPTS=${C_VARIANT_OPTS:-}" \
     "C_OLD_REPO=${C_OLD_REPO:-} (${C_OLD_REPO:+$(git -C "$C_OLD_REPO" rev-parse --short HEAD)})," \
     "BIG=$big_src (name ${big_name:--}, file ${big_file:--})"

@@ -7,8 +7,8 @@
 Prints Markdown. With --csv: the inputs it read, the validation against the run's 1/2/4-rank jobs (all on one
 machine, so they share its cores), and the prediction for 16..1024 nodes of a cluster (one node per host) for a
 dataset of --files files of --file-kib each (default: ImageNet-1k's shape), plus where it stops scaling and why;
-then the load tables. With --load-only (no CSV needed): the time from launch to the first read for 1M, 10M and
-100M files at 16..1024 nodes, the table broadcast down the chain against every node reading it from the shared
+then the load tables. With --load-only (no CSV needed): the time from launch to the first read for 1M, 14M, 100M
+and 1B files at 16..1024 nodes, the table broadcast down the chain against every node reading it from the shared
 FS (--table-load read), and the shared memory per node. The load inputs are the LOAD_DEFAULTS block below.
 See docs/scaling-model.md for the equations.
 """
@@ -119,7 +119,8 @@ def aggregate(inp, size, nodes, wire_bw=None, wire_latency=0.0, bisection=1.0, c
 #   T(N, F) = t_launch(N) + F*b / B_fs + [N > 1] * (F*b / B_chain + (N - 2) * (C / B_chain + L)) + F * t_land
 #   t_launch(N) = t0 + N * L_init            B_chain = min(software rate of MPJ chunks, link)
 #   --table-load read: t_launch(N) + F*b / min(B_fs, B_fs_aggregate / N) + F * t_land
-#   shared memory per node = F*b; the Java reader maps the table in one buffer: F*b <= 2^31 - 1 bytes.
+#   shared memory per node = F*b (the Java reader maps it in 1 GiB-stride windows: no limit below the node's memory;
+#   prep's writer holds the hash buckets in one Java int[]: at most 2^29 entries per table).
 #
 # The partition copy (before the command starts too) is not in T: a later issue removes it; --csv reports it apart.
 #
@@ -148,9 +149,9 @@ LOAD_HELP = {
     "launch_s": "t_launch constant (rendezvous + MPI init), s",
     "launch_ms_per_node": "L_init, t_launch per node, ms",
 }
-LOAD_FILES = [1000000, 10000000, 100000000]
+LOAD_FILES = [1000000, 14000000, 100000000, 1000000000]
 LOAD_NODES = [16, 32, 64, 128, 256, 512, 1024]
-MAP_LIMIT = 2 ** 31 - 1  # bytes one Java buffer maps (Integer.MAX_VALUE): LandedTable, MetadataTable refuse more
+WRITER_LIMIT = 2 ** 29   # entries: prep's KeyHashIndex keeps >= 2E buckets, a power of two, in one Java int[]
 
 
 class LoadModel:
@@ -173,10 +174,7 @@ class LoadModel:
         return files * self.b
 
     def fits(self, files):
-        return self.table_bytes(files) <= MAP_LIMIT
-
-    def max_files(self):
-        return int(MAP_LIMIT // self.b)
+        return files < WRITER_LIMIT
 
     def launch(self, n):
         return self.t0 + n * self.l_init
@@ -223,6 +221,8 @@ def add_load_options(ap):
 
 
 def fmt_count(files):
+    if files % 1000000000 == 0:
+        return "%dB" % (files // 1000000000)
     return "%dM" % (files // 1000000) if files % 1000000 == 0 else "{:,}".format(files)
 
 
@@ -254,7 +254,7 @@ def print_load(m, a, p=print):
     p("| B_fs_aggregate, the shared FS | --fs-aggregate-mbps | %s |" % fmt_rate(m.fs_agg))
     p("| t_launch(N) = t0 + N * L_init | --launch-s, --launch-ms-per-node | %g s + N * %g ms |" % (
         a.launch_s, a.launch_ms_per_node))
-    p("| 2 GiB mapping (one Java buffer) | - | up to {:,} files at b = {:g} B |".format(m.max_files(), m.b))
+    p("| prep's writer (buckets in one Java int[]) | - | up to {:,} entries per table |".format(WRITER_LIMIT))
 
     p("\nTime to first read per node, seconds:\n")
     p("| files | shared memory per node | table load | " + " | ".join("%d nodes" % n for n in LOAD_NODES) + " |")
@@ -264,8 +264,8 @@ def print_load(m, a, p=print):
              ("read itself", m.read_itself)]
     for f in LOAD_FILES:
         if not m.fits(f):
-            p("| %s | %s: does not fit the 2 GiB mapping | any | %s |" % (
-                fmt_count(f), fmt_bytes(m.table_bytes(f)), " | ".join(["does not fit"] * len(LOAD_NODES))))
+            p("| %s | %s | prep cannot write it (writer's int[] buckets) | %s |" % (
+                fmt_count(f), fmt_bytes(m.table_bytes(f)), " | ".join(["-"] * len(LOAD_NODES))))
             continue
         for name, fn in kinds:
             p("| %s | %s | %s | %s |" % (fmt_count(f), fmt_bytes(m.table_bytes(f)), name,
@@ -279,16 +279,15 @@ def print_load(m, a, p=print):
     p("|---|---|---|---|---|---|---|")
     for f in LOAD_FILES:
         t = m.broadcast(1024, f, sw)
-        note = "" if m.fits(f) else " (if it could be mapped)"
+        note = "" if m.fits(f) else " (if prep could write it)"
         p("| %s%s | %.2f | %.2f | %.2f | %.2f | %.2f | ~%.0f nodes |" % (
             fmt_count(f), note, m.t0, t["fs"], t["chain"], t["land"], t["launch"] - m.t0 + t["fill"],
             m.doubles_at(f, sw)))
 
     big = [f for f in LOAD_FILES if not m.fits(f)]
     if big:
-        p("\nBeyond the 2 GiB mapping: what the whole table would cost if a node could map it (64-bit "
-          "MemorySegment mapping; a sharded namespace would cut memory and time instead), seconds. Today prep "
-          "refuses to write such a table and a node refuses to land it:\n")
+        p("\nBeyond prep's writer (2^29 entries): what the whole table would cost once prep can write it (the "
+          "runtime and the shim already map any size), seconds:\n")
         p("| files | shared memory per node | table load | " + " | ".join("%d nodes" % n for n in LOAD_NODES) + " |")
         p("|---|---|---|" + "---|" * len(LOAD_NODES))
         for f in big:
@@ -381,8 +380,8 @@ def main():
         e4 = pred[n] / (pred[4] * n / 4) if n >= 4 else float("nan")
         e64 = pred[n] / (pred[64] * n / 64) if n >= 64 else float("nan")
         first = "%.2f / %.2f" % (sum(lm.broadcast(n, a.files, lm.chain_sw).values()),
-                                 sum(lm.read_itself(n, a.files).values())) if fits else "does not fit"
-        mem = fmt_bytes(lm.table_bytes(a.files)) + ("" if fits else ": does not fit the 2 GiB mapping")
+                                 sum(lm.read_itself(n, a.files).values())) if fits else "prep cannot write it"
+        mem = fmt_bytes(lm.table_bytes(a.files)) + ("" if fits else ": prep cannot write it")
         copy = "%.1f" % ((a.files * size / n) / inp.copy_bw) if inp.copy_bw else "-"
         p("| %d | %.0f | %.0f | %s | %s | %s | %s | %s |" % (
             n, pred[n], pred[n] / n, "%.0f%%" % (100 * e4) if n >= 4 else "-",

@@ -3,6 +3,9 @@
  * Invariant: once fs_table_open returns 0, every offset, index and length reachable from the table has been
  * checked against the mapping, so lookups, entry accessors and children walks never leave it, whatever the
  * file held. A malformed table is refused with -EINVAL and left unmapped; nothing here crashes on bad input.
+ * fs_table_open_sealed keeps the invariant with one pass per node instead of per process: it skips the entry pass
+ * only for the very file (device, inode, size, mtime, generation) an earlier process of the same user validated in
+ * full and sealed (the table README, "Validated once per node").
  *
  * This code runs inside the LD_PRELOAD shim, which wraps open/openat/fstat/close. Calling those through libc
  * would re-enter the shim's own wrappers (and, during the shim's initialisation, recurse), so the file is
@@ -13,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -38,6 +42,7 @@ _Static_assert(offsetof(fs_entry, key_off) == 40, "entry layout");
 _Static_assert(offsetof(fs_entry, parent) == 52, "entry layout");
 _Static_assert(offsetof(fs_entry, flags) == 64, "entry layout");
 _Static_assert(offsetof(fs_entry, partition) == 68, "entry layout");
+_Static_assert(sizeof(fs_meta_seal) == 64 && offsetof(fs_meta_seal, generation) == 56, "seal layout");
 
 #define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
 #define FNV_PRIME        0x100000001b3ull
@@ -174,7 +179,7 @@ static void describe(fs_table *out, const uint8_t *base, size_t len, const fs_me
 }
 
 /* Opens and fstat's path without going through libc's (shim-wrapped) open/fstat. Returns fd or -errno. */
-static int open_raw(const char *path, uint64_t *size)
+static int open_raw(const char *path, struct stat *st_out)
 {
     long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -189,20 +194,76 @@ static int open_raw(const char *path, uint64_t *size)
         syscall(SYS_close, (int)fd);
         return -EINVAL;
     }
-    *size = (uint64_t)st.st_size;
+    *st_out = st;
     return (int)fd;
+}
+
+/* The seal this process would write for the table it mapped: what fstat said of it, and its generation. */
+static void seal_of(const struct stat *st, uint64_t generation, fs_meta_seal *seal)
+{
+    memset(seal, 0, sizeof *seal);
+    memcpy(seal->magic, FS_META_SEAL_MAGIC, sizeof seal->magic);
+    seal->version = FS_META_VERSION;
+    seal->dev = (uint64_t)st->st_dev;
+    seal->ino = (uint64_t)st->st_ino;
+    seal->size = (uint64_t)st->st_size;
+    seal->mtime_sec = (int64_t)st->st_mtim.tv_sec;
+    seal->mtime_nsec = (int64_t)st->st_mtim.tv_nsec;
+    seal->generation = generation;
+}
+
+/* True when seal_path holds exactly the seal want (raw syscalls: the shim wraps open/read). */
+static int seal_matches(const char *seal_path, const fs_meta_seal *want)
+{
+    long fd = syscall(SYS_openat, AT_FDCWD, seal_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return 0;
+    fs_meta_seal got;
+    long n = syscall(SYS_read, (int)fd, &got, sizeof got + 1);   /* one more: a longer file is no seal */
+    syscall(SYS_close, (int)fd);
+    return n == (long)sizeof got && memcmp(&got, want, sizeof got) == 0;
+}
+
+/* Writes seal under a temporary name and renames it over seal_path; failures are ignored (best effort). */
+static void seal_write(const char *seal_path, const fs_meta_seal *seal)
+{
+    char tmp[4096];
+    int n = snprintf(tmp, sizeof tmp, "%s.tmp-%ld", seal_path, (long)syscall(SYS_getpid));
+    if (n < 0 || n >= (int)sizeof tmp)
+        return;
+    long fd = syscall(SYS_openat, AT_FDCWD, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return;
+    long w = syscall(SYS_write, (int)fd, seal, sizeof *seal);
+    syscall(SYS_close, (int)fd);
+    if (w != (long)sizeof *seal || syscall(SYS_renameat, AT_FDCWD, tmp, AT_FDCWD, seal_path) != 0)
+        syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
+}
+
+/* The root entry's checks, the only per-entry ones a sealed open makes (entry 0 is read by every walk). */
+static int root_valid(const fs_table *t, const fs_meta_header *h)
+{
+    const fs_entry *root = &t->entries[0];
+    return root->key_len == 0 && S_ISDIR(root->mode) && root->parent == 0 && entry_valid(t, root, h);
 }
 
 int fs_table_open(const char *path, fs_table *out)
 {
+    return fs_table_open_sealed(path, NULL, out);
+}
+
+int fs_table_open_sealed(const char *path, const char *seal_path, fs_table *out)
+{
     int saved_errno = errno;
     memset(out, 0, sizeof *out);
-    uint64_t size = 0;
-    int fd = open_raw(path, &size);
+    struct stat st;
+    memset(&st, 0, sizeof st);   /* filled by fstat (a raw syscall the compiler cannot see into) */
+    int fd = open_raw(path, &st);
     if (fd < 0) {
         errno = saved_errno;
         return fd;
     }
+    uint64_t size = (uint64_t)st.st_size;
     if (size < FS_META_HEADER_SIZE || size > SIZE_MAX) {
         syscall(SYS_close, fd);
         errno = saved_errno;
@@ -218,11 +279,15 @@ int fs_table_open(const char *path, fs_table *out)
     }
     const fs_meta_header *h = (const fs_meta_header *)map;
     int ok = header_valid(h, size);
+    fs_meta_seal seal;
+    int sealed = 0;
     if (ok) {
         describe(out, map, (size_t)size, h);
+        seal_of(&st, h->generation, &seal);
+        sealed = seal_path != NULL && seal_matches(seal_path, &seal);
         /* The local root lies in the job trailer, [table_len, size), followed by a NUL. */
-        ok = body_valid(out, h) && h->local_root_off >= h->table_len && h->local_root_off < size &&
-             h->local_root_len < size - h->local_root_off &&
+        ok = (sealed ? root_valid(out, h) : body_valid(out, h)) && h->local_root_off >= h->table_len &&
+             h->local_root_off < size && h->local_root_len < size - h->local_root_off &&
              ((const char *)map)[h->local_root_off + h->local_root_len] == '\0';
     }
     if (!ok) {
@@ -233,6 +298,9 @@ int fs_table_open(const char *path, fs_table *out)
     }
     out->local_root = (const char *)map + h->local_root_off;
     out->local_root_len = h->local_root_len;
+    out->validated_here = !sealed;
+    if (!sealed && seal_path != NULL)
+        seal_write(seal_path, &seal);
     errno = saved_errno;
     return 0;
 }

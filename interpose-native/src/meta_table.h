@@ -94,12 +94,32 @@ typedef struct fs_table {
     uint32_t        world_size;
     uint32_t        replicas;
     uint64_t        generation;
+    uint32_t        validated_here; /* 1 when this open walked every entry, 0 when a matching seal vouched */
 } fs_table;
+
+/* The seal: a record, beside a landed table, that a process validated that very file in full (format: the table
+ * README, "Validated once per node"). Exactly as laid out in the file (64 bytes, little-endian). */
+#define FS_META_SEAL_MAGIC "FANSSEAL"
+typedef struct fs_meta_seal {
+    char     magic[8];
+    uint32_t version;      /* FS_META_VERSION */
+    uint32_t reserved;     /* 0 */
+    uint64_t dev;
+    uint64_t ino;
+    uint64_t size;
+    int64_t  mtime_sec;
+    int64_t  mtime_nsec;
+    uint64_t generation;
+} fs_meta_seal;
 
 uint64_t fs_fnv1a64(const char *key, size_t len);
 
 /* Maps and validates path. Returns 0, or -errno (-EINVAL for a malformed table). */
 int fs_table_open(const char *path, fs_table *out);
+/* As fs_table_open, but the per-entry pass is skipped when seal_path holds a seal of this very file (same device,
+ * inode, size, mtime and generation); after a full pass that accepts the table, writes that seal (best effort:
+ * a failure to write it only means the next process validates in full too). */
+int fs_table_open_sealed(const char *path, const char *seal_path, fs_table *out);
 void fs_table_close(fs_table *t);
 
 /* Entry index of key (len bytes, no NUL needed), or -1 when absent. "" is the root (index 0). */

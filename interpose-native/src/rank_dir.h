@@ -10,6 +10,8 @@
 #define FS_RANK_RANK_DIR        "rank-<rank>"
 #define FS_RANK_RANK_LOCK       "rank-<rank>.lock"
 #define FS_RANK_META_TABLE      "meta.tbl"
+/* Written by the first shim process that validated meta.tbl in full (meta_table.c, fs_table_open_sealed). */
+#define FS_RANK_META_SEAL       "meta.tbl.valid"
 #define FS_RANK_CONTROL_FILE    "ctl"
 #define FS_RANK_CACHE_DIR       "cache"
 /* Cache files are "e" then the entry index in decimal; the shim builds the name from the prefix. */
@@ -46,6 +48,7 @@
     X(RANK_DIR,       "job",   FS_RANK_RANK_DIR,       "dir",  -1)   \
     X(RANK_LOCK,      "job",   FS_RANK_RANK_LOCK,      "file", -1)   \
     X(META_TABLE,     "shm",   FS_RANK_META_TABLE,     "file", 0600) \
+    X(META_SEAL,      "shm",   FS_RANK_META_SEAL,      "file", 0600) \
     X(CONTROL_FILE,   "shm",   FS_RANK_CONTROL_FILE,   "file", 0600) \
     X(CACHE_DIR,      "shm",   FS_RANK_CACHE_DIR,      "dir",  -1)   \
     X(CACHE_FILE,     "cache", FS_RANK_CACHE_FILE,     "file", -1)   \

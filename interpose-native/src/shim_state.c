@@ -132,10 +132,11 @@ const fs_table *fs_state_table(void)
     pthread_mutex_lock(&table_lock);
     t = atomic_load_explicit(&table_ready, memory_order_acquire);
     if (t == NULL) {
-        char path[PATH_MAX];
-        if (snprintf(path, sizeof path, "%s/" FS_RANK_META_TABLE, state.shm_dir) < (int)sizeof path) {
+        char path[PATH_MAX], seal[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/" FS_RANK_META_TABLE, state.shm_dir) < (int)sizeof path &&
+            snprintf(seal, sizeof seal, "%s/" FS_RANK_META_SEAL, state.shm_dir) < (int)sizeof seal) {
             inside_shim++;
-            int rc = fs_table_open(path, &table);
+            int rc = fs_table_open_sealed(path, seal, &table);
             inside_shim--;
             if (rc == 0) {
                 t = &table;

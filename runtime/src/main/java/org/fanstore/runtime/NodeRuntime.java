@@ -297,6 +297,7 @@ final class NodeRuntime implements AutoCloseable {
                     config.rank()));
             slices.attach(decoded);
             decoded.roomFrom(fill::reserve, fill::unreserve);
+            decoded.placesFrom(fill::copyPath);
         }
         open.attach(slices);
         // each partition becomes slices as it completes, on the fill's publish thread (docs/slices.md)

@@ -14,6 +14,7 @@ import org.fanstore.launcher.badinput.PartitionSurgery;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionReader;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,6 +90,59 @@ class Lz4ReadTest {
         assertEquals(compressed, JsonField.first(json, "decompressed"), "decodes (one per compressed file)\n" + json);
         assertEquals(storedBytes + keptRaw, JsonField.first(json, "local_read_by_runtime"),
                 "every body read once: " + storedBytes + " compressed + " + keptRaw + " kept raw\n" + json);
+    }
+
+    /**
+     * Right after ready, while the fill still copies the partitions in from a slow home (bindfs at 2 MiB/s), each
+     * reader's first open of an LZ4 file decodes it from its landed ranges straight into its partition's decoded copy
+     * and reads it as a slice (docs/slices.md, "compressed riders"). The path before answered every such open with a
+     * copy of its own in the cache (a pin each, counted as remote); now no open is a pin or remote, and the readers'
+     * opens decoded files themselves. Two readers at once, every byte SHA-256-checked.
+     */
+    @Test
+    void firstOpensWhileTheFillRunsDecodeIntoTheDecodedCopy() throws Exception {
+        Path src = work.resolve("src/tx");
+        Files.createDirectories(src);
+        Map<String, String> sums = new TreeMap<>();
+        StringBuilder files = new StringBuilder();
+        for (int i = 0; i < 120; i++) {
+            byte[] body = SampleDataset.compressibleText(128 * 1024 - i);
+            String name = String.format("t%03d.csv", i);
+            Files.write(src.resolve(name), body);
+            sums.put(name, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
+            files.append(" /fanstore/tx/").append(name);
+        }
+        Path home = Files.createDirectories(work.resolve("home"));
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                home.resolve("tx.fs").toString(), "--partitions", "2", "--compress", "lz4"));
+        Path mnt = Files.createDirectories(work.resolve("mnt"));
+        Assumptions.assumeTrue(FillStressTest.bindfs(home, mnt, "2M"), "bindfs could not mount " + home);
+        try {
+            String readers = "for i in 1 2; do (for f in" + files + "; do"
+                    + " echo \"$(sha256sum < $f | cut -d' ' -f1)  $f\"; done > sums-$i.txt) & done; wait";
+            Path stats = work.resolve("stats.json");
+            FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "run", "--ranks", "1",
+                    "--data", mnt.resolve("tx.fs").toString(), "--local-dir", work.toString(), "--stats",
+                    stats.toString(), "--", "sh", "-c", readers));
+            for (int i = 1; i <= 2; i++) {
+                Map<String, String> got = new TreeMap<>();
+                for (String line : Files.readAllLines(work.resolve("sums-" + i + ".txt"))) {
+                    String[] f = line.split(" +", 2);
+                    got.put(f[1].substring("/fanstore/tx/".length()), f[0]);
+                }
+                for (Map.Entry<String, String> e : sums.entrySet()) {
+                    assertEquals(e.getValue(), got.get(e.getKey()), "reader " + i + ", " + e.getKey() + "\n"
+                            + r.stderr());
+                }
+                assertEquals(sums.size(), got.size(), "reader " + i);
+            }
+            String json = Files.readString(stats);
+            assertEquals(0, JsonField.first(json, "pins"), "opens answered with a copy in the cache\n" + json);
+            assertEquals(0, JsonField.first(json, "remote"), "opens served through the cache from the fill\n" + json);
+            assertTrue(JsonField.first(json, "decompressed") > 0, "no reader rode the fill\n" + json);
+        } finally {
+            FillStressTest.unmountFuse(mnt);
+        }
     }
 
     @Test

@@ -38,9 +38,13 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
      * sends) between two ranks pulling from each other can deadlock niodev (threads parked in NIODevice.isend).
      */
     public static final int RANGE_BYTES = MpiWorld.DEFAULT_PROTOCOL_SWITCH_LIMIT - 4096;
-    /** Four ranges ahead of an in-order reader of small files; a peer's "not held" retried (Timing, "fill"). */
-    public static final FillScheduler.Config SCHEDULE = new FillScheduler.Config(RANGE_BYTES, 4,
-            Timing.FILL_NOT_HELD_RETRY_NANOS, Timing.FILL_NOT_HELD_RETRIES);
+    /**
+     * Four ranges ahead of an in-order reader of small files ({@code -Dfanstore.fill.readahead=N}: for the A/B in
+     * docs/decisions/read-ahead.md, not a user knob); a peer's "not held" retried (Timing, "fill").
+     */
+    public static final FillScheduler.Config SCHEDULE = new FillScheduler.Config(RANGE_BYTES,
+            Integer.getInteger("fanstore.fill.readahead", 4), Timing.FILL_NOT_HELD_RETRY_NANOS,
+            Timing.FILL_NOT_HELD_RETRIES);
     private static final String[] KINDS = {"peer", "sharedfs", "objectstore"};
 
     private final KeepPlan plan;
@@ -51,8 +55,6 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     final int rank;
     final boolean verbose;
     private final long capacity;
-    /** Kept partitions whose only source is the home (this rank's own and broadcast ones). */
-    private final Set<Integer> stagedIn = new HashSet<>();
     final Object lock = new Object();
     final FillFiles files;
     private final FillDriver driver;
@@ -84,11 +86,6 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         }
         Set<Integer> ids = new HashSet<>();
         plan.kept().forEach(p -> ids.add(p.id()));
-        for (FillScheduler.Part p : plan.kept()) {
-            if (p.sources().length == 1 && p.sources()[0] == FillScheduler.HOME) {
-                stagedIn.add(p.id());
-            }
-        }
         this.files = new FillFiles(this, partsDir, bodies, check, ids);
         this.driver = new FillDriver(this, doneMarker);
     }
@@ -202,22 +199,30 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         }
     }
 
-    @Override
-    public FileChannel landedForReader(int p, long position, long length, long deadline) {
-        FileChannel c = landed(p, position, length);
-        if (c != null || !stagedIn(p)) {
-            return c;
+    /**
+     * A reader's read of bytes of p straight from one source, outside the fill's own transfers (a partition not kept
+     * here, or not in time): the scheduler counts it as a reader's transfer from that source while it runs, so no
+     * background transfer starts from there meanwhile (README.md, "The scheduler").
+     */
+    public void stream(int source, int p, long position, long length, WritableByteChannel sink) throws IOException {
+        synchronized (lock) {
+            scheduler.streamBegins(source);
         }
-        c = awaitBytes(p, position, length, deadline);
-        return c != null && (local.holds(p) || landed(p, position, length) != null) ? c : null;
+        try {
+            read(source, p, position, length, sink, true);
+        } finally {
+            synchronized (lock) {
+                scheduler.streamEnds(source);
+                lock.notifyAll();
+            }
+        }
     }
 
-    /**
-     * Whether p is one this node brings in from the shared FS alone (its own or a broadcast partition): waiting for
-     * it on a peer's behalf never waits on another peer, so no two ranks wait on each other.
-     */
-    private boolean stagedIn(int p) {
-        return stagedIn.contains(p);
+    /** Where kept partition p's complete copy is, or will be once filled; null when p is not kept. */
+    public Path copyPath(int p) {
+        synchronized (lock) {
+            return scheduler.keeps(p) ? files.target(p) : null;
+        }
     }
 
     /** Whether partition p is kept and being filled here (not complete yet, not abandoned). */

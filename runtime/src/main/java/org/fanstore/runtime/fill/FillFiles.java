@@ -62,9 +62,14 @@ final class FillFiles {
         }
     }
 
+    /** The name kept partition p's complete copy has in the parts directory. */
+    Path target(int p) {
+        return partsDir.resolve(fill.plan().info(p).fileName());
+    }
+
     /** Checks the whole file and renames it into place as a local partition; throws if it is not the manifest's. */
     void install(FillFile f) throws IOException {
-        Path target = partsDir.resolve(f.info.fileName());
+        Path target = target(f.id);
         long sum = f.crcs.whole();
         int crc = sum != LandedCrcs.UNKNOWN ? (int) sum : BodyCheck.crc32c(f.channel, 0, f.info.bytes());
         if (f.channel.size() != f.info.bytes() || crc != f.info.crc32c()) {

@@ -25,9 +25,9 @@ import java.util.function.IntFunction;
 public final class FillScheduler {
     /** The source id of the dataset's home (shared FS or object store: runtime/home); peers are their ranks. */
     public static final int HOME = -1;
-    private static final byte TODO = 0;
-    private static final byte IN_FLIGHT = 1;
-    private static final byte DONE = 2;
+    private static final byte TODO = PartRanges.TODO;
+    private static final byte IN_FLIGHT = PartRanges.IN_FLIGHT;
+    private static final byte DONE = PartRanges.DONE;
 
     /**
      * @param rangeBytes the unit of transfer (an MPJ eager message: see Fill)
@@ -64,11 +64,19 @@ public final class FillScheduler {
 
     private final Config config;
     private final Governor governor;
-    private final Map<Integer, State> parts = new LinkedHashMap<>();
+    private final Map<Integer, PartRanges> parts = new LinkedHashMap<>();
     /** Byte runs readers wait for: {part, offset, length}, oldest first. */
     private final ArrayDeque<long[]> asks = new ArrayDeque<>();
+    /** Asks whose ranges are all in flight (or landed): their readers still wait on those ranges' sources. */
+    private final List<long[]> riding = new ArrayList<>();
     /** Ranges due ahead of in-order readers: {part, range}. */
     private final ArrayDeque<int[]> ahead = new ArrayDeque<>();
+    /** Read-ahead transfers in flight, by {@link #key}: they count against their own bound, not the readers'. */
+    private final Set<Long> aheadInFlight = new HashSet<>();
+    /** Per source, readers' transfers in flight from it: the ones started here and the streamed reads. */
+    private final Map<Integer, Integer> readersOn = new HashMap<>();
+    /** Sources a reader waits on now, found by {@link #next}: no background starts from them. */
+    private final Set<Integer> busy = new HashSet<>();
     /** Per partition: {the range readers read last, the last range named ahead}. */
     private final Map<Integer, int[]> marks = new HashMap<>();
     private final Set<Integer> down = new HashSet<>();
@@ -92,24 +100,24 @@ public final class FillScheduler {
         this.governor = governor;
         this.shapes = shapes;
         for (Part p : plan) {
-            parts.put(p.id(), new State(p, config.rangeBytes()));
+            parts.put(p.id(), new PartRanges(p, config.rangeBytes()));
         }
     }
 
     /** Whether partition p is being filled or complete here (kept and not abandoned). */
     public boolean keeps(int p) {
-        State s = parts.get(p);
+        PartRanges s = parts.get(p);
         return s != null && !s.abandoned;
     }
 
     public boolean complete(int p) {
-        State s = parts.get(p);
+        PartRanges s = parts.get(p);
         return s != null && s.done == s.range.length;
     }
 
     /** Whether bytes [offset, offset + length) of p have all landed. */
     public boolean covers(int p, long offset, long length) {
-        State s = parts.get(p);
+        PartRanges s = parts.get(p);
         if (s == null) {
             return false;
         }
@@ -123,7 +131,7 @@ public final class FillScheduler {
 
     /** The partition's sources in order, without the ones that failed: where a reader streams it from. */
     public int[] sources(int p, int[] ifUnknown) {
-        State s = parts.get(p);
+        PartRanges s = parts.get(p);
         int[] all = s != null ? s.part.sources() : ifUnknown;
         return java.util.Arrays.stream(all).filter(src -> !down.contains(src)).toArray();
     }
@@ -141,7 +149,7 @@ public final class FillScheduler {
      * read only moves the readers' mark, which orders the background.
      */
     public void want(int p, long offset, long length) {
-        State s = parts.get(p);
+        PartRanges s = parts.get(p);
         if (s == null || s.abandoned) {
             return;
         }
@@ -166,37 +174,52 @@ public final class FillScheduler {
     }
 
     /**
-     * The transfers to start now, in the one fixed order: readers' asks, then ranges ahead of in-order readers, then
-     * the background (as the governor allows): the range nearest after where readers read, else the plan's order
-     * front to back, skipping a partition waiting to ask a peer again.
+     * A reader reads bytes of a partition this node does not keep (or not in time) straight from {@code source}:
+     * until {@link #streamEnds}, no background transfer starts from that source, and no prefetch at all.
+     */
+    public void streamBegins(int source) {
+        readersOn.merge(source, 1, Integer::sum);
+    }
+
+    /** The streamed read {@link #streamBegins} announced ended (its bytes arrived or it failed). */
+    public void streamEnds(int source) {
+        readersOn.merge(source, -1, Integer::sum);
+    }
+
+    /**
+     * The transfers to start now, by class (README.md, "The scheduler"): readers' asks; then ranges ahead of in-order
+     * readers, on their own bound; then the background (as the governor allows), only from sources no reader waits
+     * on, and prefetch only while no reader waits at all: the range nearest after where readers read, else the
+     * plan's order front to back, skipping a partition waiting to ask a peer again.
      */
     public List<Transfer> next(long now) {
         List<Transfer> out = new ArrayList<>();
         while (!asks.isEmpty()) {
             long[] a = asks.peek();
-            State s = parts.get((int) a[0]);
+            PartRanges s = parts.get((int) a[0]);
             int r = s == null || s.abandoned ? -1 : s.firstTodo(a[1], a[2]);
             if (r < 0) {
-                asks.poll();
+                riding.add(asks.poll());
                 continue;
             }
             if (!governor.mayStartForeground(foreground)) {
                 return out;
             }
-            out.add(start(s, r, s.rangeOf(a[1] + Math.max(a[2], 1) - 1), true));
+            out.add(start(s, r, s.rangeOf(a[1] + Math.max(a[2], 1) - 1), Class.READER));
         }
         for (int[] a; (a = ahead.peek()) != null; ) {
-            State s = parts.get(a[0]);
+            PartRanges s = parts.get(a[0]);
             if (s == null || s.abandoned || s.range[a[1]] != TODO) {
                 ahead.poll();
                 continue;
             }
-            if (!governor.mayStartForeground(foreground)) {
-                return out;
+            if (aheadInFlight.size() >= governor.config().aheadInFlight()) {
+                break;
             }
             ahead.poll();
-            out.add(start(s, a[1], a[1], true));
+            out.add(start(s, a[1], a[1], Class.AHEAD));
         }
+        findBusy();
         while (true) {
             held = false;
             int[] pick = nextBackground(now);
@@ -207,16 +230,47 @@ public final class FillScheduler {
                 return out;
             }
             governor.countBackground(true);
-            State s = parts.get(pick[0]);
+            PartRanges s = parts.get(pick[0]);
             int most = shapes.apply(sourceOf(s, pick[1])).backgroundRanges();
-            out.add(start(s, pick[1], Math.min(s.range.length - 1, pick[1] + most - 1), false));
+            out.add(start(s, pick[1], Math.min(s.range.length - 1, pick[1] + most - 1), Class.BACKGROUND));
         }
+    }
+
+    /**
+     * Fills {@link #busy}: the sources of readers' transfers in flight (started here or streamed), and of the ranges
+     * in flight that asks ride on (a reader's range already moving as background or read-ahead when it asked).
+     */
+    private void findBusy() {
+        busy.clear();
+        readersOn.forEach((source, n) -> {
+            if (n > 0) {
+                busy.add(source);
+            }
+        });
+        riding.removeIf(a -> {
+            PartRanges s = parts.get((int) a[0]);
+            if (s == null || s.abandoned) {
+                return true;
+            }
+            boolean waits = false;
+            for (int r = s.rangeOf(a[1]), last = s.rangeOf(a[1] + Math.max(a[2], 1) - 1); r <= last; r++) {
+                if (s.range[r] == IN_FLIGHT) {
+                    busy.add(sourceOf(s, r));
+                    waits = true;
+                }
+            }
+            return !waits;
+        });
+    }
+
+    private static long key(int part, int range) {
+        return ((long) part << 32) | (range & 0xffffffffL);
     }
 
     /** The earliest time after now a background range waits for (a retry of a peer), or Long.MAX_VALUE. */
     public long wakeAt(long now) {
         long at = Long.MAX_VALUE;
-        for (State s : parts.values()) {
+        for (PartRanges s : parts.values()) {
             if (!s.abandoned && s.notBefore > now && s.nextTodo() >= 0) {
                 at = Math.min(at, s.notBefore);
             }
@@ -225,7 +279,7 @@ public final class FillScheduler {
     }
 
     public void landed(Transfer t) {
-        State s = release(t);
+        PartRanges s = release(t);
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = DONE;
             s.done++;
@@ -241,12 +295,13 @@ public final class FillScheduler {
         if (sourceDown && t.source() != HOME) {
             down.add(t.source());
         }
-        State s = release(t);
+        boolean wasAhead = aheadInFlight.contains(key(t.part(), t.range()));
+        PartRanges s = release(t);
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
             s.sourceAt[r]++;
         }
-        again(s, t);
+        again(s, t, wasAhead);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
     }
 
@@ -256,7 +311,8 @@ public final class FillScheduler {
      * Config#notHeldRetries} times per partition, then move on too.
      */
     public boolean notHeld(Transfer t, long now) {
-        State s = release(t);
+        boolean wasAhead = aheadInFlight.contains(key(t.part(), t.range()));
+        PartRanges s = release(t);
         boolean move = t.foreground() || ++s.notHeld > config.notHeldRetries();
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
@@ -267,14 +323,19 @@ public final class FillScheduler {
         if (!move) {
             s.notBefore = now + config.retryNanos();
         }
-        again(s, t);
+        again(s, t, wasAhead);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
     }
 
-    /** A transfer's ranges are TODO again: the background front goes back to them, and a reader's asks again. */
-    private void again(State s, Transfer t) {
+    /**
+     * A transfer's ranges are TODO again: the background front goes back to them, read-ahead is due again, and a
+     * reader's asks again.
+     */
+    private void again(PartRanges s, Transfer t, boolean wasAhead) {
         s.nextBackground = Math.min(s.nextBackground, t.range());
-        if (t.foreground()) {
+        if (wasAhead) {
+            ahead.addFirst(new int[] {t.part(), t.range()});
+        } else if (t.foreground()) {
             asks.addFirst(new long[] {t.part(), (long) t.range() * config.rangeBytes(),
                     (long) t.count() * config.rangeBytes()});
         }
@@ -282,7 +343,7 @@ public final class FillScheduler {
 
     /** The transfer could not be written locally: its partition is given up (readers stream it). False, always. */
     public boolean abandon(Transfer t) {
-        State s = release(t);
+        PartRanges s = release(t);
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
         }
@@ -291,7 +352,7 @@ public final class FillScheduler {
 
     /** Gives partition p up (its file cannot grow, or no source is left): readers stream it. False, always. */
     public boolean abandon(int p) {
-        State s = parts.get(p);
+        PartRanges s = parts.get(p);
         if (s != null) {
             s.abandoned = true;
         }
@@ -300,10 +361,11 @@ public final class FillScheduler {
 
     /** Whether nothing more will start or land: every partition complete or abandoned, nothing in flight. */
     public boolean finished() {
-        if (foreground + background > 0 || ownBackground.values().stream().anyMatch(n -> n > 0)) {
+        if (foreground + background + aheadInFlight.size() > 0
+                || ownBackground.values().stream().anyMatch(n -> n > 0)) {
             return false;
         }
-        for (State s : parts.values()) {
+        for (PartRanges s : parts.values()) {
             if (!s.abandoned && s.done < s.range.length) {
                 return false;
             }
@@ -314,16 +376,20 @@ public final class FillScheduler {
     /** One line for the log: each partition's landed ranges of all, and whether it was given up. */
     public String describe() {
         StringBuilder sb = new StringBuilder();
-        for (State s : parts.values()) {
+        for (PartRanges s : parts.values()) {
             sb.append(' ').append(s.part.id()).append(':').append(s.done).append('/').append(s.range.length)
                     .append(s.abandoned ? "x" : "");
         }
         return sb.toString().trim();
     }
 
-    private State release(Transfer t) {
+    private PartRanges release(Transfer t) {
+        if (t.foreground() && aheadInFlight.remove(key(t.part(), t.range()))) {
+            return parts.get(t.part());
+        }
         if (t.foreground()) {
             foreground--;
+            readersOn.merge(t.source(), -1, Integer::sum);
         } else if (shapes.apply(t.source()).backgroundInFlight() > 0) {
             ownBackground.merge(t.source(), -1, Integer::sum);
         } else {
@@ -332,8 +398,11 @@ public final class FillScheduler {
         return parts.get(t.part());
     }
 
+    /** The classes of transfer, in the order they start (README.md, "The scheduler"). */
+    private enum Class { READER, AHEAD, BACKGROUND }
+
     /** Starts the run of TODO ranges from r to at most last that share r's source. */
-    private Transfer start(State s, int r, int last, boolean forReader) {
+    private Transfer start(PartRanges s, int r, int last, Class c) {
         int source = sourceOf(s, r);
         if (source == Integer.MIN_VALUE) {
             throw new IllegalStateException("partition " + s.part.id() + " range " + r + " has no source");
@@ -345,8 +414,12 @@ public final class FillScheduler {
         for (int i = r; i < r + n; i++) {
             s.range[i] = IN_FLIGHT;
         }
-        if (forReader) {
+        boolean forReader = c != Class.BACKGROUND;
+        if (c == Class.AHEAD) {
+            aheadInFlight.add(key(s.part.id(), r));
+        } else if (c == Class.READER) {
             foreground++;
+            readersOn.merge(source, 1, Integer::sum);
         } else if (shapes.apply(source).backgroundInFlight() > 0) {
             ownBackground.merge(source, 1, Integer::sum);
         } else {
@@ -356,7 +429,7 @@ public final class FillScheduler {
     }
 
     /** Range r's source now: its next one in the partition's list that is not down, or MIN_VALUE if none is left. */
-    private int sourceOf(State s, int r) {
+    private int sourceOf(PartRanges s, int r) {
         int[] sources = s.part.sources();
         while (s.sourceAt[r] < sources.length && down.contains(sources[s.sourceAt[r]])) {
             s.sourceAt[r]++;
@@ -365,11 +438,16 @@ public final class FillScheduler {
     }
 
     /**
-     * Whether a background transfer from range r's source may start now (the governor's bound for its class); a
-     * candidate without room sets {@link #held}.
+     * Whether a background transfer from range r's source may start now: no reader waits on that source (nor on any,
+     * for a prefetch: a partition not staged in from the home), and the governor's bound for its class has room; a
+     * candidate passed over sets {@link #held}.
      */
-    private boolean room(State s, int r) {
+    private boolean room(PartRanges s, int r) {
         int source = sourceOf(s, r);
+        if (busy.contains(source) || !s.stageIn && !busy.isEmpty()) {
+            held = true;
+            return false;
+        }
         int own = source == Integer.MIN_VALUE ? 0 : shapes.apply(source).backgroundInFlight();
         boolean room = governor.backgroundRoom(own > 0 ? ownBackground.getOrDefault(source, 0) : background, own);
         held |= !room;
@@ -384,7 +462,7 @@ public final class FillScheduler {
         int[] best = null;
         int bestGap = Integer.MAX_VALUE;
         for (Map.Entry<Integer, int[]> m : marks.entrySet()) {
-            State s = parts.get(m.getKey());
+            PartRanges s = parts.get(m.getKey());
             if (s == null || s.abandoned || now < s.notBefore || m.getValue()[0] < 0) {
                 continue;
             }
@@ -401,7 +479,7 @@ public final class FillScheduler {
         if (best != null) {
             return best;
         }
-        for (State s : parts.values()) {
+        for (PartRanges s : parts.values()) {
             if (!s.abandoned && now >= s.notBefore) {
                 int r = s.nextTodo();
                 if (r >= 0 && room(s, r)) {
@@ -410,46 +488,5 @@ public final class FillScheduler {
             }
         }
         return null;
-    }
-
-    private static final class State {
-        final Part part;
-        final byte[] range;
-        final byte[] sourceAt;
-        final int rangeBytes;
-        int done;
-        int nextBackground;
-        int notHeld;
-        long notBefore;
-        boolean abandoned;
-
-        State(Part part, int rangeBytes) {
-            this.part = part;
-            this.rangeBytes = rangeBytes;
-            int n = (int) Math.max(1, (part.bytes() + rangeBytes - 1) / rangeBytes);
-            this.range = new byte[n];
-            this.sourceAt = new byte[n];
-        }
-
-        int rangeOf(long offset) {
-            return (int) Math.max(0, Math.min(range.length - 1, offset / rangeBytes));
-        }
-
-        int firstTodo(long offset, long length) {
-            for (int r = rangeOf(offset), last = rangeOf(offset + Math.max(length, 1) - 1); r <= last; r++) {
-                if (range[r] == TODO) {
-                    return r;
-                }
-            }
-            return -1;
-        }
-
-        /** The first TODO range from the background front; a range that goes back to TODO moves the front back. */
-        int nextTodo() {
-            while (nextBackground < range.length && range[nextBackground] != TODO) {
-                nextBackground++;
-            }
-            return nextBackground < range.length ? nextBackground : -1;
-        }
     }
 }

@@ -4,20 +4,27 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
- * Where this node's background transfers give way to readers (README.md, "Giving way to readers", the first of its
- * places): background transfers in flight are bounded, foreground ones have a larger bound of their own (Config).
- * Every decision is counted for --stats. The rule has no signal beyond the counts the scheduler passes in;
- * docs/decisions/fill-governor.md says which signals were tried and why none stayed.
+ * The bounds {@link FillScheduler} keeps its classes of transfer under (README.md, "The scheduler": background,
+ * readers', read-ahead's), and the count of its decisions for --stats; the order itself is the scheduler's alone. No
+ * signal beyond the counts the scheduler passes in: docs/decisions/fill-governor.md says which were tried.
  */
 public final class Governor {
     /**
      * @param backgroundInFlight background transfers at most in flight: stage-in and pulls, from every source
      *                           without a bound of its own (RangeSource#backgroundInFlight)
      * @param foregroundInFlight transfers readers wait for at most in flight (a reader's run counts once)
+     * @param aheadInFlight read-ahead transfers at most in flight: a bound of their own, never a reader's slot
      */
-    public record Config(int backgroundInFlight, int foregroundInFlight) {
+    public record Config(int backgroundInFlight, int foregroundInFlight, int aheadInFlight) {
+        /** Read-ahead transfers in flight by default: as many as an in-order reader has ranges named ahead. */
+        public static final int AHEAD_IN_FLIGHT = 4;
         /** The defaults: two background ranges keep a link or a shared FS busy; readers never wait behind more. */
-        public static final Config DEFAULT = new Config(2, 8);
+        public static final Config DEFAULT = new Config(2, 8, AHEAD_IN_FLIGHT);
+
+        /** Background and readers' bounds, read-ahead's the default. */
+        public Config(int backgroundInFlight, int foregroundInFlight) {
+            this(backgroundInFlight, foregroundInFlight, AHEAD_IN_FLIGHT);
+        }
 
         /**
          * {@link #DEFAULT}, or what {@code -Dfanstore.fill.background=N} and {@code -Dfanstore.fill.foreground=N}
@@ -25,11 +32,12 @@ public final class Governor {
          */
         public static Config fromProperties() {
             return new Config(Integer.getInteger("fanstore.fill.background", DEFAULT.backgroundInFlight()),
-                    Integer.getInteger("fanstore.fill.foreground", DEFAULT.foregroundInFlight()));
+                    Integer.getInteger("fanstore.fill.foreground", DEFAULT.foregroundInFlight()),
+                    DEFAULT.aheadInFlight());
         }
 
         public Config {
-            if (backgroundInFlight < 0 || foregroundInFlight < 1) {
+            if (backgroundInFlight < 0 || foregroundInFlight < 1 || aheadInFlight < 0) {
                 throw new IllegalArgumentException("in-flight bounds must be >= 0 and >= 1");
             }
         }

@@ -23,6 +23,8 @@ public enum RankDirectory {
     RANK_LOCK(Place.JOB, "rank-<rank>.lock", Kind.FILE, -1),
     /** The metadata table the shim maps (format: runtime/metadata/README.md). */
     META_TABLE(Place.SHM, "meta.tbl", Kind.FILE, 0600),
+    /** Written by the shim (C) once it validated meta.tbl in full; later processes of the node trust it. */
+    META_SEAL(Place.SHM, "meta.tbl.valid", Kind.FILE, 0600),
     /** The shim-runtime control file (format: runtime/shm/README.md). */
     CONTROL_FILE(Place.SHM, "ctl", Kind.FILE, 0600),
     /** Remote and decompressed files materialised for opens, bounded by --cache-mb. */

@@ -125,8 +125,9 @@ public final class OpenService implements RequestHandler {
             return;
         }
         boolean rider = sp != null && riderCanSlice(index);
+        boolean decodedRider = sp != null && decodedRiderCanSlice(sp, index);
         handOff(timer, t -> {
-            if (!(rider && riderSlice(sp, index, t))) {
+            if (!(decodedRider && decodedRiderSlice(sp, index, t)) && !(rider && riderSlice(sp, index, t))) {
                 plainFile(index, t);
             }
         });
@@ -394,6 +395,44 @@ public final class OpenService implements RequestHandler {
         return false;
     }
 
+    /**
+     * A compressed regular file of a partition this node is still filling, or any file of one that has a decoded copy:
+     * a slice of that copy can serve it (docs/slices.md, "compressed riders").
+     */
+    private boolean decodedRiderCanSlice(SlicePublisher sp, int index) {
+        int p = bodies.partition(index);
+        return p != BodyIndex.NO_BODY && FileModes.isRegular(table.mode(index))
+                && (bodies.codec(index) != PartitionDescriptor.CODEC_RAW || sp.decoded(index)) && fill.filling(p);
+    }
+
+    /**
+     * A reader of a file of a partition being filled, with a decoded copy (made now if needed), decodes it from its
+     * ranges straight into that copy, once (its ranges go first, as for {@link #riderSlice}); its CRC32C is checked on
+     * the decoded bytes and it is read as a slice from then on: no per-open copy into the cache, and the background
+     * pass finds it done. Counted as a decompression when this open decoded it. False, not answered, when p gets no
+     * decoded copy (no room, a raw rider named the fill file first), on a stall past half the fetch timeout, or when
+     * the fill file's bytes did not check out: the usual path decides.
+     */
+    private boolean decodedRiderSlice(SlicePublisher sp, int index, OpenTimer responder) {
+        if (!sp.riderCopy(bodies.partition(index))) {
+            return false;
+        }
+        FileChannel filled = awaitRanges(index, System.nanoTime());
+        try {
+            int got = filled == null ? SlicePublisher.NOT_SLICE : sp.publishRider(index, filled);
+            if (got == SlicePublisher.NOT_SLICE) {
+                return false;
+            }
+            boolean decodedHere = got == SlicePublisher.DECODED_SLICE;
+            responder.kind(decodedHere ? OpenKind.DECOMPRESSED : OpenKind.LOCAL,
+                    decodedHere ? bodies.storedLength(index) : 0);
+            responder.ok(NO_PATH);
+            return true;
+        } catch (IOException e) {
+            return false;   // an interrupted wait for a decode of it by another open: the usual path decides
+        }
+    }
+
     /** Reads entry index's body from one source of its partition, decoding as the bytes arrive; checks its CRC. */
     private void fetchFrom(int source, int index, FileChannel out, OpenTimer timer) throws IOException {
         int partition = bodies.partition(index);
@@ -403,13 +442,13 @@ public final class OpenService implements RequestHandler {
         long asked = System.nanoTime();
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
             CrcChannel checked = new CrcChannel(timed);
-            fill.read(source, partition, offset, stored, checked, true);
+            fill.stream(source, partition, offset, stored, checked);
             checkCrc(index, checked.value(), sourceName(source));
         } else {
             // decoded as the bytes arrive: the compressed body is never stored (no scratch file, no second read)
             CRC32C crc = new CRC32C();
             Lz4StreamingDecoder decoder = Lz4StreamingDecoder.forThread().begin(stored, table.size(index), timed, crc);
-            fill.read(source, partition, offset, stored, decoder, true);
+            fill.stream(source, partition, offset, stored, decoder);
             decoder.finish();
             checkCrc(index, (int) crc.getValue(), sourceName(source) + " after decompression");
         }

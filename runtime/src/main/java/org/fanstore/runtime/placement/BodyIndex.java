@@ -48,16 +48,35 @@ public final class BodyIndex {
      * nothing but the table: every rank can afford it for every partition before its command starts.
      */
     public String firstOverrun(java.util.List<org.fanstore.prep.format.PartitionInfo> partitions) {
-        java.util.Map<Integer, org.fanstore.prep.format.PartitionInfo> byId = new java.util.HashMap<>();
+        // one pass over the table keeping each partition's furthest body end (arrays, not a map: it runs over every
+        // entry on every rank before the command starts), then one comparison per partition
+        int regular = 0;
+        int broadcast = 0;
         for (org.fanstore.prep.format.PartitionInfo p : partitions) {
-            byId.put(p.broadcast() ? -1 - p.index() : p.index(), p);
+            if (p.broadcast()) {
+                broadcast = Math.max(broadcast, p.index() + 1);
+            } else {
+                regular = Math.max(regular, p.index() + 1);
+            }
         }
+        long[] regularEnd = new long[regular];
+        long[] broadcastEnd = new long[broadcast];
         int n = table.entryCount();
         for (int i = 0; i < n; i++) {
             int p = table.partition(i);
-            org.fanstore.prep.format.PartitionInfo info = p == NO_BODY ? null : byId.get(p);
+            if (p == NO_BODY) {
+                continue;
+            }
             long end = table.bodyOffset(i) + table.storedLength(i);
-            if (info != null && end > info.bytes()) {
+            if (p >= 0 && p < regular) {
+                regularEnd[p] = Math.max(regularEnd[p], end);
+            } else if (p < 0 && -1 - p < broadcast) {
+                broadcastEnd[-1 - p] = Math.max(broadcastEnd[-1 - p], end);
+            }
+        }
+        for (org.fanstore.prep.format.PartitionInfo info : partitions) {
+            long end = info.broadcast() ? broadcastEnd[info.index()] : regularEnd[info.index()];
+            if (end > info.bytes()) {
                 return "partition " + info.fileName() + " has " + info.bytes() + " bytes, but the metadata table"
                         + " places a file's bytes up to byte " + end + " of it: truncated or replaced after prep";
             }

@@ -10,11 +10,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.IntFunction;
 import java.util.function.LongConsumer;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
@@ -39,7 +42,9 @@ import org.fanstore.runtime.placement.CorruptBodyException;
  * slices.map names the decoded file, so every entry of such a partition (raw-stored ones too) is served from it.
  *
  * <p>Who decodes: the fill's publish thread (fanstore-fill-publish), and an open that gets there
- * first. Two callers of one entry decode it once: the second waits for the first (bounded).
+ * first, also while the partition is still filling (a rider decodes from the fill file's landed ranges,
+ * {@link #ensure(int, FileChannel)}). Two callers of one entry decode it once: the second waits for the first
+ * (bounded).
  *
  * <p>Room: all decoded copies are made only if the local file system keeps max(10% of its size, 1 GiB) free after
  * them (stricter than --local-capacity auto's 10%: decoded copies are optional, kept partitions are not);
@@ -70,11 +75,14 @@ public final class DecodedArenas implements AutoCloseable {
     private final long[] offsets;
     private final AtomicIntegerArray state;
     private final Object settled = new Object();
+    /** Partitions addPulled was asked for and did not give a copy (none needed, no room, the slot taken). */
+    private final Set<Integer> refused = new HashSet<>();
     private final AtomicBoolean warnedWrite = new AtomicBoolean();
     private final AtomicBoolean warnedRoom = new AtomicBoolean();
     private final String logPrefix;
     private volatile LongPredicate room;
     private volatile LongConsumer roomBack;
+    private volatile IntFunction<Path> places;
 
     private DecodedArenas(MetadataTable table, BodyIndex bodies, LocalPartitions local, BodyCheck check,
                           Map<Integer, Path> paths, Map<Integer, FileChannel> channels, long[] offsets, int rank) {
@@ -147,15 +155,21 @@ public final class DecodedArenas implements AutoCloseable {
     }
 
     /**
-     * Gives pulled partition p (already a local copy) a decoded copy when it holds compressed entries and the budget
-     * grants its bytes. {@code claim} must make the copy's path the partition's slice slot and says whether it did;
-     * when it cannot (the slot already names the pull file) the copy is dropped. Returns whether p is covered now.
+     * Gives kept partition p a decoded copy when it holds compressed entries and the budget grants its bytes: once it
+     * is a complete local copy, or while it is still filling (a reader rides its ranges, {@link #ensure(int,
+     * FileChannel)}). Synchronized: the fill's publish thread and open workers may ask for the same partition.
+     * {@code claim} must make the copy's path the partition's slice slot and says whether it did; when it cannot (the
+     * slot already names the pull file) the copy is dropped. Returns whether p is covered now.
      * Never throws: without a decoded copy the per-open path serves the partition.
      */
-    public boolean addPulled(int p, Predicate<Path> claim) {
+    public synchronized boolean addPulled(int p, Predicate<Path> claim) {
         LongPredicate budget = room;
-        if (budget == null || paths.containsKey(p)) {
-            return paths.containsKey(p);
+        if (budget == null || paths.containsKey(p) || refused.contains(p)) {
+            return paths.containsKey(p);   // refused before: asked again by every rider, answered without a scan
+        }
+        Path path = copyPath(p);
+        if (path == null) {
+            return false;                  // not kept here (or no longer)
         }
         int n = bodies.entries();
         int[] entries = new int[64];
@@ -173,9 +187,11 @@ public final class DecodedArenas implements AutoCloseable {
             }
         }
         if (!compressed || length == 0) {
+            refused.add(p);
             return false;
         }
         if (!budget.test(length)) {
+            refused.add(p);
             if (!warnedRoom.getAndSet(true)) {
                 System.err.println(logPrefix + "no room left in --local-capacity for the " + length + "-byte decoded"
                         + " copy of pulled partition " + local.file(p).getFileName() + " beside the partitions still"
@@ -183,7 +199,6 @@ public final class DecodedArenas implements AutoCloseable {
             }
             return false;
         }
-        Path path = copyPath(local, p);
         FileChannel c = null;
         try {
             c = openSparse(path, length);
@@ -209,6 +224,21 @@ public final class DecodedArenas implements AutoCloseable {
         channels.put(p, c);
         paths.put(p, path);              // after the offsets: covers(p) publishes them
         return true;
+    }
+
+    /**
+     * Where kept partitions' copies are, or will be once filled ({@code Fill#copyPath}): a partition still filling
+     * gets its decoded copy beside the name its copy will have.
+     */
+    public void placesFrom(IntFunction<Path> places) {
+        this.places = places;
+    }
+
+    /** part-N.fsp.raw beside partition p's copy (complete, or still filling), or null when p is not kept. */
+    private Path copyPath(int p) {
+        IntFunction<Path> where = places;
+        Path file = local.holds(p) ? local.file(p) : where == null ? null : where.apply(p);
+        return file == null ? null : file.resolveSibling(file.getFileName() + ".raw");
     }
 
     /** part-N.fsp.raw beside partition p's copy. */
@@ -264,6 +294,17 @@ public final class DecodedArenas implements AutoCloseable {
      * concurrent decode of it outlasts the wait.
      */
     public int ensure(int index) throws IOException {
+        return ensure(index, null);
+    }
+
+    /**
+     * {@link #ensure(int)}, decoding from {@code filled} when it is not null: the fill file of the entry's partition,
+     * still filling, whose ranges of this body have landed (a rider, docs/slices.md). Bytes from there are not
+     * trusted to name a bad body: a read that fails or decodes to the wrong CRC32C leaves the entry to be decoded
+     * later from the complete copy, and this call answers {@link #UNSERVED} (the caller's usual path then decides,
+     * with its own check).
+     */
+    public int ensure(int index, FileChannel filled) throws IOException {
         long deadline = System.nanoTime() + DECODE_WAIT_NANOS;
         while (true) {
             int s = state.get(index);
@@ -278,6 +319,9 @@ public final class DecodedArenas implements AutoCloseable {
                 return UNSERVED;
             }
             if (s == TODO && state.compareAndSet(index, TODO, DECODING)) {
+                if (filled != null) {
+                    return decodeRider(index, filled) ? DECODED : UNSERVED;
+                }
                 return decode(index) ? DECODED : UNSERVED;
             }
             long left = deadline - System.nanoTime();
@@ -343,16 +387,70 @@ public final class DecodedArenas implements AutoCloseable {
         } catch (CorruptBodyException e) {
             throw e;
         } catch (IOException e) {
-            if (!warnedWrite.getAndSet(true)) {
-                System.err.println(logPrefix + "cannot write " + name(index) + " into the decoded copy of its"
-                        + " partition (" + e.getMessage() + "); such files are decoded per open instead");
-            }
+            warnWrite(index, e);
             return false;
         } finally {
             state.set(index, outcome);
             synchronized (settled) {
                 settled.notifyAll();
             }
+        }
+    }
+
+    /**
+     * Decodes entry index from {@code in} (a fill file) into its place and marks it DONE when its CRC32C matches;
+     * anything else puts it back to TODO: the complete copy decodes it later ({@link #decode}), which names a bad
+     * body. A failed write of the decoded copy is as in {@link #decode}: the per-open path serves the entry.
+     */
+    private boolean decodeRider(int index, FileChannel in) {
+        int outcome = TODO;
+        try {
+            CRC32C crc = new CRC32C();
+            boolean raw = bodies.codec(index) == PartitionDescriptor.CODEC_RAW;
+            // raw: summed on the way; LZ4: the decoder sums what it produces
+            PositionalSink out = PositionalSink.throwing(channels.get(bodies.partition(index)), offsets[index],
+                    raw ? crc : null);
+            try {
+                long stored = bodies.storedLength(index);
+                if (raw) {
+                    long done = 0;
+                    while (done < stored) {
+                        long n = in.transferTo(bodies.bodyOffset(index) + done, stored - done, out);
+                        if (n <= 0) {
+                            return false;
+                        }
+                        done += n;
+                    }
+                } else {
+                    Lz4Chunked.decodeTo(in, bodies.bodyOffset(index), stored, table.size(index), out, crc);
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                if (out.failure() != null) {
+                    outcome = UNAVAILABLE;             // the decoded copy's disk: the per-open path from now on
+                    warnWrite(index, out.failure());
+                }
+                return false;
+            }
+            if (out.written() != table.size(index) || (int) crc.getValue() != bodies.crc32c(index)) {
+                return false;
+            }
+            check.settle(index, (int) crc.getValue());   // matches: marks the body checked
+            outcome = DONE;
+            return true;
+        } catch (IOException e) {
+            return false;
+        } finally {
+            state.set(index, outcome);
+            synchronized (settled) {
+                settled.notifyAll();
+            }
+        }
+    }
+
+    private void warnWrite(int index, IOException e) {
+        if (!warnedWrite.getAndSet(true)) {
+            System.err.println(logPrefix + "cannot write " + name(index) + " into the decoded copy of its"
+                    + " partition (" + e.getMessage() + "); such files are decoded per open instead");
         }
     }
 

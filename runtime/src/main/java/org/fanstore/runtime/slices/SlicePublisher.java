@@ -1,6 +1,7 @@
 package org.fanstore.runtime.slices;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -145,6 +146,41 @@ public final class SlicePublisher implements AutoCloseable {
             return false;   // a longer name than the copy's own: the slot stays free for that one
         }
         return map.publish(index, slot(p), copy, bodies.bodyOffset(index), SliceMap.Layout.PARTITION);
+    }
+
+    /**
+     * Whether partition p, kept and still filling, has a decoded copy its readers can ride (docs/slices.md,
+     * "compressed riders"), making it now if it holds compressed entries, the room is there and no raw rider named
+     * the fill file in its slot first.
+     */
+    public boolean riderCopy(int p) {
+        addDecodedCopy(p);
+        DecodedArenas a = arenas;
+        return enabled && a != null && a.covers(p);
+    }
+
+    /**
+     * A reader's open of entry index, of a partition still filling that has a decoded copy ({@link #riderCopy}),
+     * whose body's ranges landed in {@code filled}: decodes (or copies) it from there into that copy, checks its
+     * CRC32C on the decoded bytes and publishes it as a slice of the copy. {@link #NOT_SLICE} when it cannot be one
+     * now (the caller's usual path serves it); {@link #DECODED_SLICE} when this call decoded it.
+     */
+    public int publishRider(int index, FileChannel filled) throws IOException {
+        if (map.published(index)) {
+            return SLICE;
+        }
+        int p = bodies.partition(index);
+        DecodedArenas a = arenas;
+        if (!enabled || a == null || p == BodyIndex.NO_BODY || !FileModes.isRegular(table.mode(index))
+                || slot(p) >= map.slots() || !a.covers(p)) {
+            return NOT_SLICE;
+        }
+        int got = a.ensure(index, filled);
+        if (got == DecodedArenas.UNSERVED
+                || !map.publish(index, slot(p), a.path(p), a.offset(index), SliceMap.Layout.DECODED)) {
+            return NOT_SLICE;
+        }
+        return got == DecodedArenas.DECODED ? DECODED_SLICE : SLICE;
     }
 
     private static boolean tooLong(Path copy) {

@@ -57,14 +57,14 @@ class FillSchedulerTest {
                 // a background "not held" waits, then asks the same peer; after the retries, the next source
                 Arguments.of("not held: background retries the peer, then moves on", 1, new String[] {
                     "land-all 0",
-                    "next -> 1:1+1@1/b",
-                    "notheld 1:1+1@1/b 0",
+                    "next -> 1:0+1@1/b",
+                    "notheld 1:0+1@1/b 0",
                     "next@10 ->",
-                    "next@60 -> 1:1+1@1/b",
-                    "notheld 1:1+1@1/b 60",
-                    "next@200 -> 1:1+1@1/b",
-                    "notheld 1:1+1@1/b 200",
-                    "next@300 -> 1:1+1@-1/b"}),
+                    "next@60 -> 1:0+1@1/b",
+                    "notheld 1:0+1@1/b 60",
+                    "next@200 -> 1:0+1@1/b",
+                    "notheld 1:0+1@1/b 200",
+                    "next@300 -> 1:0+1@-1/b"}),
                 // a peer that failed is not asked again, for any partition
                 Arguments.of("a lost peer: the shared FS serves the range", 0, new String[] {
                     "want 1 0 250",
@@ -155,6 +155,56 @@ class FillSchedulerTest {
     }
 
     /**
+     * Issue 45, "a reader's bytes first, always": while a reader's transfer from a source is in flight, no background
+     * transfer starts from that source; the background resumes when the reader's bytes landed. Before, 2 background
+     * ranges started beside the reader's, sharing the source with it.
+     */
+    @Test
+    void aReaderNeverWaitsBehindBackgroundOnItsSource() {
+        FillScheduler s = scheduler(2);
+        s.want(0, 0, 10);
+        assertEquals(List.of("0:0+1@-1/f"), next(s), "the reader's range alone: the home is the reader's");
+        assertEquals(List.of(), next(s), "still the reader's while its range is in flight");
+        s.landed(parse("0:0+1@-1/f"));
+        assertEquals(List.of("0:1+1@-1/b", "0:2+1@-1/b"), next(s), "the readers left the home: the stage-in goes on");
+    }
+
+    /**
+     * Read-ahead has a bound of its own: ranges ahead of one reader in flight never hold another reader's ask. Before,
+     * both counted against the readers' bound, and the second reader waited behind the first one's read-ahead.
+     */
+    @Test
+    void aReaderNeverWaitsBehindAnothersReadAhead() {
+        Governor g = new Governor(new Governor.Config(0, 2), () -> 0);
+        FillScheduler s = new FillScheduler(CONFIG, g, List.of(new Part(0, 400, new int[] {FS}),
+                new Part(1, 300, new int[] {1, FS})));
+        s.want(0, 0, 10);
+        assertEquals(List.of("0:0+1@-1/f"), next(s));
+        s.landed(parse("0:0+1@-1/f"));
+        s.want(0, 100, 10);
+        List<String> first = next(s);
+        assertEquals("0:1+1@-1/f", first.get(0), "the in-order reader's own range first");
+        s.want(1, 0, 10);
+        assertEquals(List.of("1:0+1@1/f"), next(s), "another reader's range starts at once beside the read-ahead");
+    }
+
+    /**
+     * Prefetch (a peer's partition kept here) runs only while no reader on this node waits, whatever the source;
+     * the rank's own stage-in goes on from a source the reader does not use. Before, the range after the reader's
+     * in the peer's partition started first, beside the reader's.
+     */
+    @Test
+    void prefetchWaitsWhileAnyReaderOfThisNodeWaits() {
+        FillScheduler s = scheduler(2);
+        s.want(1, 0, 10);
+        assertEquals(List.of("1:0+1@1/f", "0:0+1@-1/b", "0:1+1@-1/b"), next(s),
+                "the reader's range from the peer; the home's stage-in beside it; no prefetch");
+        s.landed(parse("1:0+1@1/f"));
+        s.landed(parse("0:0+1@-1/b"));
+        assertEquals(List.of("1:1+1@1/b"), next(s), "no reader left: the prefetch resumes after the reader's range");
+    }
+
+    /**
      * The home as an object store (README.md, "Transfers by source"): background transfers of up to 3 ranges, 4 of
      * them in flight on its own bound; the peer one range, under the governor's shared bound of 1.
      */
@@ -182,14 +232,17 @@ class FillSchedulerTest {
     }
 
     @Test
-    void aReadersRangeIsStillFirstAndExactBesideTheStoresLongTransfers() {
+    void aReadersRangeIsFirstAndExactAndTheStoresLongTransfersWait() {
         Governor g = new Governor(new Governor.Config(1, 8), () -> 0);
         FillScheduler s = shapedScheduler(g);
         s.want(0, 250, 10);
-        assertEquals(List.of("0:2+1@-1/f", "0:3+1@-1/b", "0:0+2@-1/b", "1:0+1@1/b"), next(s),
-                "the reader's one range first; the background after it, runs stopping at ranges in flight");
+        assertEquals(List.of("0:2+1@-1/f"), next(s),
+                "the reader's one range alone: the home's runs and the prefetch wait while it is in flight");
         s.want(1, 250, 10);
         assertEquals(List.of("1:2+1@1/f"), next(s), "a reader's range from the peer: foreground, still one range");
+        s.landed(parse("0:2+1@-1/f"));
+        assertEquals(List.of("0:3+1@-1/b", "0:0+2@-1/b"), next(s),
+                "the home is free again: its runs, stopping at ranges landed; the peer's reader still holds prefetch");
     }
 
     @Test
