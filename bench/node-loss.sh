@@ -8,7 +8,8 @@
 # the same with --on-node-loss end (the job ends, exit 3), then a new `fanstore run --ranks 2` that reads epochs
 # KILL_EPOCH..EPOCHS. Split CPUs (bench/other-nodes-core.sh): rank 0's runtime and the reader on CPU 0, the other
 # ranks on CPU 1. Columns: each epoch's seconds as the reader times it, and the wall from the first launch to the
-# end of the last epoch (both jobs and the restart's load for end+restart). EXTRA: more `fanstore run` options
+# end of the last epoch (both jobs and the restart's load for end+restart). COMPUTE_MS (default 1): a sleep per file
+# read, as a training step's compute (an epoch of 2048 files then lasts > 2 s). EXTRA: more `fanstore run` options
 # (e.g. "--prefetch off"). Output on stdout; bench/journal/<date>-node-loss-<commit>.txt keeps it.
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -28,11 +29,11 @@ PY
   "$repo/fanstore" prep --input "$work/src/ds" --output "$work/ds.fs" --partitions 6 >/dev/null
 fi
 reader=("$repo/bench/other-nodes-core.sh" python3 "$repo/bench/node_loss_epochs.py" /fanstore/ds)
-run() {  # ranks, then the reader's arguments; prints the reader's lines, the job's exit status last
-  local ranks=$1; shift
+run() {  # --on-node-loss mode, ranks, then the reader's arguments; prints the reader's lines, the exit status last
+  local mode=$1 ranks=$2; shift 2
   set +e
-  FANSTORE_JOB_ID="nl$$-$RANDOM" "$repo/fanstore" run --ranks "$ranks" --only-rank 0 --data "$work/ds.fs" \
-    --local-dir "$work/local" "${extra[@]}" -- "${reader[@]}" "$@" 2>"$work/err.txt"
+  COMPUTE_MS="${COMPUTE_MS:-1}" FANSTORE_JOB_ID="nl$$-$RANDOM" "$repo/fanstore" run --ranks "$ranks" --only-rank 0 --data "$work/ds.fs" \
+    --local-dir "$work/local" --on-node-loss "$mode" "${extra[@]}" -- "${reader[@]}" "$@" 2>"$work/err.txt"
   echo "exit $?"
   set -e
 }
@@ -43,13 +44,13 @@ row() {  # mode, the reader's output (possibly of two jobs), t0, t1
   printf '%-14s|%s | %7.2f | %s\n' "$1" "$times" "$(echo "$4 - $3" | bc)" "$(grep '^exit' <<<"$2" | tr '\n' ' ')"
 }
 echo "node-loss bench: $(git -C "$repo" rev-parse --short HEAD), ${size_mb} MiB, $epochs epochs, rank 2 killed at 30% of"
-echo "epoch $kill_epoch; options: ${EXTRA:-defaults}; load at start: $(uptime | sed 's/.*load average: //')"
+echo "epoch $kill_epoch; compute ${COMPUTE_MS:-1} ms/file; options: ${EXTRA:-defaults}; load at start: $(uptime | sed 's/.*load average: //')"
 echo "mode          | epoch seconds (1..$epochs)                 |  wall s | exit"
 for r in $(seq "$rounds"); do
-  t0=$(now); out=$(run 3 1 "$epochs" "$kill_epoch" 0.3); t1=$(now)
+  t0=$(now); out=$(run continue 3 1 "$epochs" "$kill_epoch" 0.3); t1=$(now)
   row continue "$out" "$t0" "$t1"
   grep -q 'lost rank 2' "$work/err.txt" || { echo "continue: no loss reported:"; tail -5 "$work/err.txt"; }
-  t0=$(now); out=$(run 3 1 "$epochs" "$kill_epoch" 0.3 | grep -v "^epoch $kill_epoch ")
-  out="$out"$'\n'$(run 2 "$kill_epoch" "$epochs"); t1=$(now)
+  t0=$(now); out=$(run end 3 1 "$epochs" "$kill_epoch" 0.3 | grep -v "^epoch $kill_epoch ")
+  out="$out"$'\n'$(run end 2 "$kill_epoch" "$epochs"); t1=$(now)
   row "end+restart" "$out" "$t0" "$t1"
 done

@@ -2,12 +2,14 @@
 """Epochs over a tree for bench/node-loss.sh: every file read once per epoch, in a shuffled order (seed = epoch).
 Usage: node_loss_epochs.py ROOT FIRST_EPOCH LAST_EPOCH [KILL_EPOCH KILL_FRACTION]: with KILL_*, when that share of
 KILL_EPOCH's files is read, SIGKILLs the runtime of the job's last rank (found by its command line), as a lost node.
-Prints 'epoch E S' per epoch (seconds) and 'killed rank R' when it kills."""
+COMPUTE_MS (environment, default 1): a sleep after each file, as a training step's compute, so an epoch lasts longer
+than the few seconds a loss takes to notice. Prints 'epoch E S' per epoch (seconds) and 'killed rank R'."""
 import os, random, signal, sys, time
 
 root, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 kill_epoch = int(sys.argv[4]) if len(sys.argv) > 4 else -1
 kill_at = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
+compute = float(os.environ.get('COMPUTE_MS', '1')) / 1000
 files = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs)
 
 
@@ -36,4 +38,5 @@ for epoch in range(first, last + 1):
         with open(path, 'rb') as f:
             while f.read(1 << 20):
                 pass
+        time.sleep(compute)
     print('epoch %d %.3f' % (epoch, time.monotonic() - t0), flush=True)
