@@ -146,6 +146,10 @@ final class NodeRuntime implements AutoCloseable {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
         JobSecret secret = JobSecret.read(config.secretFile());  // once, for the join and the fetch service
+        // asked first, before anything of this rank takes local disk (the home's threads below load lz4-java's
+        // library into it): --local-capacity auto is what is free at start
+        long capacity = LocalCapacity.parse(config.localCapacity())
+                .budget(Files.getFileStore(config.localDir()));   // the rank directory: its parts/ is made later
         HomeStart homeStart = HomeStart.begin(config.data(), config.localDir());   // while this rank joins
         try {
             world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
@@ -160,9 +164,6 @@ final class NodeRuntime implements AutoCloseable {
         long tableStarted = System.nanoTime();
         Dataset data = landTable(home, manifest);
         long landedTable = System.nanoTime();
-        // asked here, before the stages below take local disk: --local-capacity auto is what is free now
-        long capacity = LocalCapacity.parse(config.localCapacity())
-                .budget(Files.getFileStore(RankDirectory.PARTS_DIR.in(config.localDir())));
         homeStart.awaitChecks();
         stats = new RankStats(config.rank());
         stats.attachHome(home);

@@ -216,6 +216,24 @@ class FillSchedulerTest {
     }
 
     /**
+     * A reader streaming a partition not kept here (OpenService through Fill.stream) counts as a reader of its
+     * source: the stage-in from that source and every prefetch wait until it ends.
+     */
+    @Test
+    void aStreamedReaderHoldsTheBackgroundOfItsSource() {
+        FillScheduler s = scheduler(2);
+        s.streamBegins(FS);
+        assertEquals(List.of(), next(s), "the home is the streaming reader's; no prefetch while a reader waits");
+        s.streamEnds(FS);
+        s.streamBegins(1);
+        assertEquals(List.of("0:0+1@-1/b", "0:1+1@-1/b"), next(s), "a reader on the peer leaves the home to the"
+                + " stage-in, not to the prefetch");
+        s.streamEnds(1);
+        s.landed(parse("0:0+1@-1/b"));
+        assertEquals(List.of("0:2+1@-1/b"), next(s), "the next range of the plan: the own partition still first");
+    }
+
+    /**
      * The home as an object store (README.md, "Transfers by source"): background transfers of up to 3 ranges, 4 of
      * them in flight on its own bound; the peer one range, under the governor's shared bound of 1.
      */
