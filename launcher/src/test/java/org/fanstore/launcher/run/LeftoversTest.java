@@ -171,7 +171,9 @@ class LeftoversTest {
                     return found[0] != null;
                 });
                 assertEquals(0, new ProcessBuilder("kill", "-STOP", Long.toString(runtime.pid())).start().waitFor());
-                if (Files.exists(found[0])) {
+                // kill returns once the signal is sent, not once every thread stopped: the copy could still land.
+                await("every thread of the runtime to stop", () -> allStopped(runtime.pid()));
+                if (Files.exists(found[0]) && !Files.exists(landed(found[0]))) {
                     partial = found[0];
                 } else {
                     assertEquals(0, new ProcessBuilder("kill", "-CONT", Long.toString(runtime.pid())).start()
@@ -197,8 +199,7 @@ class LeftoversTest {
             }
         }
         assertTrue(Files.exists(partial), "the premise: a SIGKILLed drain leaves its partial copy");
-        String partialName = partial.getFileName().toString();
-        Path target = out.resolve("ck").resolve(partialName.substring(1, partialName.indexOf(".fanstore-partial-")));
+        Path target = landed(partial);
         assertFalse(Files.exists(target), "the premise: the file did not land");
 
         FanstoreProcess.Result next = FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", "next" + System.nanoTime()),
@@ -222,6 +223,31 @@ class LeftoversTest {
         assertEquals(0, r.status(), r.stderr());
         assertFalse(r.stderr().contains("was not saved"), r.stderr());
         assertTrue(Files.exists(live));
+    }
+
+    /** The file a drain's partial copy (".NAME.fanstore-partial-...") becomes when it lands. */
+    private static Path landed(Path partial) {
+        String name = partial.getFileName().toString();
+        return partial.resolveSibling(name.substring(1, name.indexOf(".fanstore-partial-")));
+    }
+
+    /** Whether every thread of the process is stopped (state T in /proc), so nothing of it runs any more. */
+    private static boolean allStopped(long pid) throws IOException {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc/" + pid + "/task"))) {
+            for (Path t : tasks.toList()) {
+                String stat;
+                try {
+                    stat = Files.readString(t.resolve("stat"));
+                } catch (IOException gone) {
+                    continue;   // a thread that ended runs no more either
+                }
+                char state = stat.charAt(stat.lastIndexOf(')') + 2);
+                if (state != 'T' && state != 't') {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private static Path partialIn(Path dir) throws IOException {

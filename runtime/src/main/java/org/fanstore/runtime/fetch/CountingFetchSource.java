@@ -20,8 +20,8 @@ public final class CountingFetchSource implements FetchSource {
     }
 
     @Override
-    public boolean holds(long id, long position, long length) {
-        return inner.holds(id, position, length);
+    public boolean holds(long id, long position, long length, boolean reader) {
+        return inner.holds(id, position, length, reader);
     }
 
     @Override

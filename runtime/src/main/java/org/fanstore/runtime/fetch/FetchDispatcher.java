@@ -195,7 +195,8 @@ final class FetchDispatcher {
                 return 0;
             }
             if (objectLength == FetchSource.NOT_HELD || r.position() <= objectLength
-                    && r.length() <= objectLength - r.position() && !source.holds(r.id(), r.position(), r.length())) {
+                    && r.length() <= objectLength - r.position() && !source.holds(r.id(), r.position(), r.length(),
+                    r.kind() != FetchProtocol.KIND_FETCH)) {
                 refuse(r, RemoteFetchException.Reason.NOT_HELD, -1);
                 return 0;
             }

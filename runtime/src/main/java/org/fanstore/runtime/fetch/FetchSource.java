@@ -23,10 +23,10 @@ public interface FetchSource {
 
     /**
      * Whether bytes [position, position + length) of the object can be read now: a partition still being filled
-     * holds only the ranges that landed (answered NOT_HELD otherwise, at once, so the requester asks its next source:
-     * runtime/fill's README, "Giving way to readers").
+     * holds only the ranges that landed (answered NOT_HELD otherwise, so the requester asks its next source). For a
+     * reader's request ({@code reader}) the source may first bring the bytes in itself, within a bound.
      */
-    default boolean holds(long id, long position, long length) {
+    default boolean holds(long id, long position, long length, boolean reader) {
         return true;
     }
 }

@@ -55,6 +55,8 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     final int rank;
     final boolean verbose;
     private final long capacity;
+    /** Kept partitions whose only source is the home (this rank's own and broadcast ones). */
+    private final Set<Integer> stagedIn = new HashSet<>();
     final Object lock = new Object();
     final FillFiles files;
     private final FillDriver driver;
@@ -86,6 +88,11 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         }
         Set<Integer> ids = new HashSet<>();
         plan.kept().forEach(p -> ids.add(p.id()));
+        for (FillScheduler.Part p : plan.kept()) {
+            if (p.sources().length == 1 && p.sources()[0] == FillScheduler.HOME) {
+                stagedIn.add(p.id());
+            }
+        }
         this.files = new FillFiles(this, partsDir, bodies, check, ids);
         this.driver = new FillDriver(this, doneMarker);
     }
@@ -223,6 +230,29 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         synchronized (lock) {
             return scheduler.keeps(p) ? files.target(p) : null;
         }
+    }
+
+    /**
+     * A peer's reader asks for bytes of p: when p is one this node stages in from the home alone, they are this node's
+     * reader asks (first in its order) and the peer waits for them here, bounded, so the home is read once for both
+     * nodes (README.md, "Giving way to readers").
+     */
+    @Override
+    public FileChannel landedForReader(int p, long position, long length, long deadline) {
+        FileChannel c = landed(p, position, length);
+        if (c != null || !stagedIn(p)) {
+            return c;
+        }
+        c = awaitBytes(p, position, length, deadline);
+        return c != null && (local.holds(p) || landed(p, position, length) != null) ? c : null;
+    }
+
+    /**
+     * Whether p is one this node brings in from the home alone (its own or a broadcast partition): waiting for it on
+     * a peer's behalf never waits on another peer, so no two ranks wait on each other.
+     */
+    private boolean stagedIn(int p) {
+        return stagedIn.contains(p);
     }
 
     /** Whether partition p is kept and being filled here (not complete yet, not abandoned). */

@@ -205,7 +205,7 @@ public final class FillScheduler {
             if (!governor.mayStartForeground(foreground)) {
                 return out;
             }
-            out.add(start(s, r, s.rangeOf(a[1] + Math.max(a[2], 1) - 1), Class.READER));
+            out.add(start(s, r, s.rangeOf(a[1] + Math.max(a[2], 1) - 1), Kind.READER));
         }
         for (int[] a; (a = ahead.peek()) != null; ) {
             PartRanges s = parts.get(a[0]);
@@ -217,7 +217,7 @@ public final class FillScheduler {
                 break;
             }
             ahead.poll();
-            out.add(start(s, a[1], a[1], Class.AHEAD));
+            out.add(start(s, a[1], a[1], Kind.AHEAD));
         }
         findBusy();
         while (true) {
@@ -232,7 +232,7 @@ public final class FillScheduler {
             governor.countBackground(true);
             PartRanges s = parts.get(pick[0]);
             int most = shapes.apply(sourceOf(s, pick[1])).backgroundRanges();
-            out.add(start(s, pick[1], Math.min(s.range.length - 1, pick[1] + most - 1), Class.BACKGROUND));
+            out.add(start(s, pick[1], Math.min(s.range.length - 1, pick[1] + most - 1), Kind.BACKGROUND));
         }
     }
 
@@ -299,7 +299,7 @@ public final class FillScheduler {
         PartRanges s = release(t);
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
-            s.sourceAt[r]++;
+            pastSource(s, r, t.source());
         }
         again(s, t, wasAhead);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
@@ -317,7 +317,7 @@ public final class FillScheduler {
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
             if (move) {
-                s.sourceAt[r]++;
+                pastSource(s, r, t.source());
             }
         }
         if (!move) {
@@ -399,10 +399,10 @@ public final class FillScheduler {
     }
 
     /** The classes of transfer, in the order they start (README.md, "The scheduler"). */
-    private enum Class { READER, AHEAD, BACKGROUND }
+    private enum Kind { READER, AHEAD, BACKGROUND }
 
     /** Starts the run of TODO ranges from r to at most last that share r's source. */
-    private Transfer start(PartRanges s, int r, int last, Class c) {
+    private Transfer start(PartRanges s, int r, int last, Kind c) {
         int source = sourceOf(s, r);
         if (source == Integer.MIN_VALUE) {
             throw new IllegalStateException("partition " + s.part.id() + " range " + r + " has no source");
@@ -414,10 +414,10 @@ public final class FillScheduler {
         for (int i = r; i < r + n; i++) {
             s.range[i] = IN_FLIGHT;
         }
-        boolean forReader = c != Class.BACKGROUND;
-        if (c == Class.AHEAD) {
+        boolean forReader = c != Kind.BACKGROUND;
+        if (c == Kind.AHEAD) {
             aheadInFlight.add(key(s.part.id(), r));
-        } else if (c == Class.READER) {
+        } else if (c == Kind.READER) {
             foreground++;
             readersOn.merge(source, 1, Integer::sum);
         } else if (shapes.apply(source).backgroundInFlight() > 0) {
@@ -426,6 +426,18 @@ public final class FillScheduler {
             background++;
         }
         return new Transfer(s.part.id(), r, n, source, forReader);
+    }
+
+    /**
+     * Range r goes on past {@code source}, if it still points at it: a source marked down while r was in flight from it
+     * (every peer after a node loss: liveness/README.md) was skipped already, and moving again would skip the next one
+     * (the home) and abandon the partition.
+     */
+    private static void pastSource(PartRanges s, int r, int source) {
+        int[] sources = s.part.sources();
+        if (s.sourceAt[r] < sources.length && sources[s.sourceAt[r]] == source) {
+            s.sourceAt[r]++;
+        }
     }
 
     /** Range r's source now: its next one in the partition's list that is not down, or MIN_VALUE if none is left. */

@@ -42,8 +42,8 @@ public final class OutputFetchSource implements FetchSource {
     }
 
     @Override
-    public boolean holds(long id, long position, long length) {
-        return OutputObjects.isOutput(id) || inputs.holds(id, position, length);
+    public boolean holds(long id, long position, long length, boolean reader) {
+        return OutputObjects.isOutput(id) || inputs.holds(id, position, length, reader);
     }
 
     @Override

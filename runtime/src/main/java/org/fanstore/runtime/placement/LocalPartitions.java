@@ -37,6 +37,13 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
 
         /** The channel holding bytes [position, position + length) of the partition if they landed, else null. */
         FileChannel landed(int partition, long position, long length);
+
+        /**
+         * {@link #landed}, after bringing the bytes in first (as for a reader here) when the partition is one this
+         * node stages in from the shared FS: a peer's reader then gets them from here, and the shared FS is read
+         * once for both. Waits at most until the deadline ({@link System#nanoTime()}); null if they did not land.
+         */
+        FileChannel landedForReader(int partition, long position, long length, long deadline);
     }
 
     /** From now on ranges that landed in partitions being filled are served too. */
@@ -127,14 +134,15 @@ public final class LocalPartitions implements FetchSource, AutoCloseable {
     }
 
     @Override
-    public boolean holds(long id, long position, long length) {
+    public boolean holds(long id, long position, long length, boolean reader) {
         if (id < PARTITION_OBJECTS || id - PARTITION_OBJECTS > Integer.MAX_VALUE
                 || channels.containsKey((int) (id - PARTITION_OBJECTS))) {
             return true;
         }
         Partial f = partial;
         int p = (int) (id - PARTITION_OBJECTS);
-        return f != null && f.landed(p, position, length) != null;
+        return f != null && (reader ? f.landedForReader(p, position, length, System.nanoTime() + READER_WAIT_NANOS)
+                : f.landed(p, position, length)) != null;
     }
 
     @Override

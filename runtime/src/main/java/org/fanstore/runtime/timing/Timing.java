@@ -29,6 +29,8 @@ public final class Timing {
     public static final Duration FETCH_TIMEOUT = Duration.ofSeconds(20);
     /** How long a peer may stay silent on a fill transfer before the next source serves that range. */
     public static final Duration PEER_STALL = Duration.ofSeconds(3);
+    /** A peer's reader request waits this long for bytes being filled: well under PEER_STALL, its stall bound. */
+    public static final long READER_WAIT_NANOS = 1_000_000_000L;
     /** How long a pin waits for its reader's open before it is reclaimed (its reader died or stalled). */
     public static final long PIN_GRACE_NANOS = 10_000_000_000L;
     /** How old a pin is before the sweep checks whether its reader released it: about a second of answers kept. */

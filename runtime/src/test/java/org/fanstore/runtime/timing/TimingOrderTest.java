@@ -112,6 +112,9 @@ class TimingOrderTest {
         assertTrue(PEER_STALL.multipliedBy(2).compareTo(FETCH_TIMEOUT.dividedBy(2)) <= 0,
                 "an open waits on the fill for half the fetch timeout, then reads from the sources: the other"
                         + " half must outlast a stalled peer and still serve from the next source");
+        assertTrue(READER_WAIT_NANOS < PEER_STALL.toNanos(),
+                "a peer's reader request waiting on our fill must be answered before the requester calls us"
+                        + " stalled and moves on");
         assertTrue(REPLY_TIMEOUT.compareTo(FETCH_TIMEOUT) > 0,
                 "a server drops a fetch reply only after its requester has given up on it");
         assertTrue(PIN_CHECK_AFTER_NANOS < PIN_GRACE_NANOS,
