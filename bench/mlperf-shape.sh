@@ -7,7 +7,8 @@
 # Rows (LABELS, each run under every CPUS entry):
 #   native-warm   the source tree on this disk, page cache warm
 #   native-cold   the same, its pages dropped first (posix_fadvise DONTNEED; the host may still cache: cold-ish)
-#   native-home   the source tree on the throttled home (bindfs --read-rate HOME_RATE, direct_io: every epoch)
+#   native-home   the source tree on the throttled home (bindfs --read-rate HOME_RATE, direct_io: every epoch;
+#                 one mount for the whole job, so at 2 ranks both ranks share HOME_RATE, as two nodes share a home)
 #   fs-1, fs-2    fanstore 1 / 2 ranks (the command on rank 0, so at 2 ranks half of it is the other rank's),
 #                 the dataset's home on this disk (its page cache warm)
 #   fs-1-home, fs-2-home   the same with the dataset (OUT.fs) on the throttled home

@@ -2,7 +2,6 @@ package org.fanstore.runtime;
 
 import static org.fanstore.runtime.timing.Timing.*;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
@@ -148,6 +146,10 @@ final class NodeRuntime implements AutoCloseable {
         long started = System.nanoTime();
         Files.createDirectories(config.shmDir());
         JobSecret secret = JobSecret.read(config.secretFile());  // once, for the join and the fetch service
+        // asked first, before anything of this rank takes local disk (the home's threads below load lz4-java's
+        // library into it): --local-capacity auto is what is free at start
+        long capacity = LocalCapacity.parse(config.localCapacity())
+                .budget(Files.getFileStore(config.localDir()));   // the rank directory: its parts/ is made later
         HomeStart homeStart = HomeStart.begin(config.data(), config.localDir());   // while this rank joins
         try {
             world = MpiWorld.init(config.rank(), config.size(), config.rendezvousHost(), config.rendezvousPort(),
@@ -162,9 +164,6 @@ final class NodeRuntime implements AutoCloseable {
         long tableStarted = System.nanoTime();
         Dataset data = landTable(home, manifest);
         long landedTable = System.nanoTime();
-        // asked here, before the stages below take local disk: --local-capacity auto is what is free now
-        long capacity = LocalCapacity.parse(config.localCapacity())
-                .budget(Files.getFileStore(RankDirectory.PARTS_DIR.in(config.localDir())));
         homeStart.awaitChecks();
         stats = new RankStats(config.rank());
         stats.attachHome(home);
@@ -365,7 +364,8 @@ final class NodeRuntime implements AutoCloseable {
                 config.rank());
         // closed after the final barrier (finish), when no rank commits any more
         ClusterCommitter committer = opened(ClusterCommitter.start(world, applier));
-        OutputData data = new FetchedOutputData(config.rank(), heldOutputs, fetcher, cacheDir);
+        OutputData data = new FetchedOutputData(config.rank(), heldOutputs, fetcher, cacheDir, config.outputDir(),
+                world::lostRanks);
         return new OutputService(namespace, committer, applier, data, upperDir, config.rank(), workers,
                 FETCH_TIMEOUT);
     }
@@ -406,6 +406,7 @@ final class NodeRuntime implements AutoCloseable {
             DirectoryDrain.Report report = drainReport != null ? drainReport : drain.finish(DRAIN_TIMEOUT);
             report.failed().forEach((key, why) -> lines.add(RuntimeReport.OUTPUT_FAILED
                     + RuntimeReport.printable(key) + "\t" + RuntimeReport.printable(why)));
+            NodeLoss.lostOutputs(config, nodeLost.isDone() ? nodeLost.join().ranks() : new int[0], outputNamespace);
             lines.add(RuntimeReport.OUTPUT_DRAINED + "files=" + report.copiedFiles() + " bytes="
                     + report.copiedBytes() + " ms=" + ms(report.busyNanos()));
             drain.close();
@@ -448,39 +449,17 @@ final class NodeRuntime implements AutoCloseable {
      */
     void finish() {
         finishing = true;
-        if (world != null && world.hasLeft() && fill != null) {
-            stopPublishing.run();  // no barrier, no exchange: the other survivors no longer share a world
-            fill.close();
-        }
-        if (world != null && !world.hasLeft() && toClose.size() > 0) {
-            MpiWorld w = world;
-            CompletableFuture<Void> barrier = CompletableFuture.runAsync(() -> {
-                try {
-                    if (fill != null) {
-                        // before the barrier: its transfers in flight need the peers still serving
-                        stopPublishing.run();
-                        fill.close();
-                    }
-                    w.barrier(FINISH_TIMEOUT);
-                    statsLines = StatsExchange.gather(w, stats);  // after the barrier: nobody reads any more
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+        if (world != null && toClose.size() > 0) {
+            Runnable stopFill = () -> {
+                if (fill != null) {
+                    stopPublishing.run();
+                    fill.close();
                 }
-            }, r -> daemon("fanstore-final-barrier", r).start());
-            Throwable failed = null;
-            try {
-                Object ended = CompletableFuture.anyOf(barrier, failedWhileFinishing, nodeLost).get();
-                if (ended instanceof RankFailedException e && !nodeLost.isDone()) {
-                    failed = e;
-                }
-            } catch (ExecutionException e) {  // the barrier thread's IOException comes wrapped, any other bare
-                failed = e.getCause() instanceof UncheckedIOException u ? u.getCause() : e.getCause();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (failed != null) {
-                System.err.println("fanstore rank " + config.rank() + ": not every rank finished cleanly: "
-                        + failed.getMessage());
+            };
+            if (world.hasLeft()) {
+                stopFill.run();  // no barrier, no exchange: the other survivors no longer share a world
+            } else {
+                statsLines = FinalBarrier.await(config.rank(), world, stopFill, stats, failedWhileFinishing, nodeLost);
             }
         }
         if (drain != null) {

@@ -23,13 +23,21 @@ final class BucketCheck implements AutoCloseable {
     }
 
     private final CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+    private final DatasetLocation dataset;
 
-    private BucketCheck() {
+    private BucketCheck(DatasetLocation dataset) {
+        this.dataset = dataset;
     }
 
     static BucketCheck start(DatasetLocation dataset) {
-        BucketCheck check = new BucketCheck();
-        Thread t = new Thread(() -> check.outcome.complete(check(dataset)), "fanstore-bucket-check");
+        BucketCheck check = new BucketCheck(dataset);
+        Thread t = new Thread(() -> {
+            try {
+                check.outcome.complete(check(dataset));
+            } catch (Throwable e) {   // an Error too: await() must never wait for a thread that died
+                check.outcome.completeExceptionally(e);
+            }
+        }, "fanstore-bucket-check");
         t.setDaemon(true);
         t.start();
         return check;
@@ -40,7 +48,8 @@ final class BucketCheck implements AutoCloseable {
         try {
             return outcome.get();
         } catch (ExecutionException e) {
-            throw new IllegalStateException(e.getCause()); // check() catches what it can meet
+            return new Outcome(null, "cannot check " + dataset + ": the object store's client did not start ("
+                    + e.getCause().getMessage() + ")", 1);
         }
     }
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A node lost after ready (issue 46; docs/reliability.md, section 10): one rank's runtime and its commands killed
+ * A node lost after ready (issue 46; docs/reliability.md, section 16): one rank's runtime and its commands killed
  * with SIGKILL in the middle of the first of three checksummed epochs. With --on-node-loss continue (the default) the
  * other ranks read every byte right through the third epoch, whose partitions are all local again, and the job exits 0
  * naming the lost rank; with --on-node-loss end the job ends within seconds, exit 3, as before.
@@ -189,6 +189,93 @@ class NodeLossTest {
                     n0.stdout(), n0.stderr());
         } finally {
             nodes.forEach(FaultsTest.Job::kill);
+        }
+    }
+
+    /**
+     * Outputs (item 2 of the issue): rank 0's file committed before the loss stays readable on rank 1; rank 2's file
+     * drained before the loss is read from --output-dir; rank 2's 200 MB file committed just before its runtime is
+     * killed is either drained (readable) or named as lost (ENOENT, listed in .fanstore-lost-outputs), never a hang;
+     * a file rank 0 writes after the loss is committed and drained.
+     */
+    @Test
+    void outputsOfSurvivorsStayReadableAndWhatTheLostNodeHeldIsNamed() throws Exception {
+        String job = "tlossout" + System.nanoTime();
+        Path w = Files.createDirectories(work.resolve(job));
+        Path od = Files.createDirectories(work.resolve(job + "-out"));
+        Path script = Files.writeString(w.resolve("outputs.py"), String.join("\n",
+                "import errno, os, sys, time",
+                "w = sys.argv[1]",
+                "rank = os.environ['FANSTORE_RANK']",
+                "out = '/fanstore/out'",
+                "open(os.path.join(w, 'pgid-' + rank), 'w').write(str(os.getpgid(0)))",
+                "def wait(name):",
+                "    while not os.path.exists(os.path.join(w, name)):",
+                "        time.sleep(0.05)",
+                "def mark(name):",
+                "    open(os.path.join(w, name), 'w').close()",
+                "os.makedirs(out, exist_ok=True)",
+                "if rank == '0':",
+                "    open(out + '/r0.txt', 'w').write('from rank 0\\n')",
+                "    mark('r0-written')",
+                "if rank == '2':",
+                "    open(out + '/r2-drained.txt', 'w').write('from rank 2, drained\\n')",
+                "    wait('r2-drained-seen')",
+                "    with open(out + '/r2-big.bin', 'wb') as f:",
+                "        f.write(b'x' * (200 << 20))",
+                "    mark('r2-big-written')",
+                "    time.sleep(600)",
+                "wait('killed')",
+                "results = []",
+                "for name in ('r0.txt', 'r2-drained.txt', 'r2-big.bin'):",
+                "    try:",
+                "        with open(out + '/' + name, 'rb') as f:",
+                "            results.append('%s:%d' % (name, len(f.read())))",
+                "    except OSError as e:",
+                "        results.append('%s:%s' % (name, errno.errorcode.get(e.errno)))",
+                "print('rank %s reads %s' % (rank, ' '.join(results)), flush=True)",
+                "if rank == '0':",
+                "    open(out + '/r0-after.txt', 'w').write('after the loss\\n')",
+                ""));
+        FaultsTest.Job j = FaultsTest.Job.start(data, work, Map.of("FANSTORE_JOB_ID", job),
+                List.of("--ranks", "3", "--output-dir", od.toString()), "exec python3 " + script + " " + w);
+        try {
+            j.awaitReady(3);
+            Await.until(Duration.ofSeconds(60), () -> Files.exists(w.resolve("r0-written"))
+                    && Files.exists(od.resolve("out/r2-drained.txt")), "outputs never drained:\n" + j.stderr());
+            Files.createFile(w.resolve("r2-drained-seen"));
+            Await.until(Duration.ofSeconds(60), () -> Files.exists(w.resolve("r2-big-written")),
+                    "rank 2 never wrote its big file:\n" + j.stderr());
+            ProcessHandle rank2 = FaultsTest.Job.runtimeOf(job, 2);
+            rank2.destroyForcibly();
+            rank2.onExit().get(10, TimeUnit.SECONDS);
+            new ProcessBuilder("kill", "-KILL", "--", "-" + Files.readString(w.resolve("pgid-2")).trim()).start()
+                    .waitFor();
+            boolean bigDrained = Files.exists(od.resolve("out/r2-big.bin"))
+                    && Files.size(od.resolve("out/r2-big.bin")) == 200 << 20;
+            Files.createFile(w.resolve("killed"));
+            assertTrue(j.launcher.waitFor(120, TimeUnit.SECONDS), () -> "job still running:\n" + j.stderr());
+            String out = j.stdout();
+            String err = j.stderr();
+            assertEquals(0, j.launcher.exitValue(), () -> out + "\n" + err);
+            String big = bigDrained ? "r2-big.bin:" + (200 << 20) : "r2-big.bin:ENOENT";
+            for (int rank = 0; rank < 2; rank++) {
+                assertTrue(out.contains("rank " + rank + " reads r0.txt:12 r2-drained.txt:21 " + big), out + err);
+            }
+            assertEquals("after the loss\n", Files.readString(od.resolve("out/r0-after.txt")));
+            assertEquals("from rank 0\n", Files.readString(od.resolve("out/r0.txt")));
+            assertEquals("from rank 2, drained\n", Files.readString(od.resolve("out/r2-drained.txt")));
+            String lost = Files.readString(od.resolve(".fanstore-lost-outputs"));
+            assertEquals(bigDrained ? "" : "out/r2-big.bin\n", lost);
+            if (!bigDrained) {
+                assertTrue(err.contains("out/r2-big.bin was held only by rank 2"), err);
+                assertTrue(err.contains("were not drained and are lost: out/r2-big.bin"), err);
+            }
+            assertTrue(FaultsTest.gone(job, work), "directories left behind");
+            System.out.printf("outputs after a loss (rank 2's big file %s):%n%s%s",
+                    bigDrained ? "drained before the kill" : "lost", out, err);
+        } finally {
+            j.kill();
         }
     }
 

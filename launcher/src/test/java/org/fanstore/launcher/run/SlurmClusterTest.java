@@ -73,9 +73,15 @@ class SlurmClusterTest {
     }
 
     private List<String> fanstoreRun(String... command) {
+        return fanstoreRun(List.of(), command);
+    }
+
+    private List<String> fanstoreRun(List<String> options, String... command) {
         List<String> cmd = new ArrayList<>(List.of(FanstoreProcess.repo().resolve("fanstore").toString(), "run",
                 "--data", ds.data().toString(), "--local-dir", local.toString(), "--rendezvous-dir",
-                rendezvous.toString(), "--join-timeout", "20", "--"));
+                rendezvous.toString(), "--join-timeout", "20"));
+        cmd.addAll(options);
+        cmd.add("--");
         cmd.addAll(List.of(command));
         return cmd;
     }
@@ -168,13 +174,15 @@ class SlurmClusterTest {
         }
     }
 
+    /** --on-node-loss end: a killed runtime ends every node's job (the default goes on: the test below). */
     @Test
     void aKilledRuntimeEndsTheJob() throws Exception {
         needCluster();
         Path jobFile = work.resolve("kill.job");
         Path started = work.resolve("kill.started");
         Process srun = start(concat(List.of("srun", "-J", "kill", "-N2", "--ntasks-per-node=1"),
-                fanstoreRun("sh", "-c", "echo $FANSTORE_JOB_ID > " + jobFile + "." + "$FANSTORE_RANK; while true; do "
+                fanstoreRun(List.of("--on-node-loss", "end"), "sh", "-c", "echo $FANSTORE_JOB_ID > " + jobFile + "."
+                        + "$FANSTORE_RANK; while true; do "
                         + ds.readEverything() + " > /dev/null; touch " + started + "; done")), "kill");
         String job = null;
         try {
@@ -195,6 +203,47 @@ class SlurmClusterTest {
             Await.until(Duration.ofSeconds(20), () -> nothingLeft(finished), "files of job " + job + " left");
         } finally {
             cancel("kill", srun);
+        }
+    }
+
+    /**
+     * A node lost under {@code srun --no-kill} (docs/reliability.md, 16): node 1's runtime and command SIGKILLed after
+     * node 0's first pass; node 0 reads every file right twice more and exits 0, node 1's task exits 3, srun ends,
+     * nothing of the job is left.
+     */
+    @Test
+    void aNodeLostUnderSrunNoKillLeavesTheOtherNodeReading() throws Exception {
+        needCluster();
+        Path w = Files.createDirectories(work.resolve("loss"));
+        String pass = ds.readEverything();
+        Process srun = start(concat(List.of("srun", "-J", "loss", "--no-kill", "-N2", "--ntasks-per-node=1"),
+                fanstoreRun("sh", "-c", "echo $FANSTORE_JOB_ID > " + w + "/job.$FANSTORE_RANK; if [ $FANSTORE_RANK"
+                        + " = 1 ]; then echo $$ > " + w + "/pgid; exec sleep 600; fi; " + pass + "; touch " + w
+                        + "/pass1; while [ ! -e " + w + "/killed ]; do sleep 0.1; done; " + pass + "; " + pass)),
+                "loss");
+        try {
+            Await.until(Duration.ofSeconds(90), () -> Files.exists(w.resolve("pass1")) && nonEmpty(w.resolve("pgid"))
+                    && nonEmpty(w.resolve("job.0")), "node 0 never finished its first pass");
+            String job = Files.readString(w.resolve("job.0")).strip();
+            ProcessHandle runtime = ProcessHandle.allProcesses().filter(p -> p.info().commandLine()
+                    .map(c -> c.contains("org.fanstore.runtime.RuntimeMain") && c.contains(job)
+                            && c.contains("rank-1")).orElse(false)).findFirst().orElse(null);
+            assertTrue(runtime != null, "no runtime of node 1 found for job " + job);
+            runtime.destroyForcibly();
+            runtime.onExit().get(10, TimeUnit.SECONDS);
+            exec(List.of("kill", "-KILL", "--", "-" + Files.readString(w.resolve("pgid")).strip()), Map.of(), 10);
+            Files.createFile(w.resolve("killed"));
+            assertTrue(srun.waitFor(JOB_SECONDS, TimeUnit.SECONDS), "srun still running");
+            String out = Files.readString(work.resolve("loss.stdout"));
+            String err = Files.readString(work.resolve("loss.stderr"));
+            assertEquals(3, ds.tasksThatReadEverything(out), "node 0's three passes:\n" + out + "\n" + err);
+            assertTrue(err.contains("lost rank 1 at "), err);
+            assertTrue(err.contains("exited with exit code 3") || srun.exitValue() == 3,
+                    "node 1's task ends with 3 (exit " + srun.exitValue() + "):\n" + err);
+            Await.until(Duration.ofSeconds(20), () -> nothingLeft(job), "files of job " + job + " left");
+            System.out.printf("srun --no-kill: node 1 lost, node 0 read on (srun exit %d)%n%s", srun.exitValue(), err);
+        } finally {
+            cancel("loss", srun);
         }
     }
 

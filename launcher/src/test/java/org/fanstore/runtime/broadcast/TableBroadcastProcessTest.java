@@ -52,7 +52,7 @@ class TableBroadcastProcessTest {
         return data;
     }
 
-    private static List<String> runRanks(Path data, Path out) throws Exception {
+    private static List<String> runRanks(Path data, Path out, String... extra) throws Exception {
         Files.createDirectories(out);
         try (RendezvousServer server =
                         RendezvousServer.start(InetAddress.getLoopbackAddress(), RANKS, RankMain.JOIN_SECRET,
@@ -61,8 +61,10 @@ class TableBroadcastProcessTest {
             String endpoint = server.host() + ":" + server.port();
             List<Process> ps = new ArrayList<>();
             for (int r = 0; r < RANKS; r++) {
-                ps.add(ranks.start(r, TableRankMain.class, "" + r, "" + RANKS, endpoint, data.toString(),
+                List<String> args = new ArrayList<>(List.of("" + r, "" + RANKS, endpoint, data.toString(),
                         out.toString()));
+                args.addAll(List.of(extra));
+                ps.add(ranks.start(r, TableRankMain.class, args.toArray(new String[0])));
             }
             server.awaitCompletion();
             List<String> outputs = new ArrayList<>();
@@ -85,6 +87,22 @@ class TableBroadcastProcessTest {
         for (int r = 0; r < RANKS; r++) {
             assertTrue(outputs.get(r).contains("LANDED_OK " + bytes), "rank " + r + ":\n" + outputs.get(r));
             assertTrue(outputs.get(r).contains("FINALIZED true"), outputs.get(r));
+        }
+    }
+
+    /**
+     * The same with 512 KiB windows (TableMapping's test knob), so rank 0 reads through a 2 MiB buffer that it refills
+     * while chunks travel (the default is 8 MiB, more than this table) and every rank lands across windows.
+     */
+    @Test
+    @Timeout(180)
+    void aTableLandsByteIdenticalThroughSmallWindowsAndARefilledReadBuffer() throws Exception {
+        Path data = dataset("small-windows");
+        long bytes = Files.size(data.resolve(TableInfo.FILE_NAME));
+        assertTrue(bytes > (2 << 20), "the table must outgrow the 2 MiB read buffer: " + bytes);
+        List<String> outputs = runRanks(data, dir.resolve("out-small-windows"), "19");
+        for (int r = 0; r < RANKS; r++) {
+            assertTrue(outputs.get(r).contains("LANDED_OK " + bytes), "rank " + r + ":\n" + outputs.get(r));
         }
     }
 

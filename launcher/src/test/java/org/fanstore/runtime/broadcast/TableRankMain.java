@@ -22,7 +22,8 @@ import org.fanstore.runtime.world.MpiWorld;
  * Prints {@code LANDED_OK <table bytes>} or {@code LANDING_FAILED <message>} and exits 0 either way (the test reads
  * which).
  *
- * <p>Usage: {@code TableRankMain <rank> <size> <endpoint> <dataset dir> <out dir>}.
+ * <p>Usage: {@code TableRankMain <rank> <size> <endpoint> <dataset dir> <out dir> [window shift]} (a shift maps the
+ * table in windows of that stride and reads it through a buffer of the stride or 2 MiB: TableMapping's test knob).
  */
 public final class TableRankMain {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -32,6 +33,9 @@ public final class TableRankMain {
 
     public static void main(String[] args) {
         try {
+            if (args.length > 5) {
+                System.setProperty(org.fanstore.prep.format.table.TableMapping.SHIFT_PROPERTY, args[5]);
+            }
             System.exit(run(Integer.parseInt(args[0]), Integer.parseInt(args[1]), args[2], Path.of(args[3]),
                     Path.of(args[4])));
         } catch (Throwable t) {

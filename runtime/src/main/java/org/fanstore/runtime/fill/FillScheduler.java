@@ -299,7 +299,7 @@ public final class FillScheduler {
         PartRanges s = release(t);
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
-            s.sourceAt[r]++;
+            pastSource(s, r, t.source());
         }
         again(s, t, wasAhead);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
@@ -317,7 +317,7 @@ public final class FillScheduler {
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
             if (move) {
-                s.sourceAt[r]++;
+                pastSource(s, r, t.source());
             }
         }
         if (!move) {
@@ -426,6 +426,18 @@ public final class FillScheduler {
             background++;
         }
         return new Transfer(s.part.id(), r, n, source, forReader);
+    }
+
+    /**
+     * Range r goes on past {@code source}, if it still points at it: a source marked down while r was in flight from it
+     * (every peer after a node loss: liveness/README.md) was skipped already, and moving again would skip the next one
+     * (the home) and abandon the partition.
+     */
+    private static void pastSource(PartRanges s, int r, int source) {
+        int[] sources = s.part.sources();
+        if (s.sourceAt[r] < sources.length && sources[s.sourceAt[r]] == source) {
+            s.sourceAt[r]++;
+        }
     }
 
     /** Range r's source now: its next one in the partition's list that is not down, or MIN_VALUE if none is left. */

@@ -35,7 +35,7 @@ public final class HomeStart {
             try {
                 home = DatasetHome.open(data, scratchParent);
                 s.opened.complete(new Opened(home, home.manifest()));
-            } catch (IOException | RuntimeException e) {
+            } catch (Throwable e) {   // an Error too: await() must never wait for a thread that died
                 if (home != null) {
                     home.close();
                 }
@@ -61,7 +61,7 @@ public final class HomeStart {
             try {
                 source.checkAll(held);
                 checked.complete(null);
-            } catch (IOException | RuntimeException e) {
+            } catch (Throwable e) {
                 checked.completeExceptionally(e);
             }
         });
@@ -84,6 +84,9 @@ public final class HomeStart {
             }
             if (e.getCause() instanceof RuntimeException re) {
                 throw re;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
             }
             throw new UncheckedIOException(new IOException(e.getCause()));
         }

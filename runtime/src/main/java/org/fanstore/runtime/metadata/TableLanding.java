@@ -2,6 +2,7 @@ package org.fanstore.runtime.metadata;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -51,7 +52,7 @@ public final class TableLanding {
                                      int replicas, byte[] localRoot, boolean readItself, Duration timeout)
             throws IOException {
         TableInfo info = expected(dataset, manifest);
-        TableMapping landed = null;
+        FileChannel landed = null;
         boolean published = false;
         try {
             if (rank == 0 || readItself || world == null) {
@@ -121,10 +122,12 @@ public final class TableLanding {
     }
 
     /**
-     * The dataset's table read into a new landed mapping, in order, summed as it is read: whole ({@link #readAll})
-     * or chunk by chunk while the chain sends what was read ({@link TableBroadcast.Source}). The constructor checks
-     * what can be checked before any byte travels (present, a regular file, the manifest's length, then the header
-     * of the first piece: version word and dataset id); the CRC32C and the counts are judged once all was read.
+     * The dataset's table read into a new landed file, in order, summed as it is read: whole ({@link #readAll})
+     * or chunk by chunk while the chain sends what was read ({@link TableBroadcast.Source}). The bytes pass through
+     * one buffer of {@code READ_PIECE} bytes (read, summed, written to the landed file at their offset), which also
+     * serves the chain's chunks. The constructor checks what can be checked before any byte travels (present, a
+     * regular file, the manifest's length, then the header of the first piece: version word and dataset id); the
+     * CRC32C and the counts are judged once all was read.
      */
     private static final class Reading implements TableBroadcast.Source, AutoCloseable {
         private final Path dataset;
@@ -134,7 +137,11 @@ public final class TableLanding {
         private final String fix;
         private final FileChannel in;
         private final TableChecksum sum = new TableChecksum();
-        final TableMapping landed;
+        private final ByteBuffer buffer;
+        final FileChannel landed;
+        private final long landedLength;
+        /** File offsets of buffer[0] and of the end of what it holds (everything before that end was read). */
+        private long bufferStart;
         private long read;
 
         Reading(Path dataset, Manifest manifest, TableInfo info, Path target, int rootLength) throws IOException {
@@ -150,7 +157,7 @@ public final class TableLanding {
                 throw new IOException(file + " is not a regular file: " + fix);
             }
             in = FileChannel.open(file, StandardOpenOption.READ);
-            TableMapping mapped = null;
+            FileChannel created = null;
             try {
                 long length = in.size();
                 if (length != info.bytes()) {
@@ -160,13 +167,17 @@ public final class TableLanding {
                 if (length < MetadataTableDescriptor.HEADER_LENGTH) {
                     throw new IOException(file + " is shorter than a table's header: " + fix);
                 }
-                mapped = LandedTable.create(target, length, rootLength);
-                landed = mapped;
-                readTo(Math.min(length, READ_PIECE));
-                checkHeader(file, landed, manifest, fix);
+                // 8 MiB; tests that shrink the mapping windows shrink it too (to at least two chunks) to refill it
+                int piece = (int) Math.min(READ_PIECE, Math.max(TableMapping.configuredStride(), 2 << 20));
+                buffer = ByteBuffer.allocateDirect((int) Math.min(length, piece));
+                created = LandedTable.create(target, length, rootLength);
+                landed = created;
+                landedLength = LandedTable.length(length, rootLength);
+                readTo(buffer.capacity(), 0);
+                checkHeader(file, buffer.duplicate().clear(), manifest, fix);
             } catch (IOException | RuntimeException e) {
-                if (mapped != null) {
-                    mapped.close();
+                if (created != null) {
+                    created.close();
                 }
                 in.close();
                 throw e;
@@ -175,24 +186,15 @@ public final class TableLanding {
 
         @Override
         public ByteBuffer read(long offset, int length) throws IOException {
-            readTo(offset + length);
-            ByteBuffer piece = landed.piece(offset, length);
-            if (piece.remaining() == length) {
-                return piece;
-            }
-            // only with windows smaller than a chunk (tests shrink them): gather the pieces
-            ByteBuffer whole = ByteBuffer.allocate(length);
-            for (long at = offset; whole.hasRemaining(); ) {
-                ByteBuffer p = landed.piece(at, whole.remaining());
-                at += p.remaining();
-                whole.put(p);
-            }
-            return whole.flip();
+            readTo(offset + length, offset);
+            ByteBuffer piece = buffer.duplicate();
+            piece.limit((int) (offset + length - bufferStart)).position((int) (offset - bufferStart));
+            return piece;   // valid until the next read: TableBroadcast copies it into a send buffer first
         }
 
         /** Reads the rest; returns the verdict. */
         String readAll() throws IOException {
-            readTo(info.bytes());
+            readTo(info.bytes(), info.bytes());
             return verdict();
         }
 
@@ -202,17 +204,37 @@ public final class TableLanding {
                 return String.format("%s has CRC32C %08x, %s says %08x (altered after prep): %s", file, sum.value(),
                         Manifest.FILE_NAME, info.crc32c(), fix);
             }
-            return totalsProblem(dataset, landed, manifest);
+            try (TableMapping table = TableMapping.map(landed, FileChannel.MapMode.READ_ONLY, landedLength)) {
+                return totalsProblem(dataset, table, manifest);
+            } catch (IOException e) {
+                return "cannot read back the landed metadata table of " + dataset + ": " + e.getMessage();
+            }
         }
 
-        private void readTo(long end) throws IOException {
+        /**
+         * Reads up to {@code end} (at most one buffer past {@code keep}), keeping the bytes from {@code keep} on in
+         * the buffer; each new byte is summed and written to the landed file once.
+         */
+        private void readTo(long end, long keep) throws IOException {
             while (read < end) {
-                ByteBuffer into = landed.piece(read, Math.min(info.bytes(), Math.max(end, read + READ_PIECE)) - read);
+                if (read - bufferStart == buffer.capacity()) {   // full: keep [keep, read), refill after it
+                    ByteBuffer kept = buffer.duplicate();
+                    kept.limit((int) (read - bufferStart)).position((int) (Math.min(keep, read) - bufferStart));
+                    buffer.clear();
+                    buffer.put(kept);
+                    bufferStart = Math.min(keep, read);
+                }
+                ByteBuffer into = buffer.duplicate();
+                into.limit((int) Math.min(buffer.capacity(), info.bytes() - bufferStart))
+                        .position((int) (read - bufferStart));
                 int n = in.read(into, read);
                 if (n < 0) {
                     throw new IOException(file + " ended at byte " + read + " of " + info.bytes() + ": " + fix);
                 }
-                sum.update(into.flip());
+                ByteBuffer fresh = buffer.duplicate();
+                fresh.limit((int) (read - bufferStart) + n).position((int) (read - bufferStart));
+                sum.update(fresh);
+                LandedTable.write(landed, fresh, read);
                 read += n;
             }
         }
@@ -224,7 +246,8 @@ public final class TableLanding {
     }
 
     /** The version word and the dataset identity, for a message more useful than a CRC mismatch. */
-    private static void checkHeader(Path file, TableMapping b, Manifest manifest, String fix) throws IOException {
+    private static void checkHeader(Path file, ByteBuffer table, Manifest manifest, String fix) throws IOException {
+        ByteBuffer b = table.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         int version = b.getInt(MetadataTableDescriptor.VERSION_OFFSET);
         if (version != MetadataTableDescriptor.VERSION) {
             throw new IOException(file + " has version word " + MetadataTableDescriptor.describeVersion(version)
@@ -275,7 +298,7 @@ public final class TableLanding {
         private final Path target;
         private final int rootLength;
         private final TableChecksum sum = new TableChecksum();
-        private TableMapping landed;
+        private FileChannel landed;
 
         Landing(Path dataset, TableInfo info, Path target, int rootLength) {
             this.dataset = dataset;
@@ -294,9 +317,9 @@ public final class TableLanding {
         }
 
         @Override
-        public void chunk(ByteBuffer data, long offset) {
+        public void chunk(ByteBuffer data, long offset) throws IOException {
             sum.update(data);
-            landed.putBytes(offset, data);
+            LandedTable.write(landed, data, offset);
         }
     }
 }

@@ -2,6 +2,7 @@ package org.fanstore.runtime.output;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -11,9 +12,12 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import java.util.stream.IntStream;
 
 import org.fanstore.runtime.fetch.RemoteFetcher;
 
@@ -26,17 +30,32 @@ import org.fanstore.runtime.fetch.RemoteFetcher;
  * checkpoint loaded once per rank); they go with the shared-memory directory at the end of the job.
  */
 public final class FetchedOutputData implements OutputData {
+    /** After a node loss, how long a reader waits for a live rank's output to reach --output-dir. */
+    private static final long OUTPUT_DRAIN_WAIT_NANOS = 5_000_000_000L;
+
     private final int rank;
     private final HeldOutputs heldOutputs;
     private final RemoteFetcher fetcher;
     private final Path cacheDir;
     private final Map<Long, CompletableFuture<Path>> fetching = new ConcurrentHashMap<>();
+    /** --output-dir (null without): after a node loss, where other ranks' outputs are read once drained. */
+    private final Path outputDir;
+    /** Ranks lost after ready; empty while the world is whole (then every holder is fetched from). */
+    private final Supplier<int[]> lostRanks;
+    private final Set<Long> named = ConcurrentHashMap.newKeySet();
 
     public FetchedOutputData(int rank, HeldOutputs held, RemoteFetcher fetcher, Path cacheDir) {
+        this(rank, held, fetcher, cacheDir, null, () -> new int[0]);
+    }
+
+    public FetchedOutputData(int rank, HeldOutputs held, RemoteFetcher fetcher, Path cacheDir, Path outputDir,
+                             Supplier<int[]> lostRanks) {
         this.rank = rank;
         this.heldOutputs = held;
         this.fetcher = fetcher;
         this.cacheDir = cacheDir;
+        this.outputDir = outputDir;
+        this.lostRanks = lostRanks;
     }
 
     @Override
@@ -56,6 +75,10 @@ public final class FetchedOutputData implements OutputData {
         if (Files.isRegularFile(copy) && Files.size(copy) == file.size()) {
             return copy;
         }
+        int[] lost = lostRanks.get();
+        if (lost.length > 0) {
+            return afterLoss(file, IntStream.of(lost).anyMatch(r -> r == file.holderRank()), timeout);
+        }
         CompletableFuture<Path> mine = new CompletableFuture<>();
         CompletableFuture<Path> running = fetching.putIfAbsent(file.objectId(), mine);
         if (running != null) {
@@ -69,6 +92,40 @@ public final class FetchedOutputData implements OutputData {
             fetching.remove(file.objectId(), mine);
         }
         return await(mine);
+    }
+
+    /**
+     * After a node was lost this rank fetches from no one (liveness/README.md, "A node lost after ready"): another
+     * rank's output is read from its drained copy in --output-dir (same size). One held by a live rank may still be
+     * on its way there (waited for up to {@code OUTPUT_DRAIN_WAIT_NANOS}); one held by the lost rank and not drained
+     * is gone: ENOENT, named once in the log.
+     */
+    private Path afterLoss(OutputRecord file, boolean heldByLost, Duration timeout) throws IOException {
+        String key = new String(file.key(), StandardCharsets.UTF_8);
+        Path drained = outputDir == null ? null : outputDir.resolve(key);
+        long deadline = System.nanoTime() + (heldByLost ? 0 : Math.min(timeout.toNanos(), OUTPUT_DRAIN_WAIT_NANOS));
+        while (true) {
+            if (drained != null && Files.isRegularFile(drained) && Files.size(drained) == file.size()) {
+                return drained;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                break;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        String why = heldByLost ? "was held only by rank " + file.holderRank() + ", lost before it was drained"
+                + (outputDir == null ? " (no --output-dir)" : " to " + outputDir)
+                : "is held by rank " + file.holderRank() + ", which this rank no longer reaches after a node was lost,"
+                + (outputDir == null ? " and there is no --output-dir to read it from" : " and is not in " + outputDir);
+        if (named.add(file.objectId())) {
+            System.err.println("fanstore rank " + rank + ": output " + key + " " + why + ": readers here get ENOENT");
+        }
+        throw new LostOutputException(key, why);
     }
 
     private Path fetch(OutputRecord file, Path copy, Duration timeout) throws IOException {

@@ -190,6 +190,17 @@ public final class LocalOutputNamespace implements OutputNamespace {
         return Optional.ofNullable(entries.get(k(key)));
     }
 
+    /** The FILE records whose bytes a rank matching {@code holder} holds (after a node loss: what went with it). */
+    public synchronized List<OutputRecord> filesHeldBy(final java.util.function.IntPredicate holder) {
+        final List<OutputRecord> files = new ArrayList<>();
+        for (final OutputRecord r : entries.values()) {
+            if (r.kind() == OutputRecord.Kind.FILE && holder.test(r.holderRank())) {
+                files.add(r);
+            }
+        }
+        return files;
+    }
+
     /** Moves key and everything below it to target, replacing what target held. */
     private void move(final String key, final String target) {
         if (key.equals(target)) {

@@ -135,6 +135,9 @@ public final class OutputService {
             try {
                 responder.ok(data.readable(r.get(), timeout).toString().getBytes(StandardCharsets.UTF_8));
                 return;
+            } catch (final LostOutputException e) {
+                responder.error(Errnos.ENOENT);  // went with a lost node: named once in the log already
+                return;
             } catch (final IOException e) {
                 if (System.nanoTime() > deadline) {
                     throw e;

@@ -236,6 +236,12 @@ public final class MpiWorld {
         return true;
     }
 
+    /** The ranks whose loss made this rank leave the world; empty while it is whole. */
+    public int[] lostRanks() {
+        RankFailedException gone = left;
+        return gone == null ? new int[0] : gone.ranks();
+    }
+
     private void whole() {
         RankFailedException gone = left;
         if (gone != null) {

@@ -71,6 +71,16 @@ class FillSchedulerTest {
                     "next -> 1:0+3@1/f",
                     "down 1:0+3@1/f",
                     "want 1 0 250",
+                    "next -> 1:0+3@-1/f"}),
+                // every peer marked down while a range is in flight from one (a node lost: Fill.peersDown), then
+                // that transfer fails: the range goes to the shared FS once, the partition is still kept
+                Arguments.of("peers down mid-transfer: the shared FS serves, the partition is kept", 0, new String[] {
+                    "want 1 0 250",
+                    "next -> 1:0+3@1/f",
+                    "peerdown 1",
+                    "next ->",
+                    "down 1:0+3@1/f",
+                    "want 1 0 250",
                     "next -> 1:0+3@-1/f"}));
     }
 
@@ -85,7 +95,8 @@ class FillSchedulerTest {
                 case "land" -> s.landed(parse(w[1]));
                 case "land-all" -> landAll(s, Integer.parseInt(w[1]));
                 case "notheld" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]));
-                case "down" -> s.failed(parse(w[1]), true);
+                case "down" -> assertTrue(s.failed(parse(w[1]), true), step + ": the partition was given up");
+                case "peerdown" -> s.down(Integer.parseInt(w[1]));
                 default -> {
                     long now = w[0].contains("@") ? Long.parseLong(w[0].substring(w[0].indexOf('@') + 1)) : 0;
                     List<String> got = new ArrayList<>();

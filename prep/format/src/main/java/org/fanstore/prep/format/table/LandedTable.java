@@ -4,6 +4,7 @@ import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,21 +32,38 @@ public final class LandedTable {
         return target.resolveSibling(target.getFileName() + ".tmp");
     }
 
-    /** Creates the temporary landed file (mode 0600) of the final length and maps it for writing. */
-    public static TableMapping create(final Path target, final long tableLength, final int localRootLength)
+    /**
+     * Creates the temporary landed file (mode 0600) of the final length, open for writing. The bytes go in by
+     * positional writes ({@link #write}), not through a mapping: on tmpfs a write fills new pages without a page
+     * fault each, which made landing ~1.7x faster than copying into a mapping (issue 44; 2.2 GB at 14M entries).
+     */
+    public static FileChannel create(final Path target, final long tableLength, final int localRootLength)
         throws IOException {
         final long length = length(tableLength, localRootLength);
         final Path temporary = temporary(target);
         Files.deleteIfExists(temporary);
         Files.createFile(temporary, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        try (FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-            return TableMapping.map(channel, FileChannel.MapMode.READ_WRITE, length);
+        final FileChannel channel = FileChannel.open(temporary, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        try {
+            channel.write(ByteBuffer.allocate(1), length - 1);   // the final length: the last byte of the trailer
+            return channel;
+        } catch (final IOException | RuntimeException e) {
+            channel.close();
+            throw e;
         }
     }
 
-    /** Writes the job trailer and the job area into a mapped landed file whose table bytes are in place. */
-    public static void fillJobArea(final TableMapping landed, final long tableLength, final int rank,
-        final int worldSize, final int replicas, final byte[] localRoot, final long generation) {
+    /** Writes {@code data} (position to limit, not consumed) at {@code offset} of a landed file being built. */
+    public static void write(final FileChannel landed, final ByteBuffer data, final long offset) throws IOException {
+        final ByteBuffer from = data.duplicate();
+        for (long at = offset; from.hasRemaining(); ) {
+            at += landed.write(from, at);
+        }
+    }
+
+    /** Writes the job trailer and the job area into a landed file whose table bytes are in place. */
+    public static void fillJobArea(final FileChannel landed, final long tableLength, final int rank,
+        final int worldSize, final int replicas, final byte[] localRoot, final long generation) throws IOException {
         if (generation == 0) {
             throw new IllegalArgumentException("generation 0 is reserved");
         }
@@ -58,21 +76,23 @@ public final class LandedTable {
                 throw new IllegalArgumentException("local root holds a NUL byte: " + KeyText.of(localRoot));
             }
         }
-        final TableMapping b = landed;
-        b.putBytes(tableLength, localRoot);
-        b.setMemory(tableLength + localRoot.length, b.length() - tableLength - localRoot.length, (byte)0);
-        b.putInt(RANK_OFFSET, rank);
-        b.putInt(WORLD_SIZE_OFFSET, worldSize);
-        b.putInt(REPLICAS_OFFSET, replicas);
-        b.putInt(JOB_RESERVED_OFFSET, 0);
-        b.putLong(LOCAL_ROOT_OFFSET_OFFSET, tableLength);
-        b.putInt(LOCAL_ROOT_LENGTH_OFFSET, localRoot.length);
-        b.putInt(JOB_RESERVED2_OFFSET, 0);
-        b.putLong(GENERATION_OFFSET, generation);
+        final ByteBuffer trailer = ByteBuffer.allocate((int)(length(tableLength, localRoot.length) - tableLength));
+        trailer.put(localRoot);   // then zeros: the NUL and the padding
+        write(landed, trailer.clear(), tableLength);
+        final ByteBuffer job = ByteBuffer.allocate(HEADER_LENGTH - JOB_AREA_OFFSET).order(ByteOrder.LITTLE_ENDIAN);
+        job.putInt(RANK_OFFSET - JOB_AREA_OFFSET, rank);
+        job.putInt(WORLD_SIZE_OFFSET - JOB_AREA_OFFSET, worldSize);
+        job.putInt(REPLICAS_OFFSET - JOB_AREA_OFFSET, replicas);
+        job.putInt(JOB_RESERVED_OFFSET - JOB_AREA_OFFSET, 0);
+        job.putLong(LOCAL_ROOT_OFFSET_OFFSET - JOB_AREA_OFFSET, tableLength);
+        job.putInt(LOCAL_ROOT_LENGTH_OFFSET - JOB_AREA_OFFSET, localRoot.length);
+        job.putInt(JOB_RESERVED2_OFFSET - JOB_AREA_OFFSET, 0);
+        job.putLong(GENERATION_OFFSET - JOB_AREA_OFFSET, generation);
+        write(landed, job, JOB_AREA_OFFSET);
     }
 
-    /** Unmaps the landed file and renames it over {@code target}. */
-    public static void publish(final TableMapping landed, final Path target) throws IOException {
+    /** Closes the landed file and renames it over {@code target}. */
+    public static void publish(final FileChannel landed, final Path target) throws IOException {
         landed.close();
         Files.move(temporary(target), target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     }
@@ -92,17 +112,20 @@ public final class LandedTable {
         final int worldSize, final int replicas, final byte[] localRoot, final long generation) throws IOException {
         try (FileChannel in = FileChannel.open(datasetTable, StandardOpenOption.READ)) {
             final long tableLength = in.size();
-            final TableMapping landed = create(target, tableLength, localRoot.length);
+            final FileChannel landed = create(target, tableLength, localRoot.length);
             boolean done = false;
             try {
                 final TableChecksum sum = new TableChecksum();
+                final ByteBuffer piece = ByteBuffer.allocateDirect((int)Math.min(tableLength, 8L << 20));
                 for (long at = 0; at < tableLength; ) {
-                    final ByteBuffer into = landed.piece(at, Math.min(tableLength - at, 8L << 20));
-                    final int n = in.read(into, at);
+                    piece.clear().limit((int)Math.min(piece.capacity(), tableLength - at));
+                    final int n = in.read(piece, at);
                     if (n < 0) {
                         throw new IOException(datasetTable + " ended at byte " + at + " of " + tableLength);
                     }
-                    sum.update(into.flip());
+                    piece.flip();
+                    sum.update(piece);
+                    write(landed, piece, at);
                     at += n;
                 }
                 if (sum.value() != expectedCrc) {

@@ -81,6 +81,11 @@ public final class TableMapping implements AutoCloseable {
         return new TableMapping(maps, shift, length);
     }
 
+    /** The stride the mappings of this process use: 1 GiB, or what {@value #SHIFT_PROPERTY} makes it. */
+    public static long configuredStride() {
+        return 1L << configuredShift();
+    }
+
     static int configuredShift() {
         final Integer shift = Integer.getInteger(SHIFT_PROPERTY);
         if (shift == null) {
