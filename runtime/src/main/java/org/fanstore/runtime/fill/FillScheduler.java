@@ -71,7 +71,7 @@ public final class FillScheduler {
     private final List<long[]> riding = new ArrayList<>();
     /** Ranges due ahead of in-order readers: {part, range}. */
     private final ArrayDeque<int[]> ahead = new ArrayDeque<>();
-    /** Read-ahead transfers in flight, by {@link #key}: they count against their own bound, not the readers'. */
+    /** Read-ahead transfers in flight, by {@link PartRanges#key}: their own bound, not the readers'. */
     private final Set<Long> aheadInFlight = new HashSet<>();
     /** Per source, readers' transfers in flight from it: the ones started here and the streamed reads. */
     private final Map<Integer, Integer> readersOn = new HashMap<>();
@@ -263,10 +263,6 @@ public final class FillScheduler {
         });
     }
 
-    private static long key(int part, int range) {
-        return ((long) part << 32) | (range & 0xffffffffL);
-    }
-
     /** The earliest time after now a background range waits for (a retry of a peer), or Long.MAX_VALUE. */
     public long wakeAt(long now) {
         long at = Long.MAX_VALUE;
@@ -295,7 +291,7 @@ public final class FillScheduler {
         if (sourceDown && t.source() != HOME) {
             down.add(t.source());
         }
-        boolean wasAhead = aheadInFlight.contains(key(t.part(), t.range()));
+        boolean wasAhead = aheadInFlight.contains(PartRanges.key(t.part(), t.range()));
         PartRanges s = release(t);
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
@@ -311,7 +307,7 @@ public final class FillScheduler {
      * Config#notHeldRetries} times per partition, then move on too.
      */
     public boolean notHeld(Transfer t, long now) {
-        boolean wasAhead = aheadInFlight.contains(key(t.part(), t.range()));
+        boolean wasAhead = aheadInFlight.contains(PartRanges.key(t.part(), t.range()));
         PartRanges s = release(t);
         boolean move = t.foreground() || ++s.notHeld > config.notHeldRetries();
         for (int r = t.range(); r < t.range() + t.count(); r++) {
@@ -384,7 +380,7 @@ public final class FillScheduler {
     }
 
     private PartRanges release(Transfer t) {
-        if (t.foreground() && aheadInFlight.remove(key(t.part(), t.range()))) {
+        if (t.foreground() && aheadInFlight.remove(PartRanges.key(t.part(), t.range()))) {
             return parts.get(t.part());
         }
         if (t.foreground()) {
@@ -416,7 +412,7 @@ public final class FillScheduler {
         }
         boolean forReader = c != Kind.BACKGROUND;
         if (c == Kind.AHEAD) {
-            aheadInFlight.add(key(s.part.id(), r));
+            aheadInFlight.add(PartRanges.key(s.part.id(), r));
         } else if (c == Kind.READER) {
             foreground++;
             readersOn.merge(source, 1, Integer::sum);

@@ -50,4 +50,9 @@ final class PartRanges {
         }
         return nextBackground < range.length ? nextBackground : -1;
     }
+
+    /** One long for range r of partition part (the scheduler's set of read-ahead transfers in flight). */
+    static long key(int part, int r) {
+        return ((long) part << 32) | (r & 0xffffffffL);
+    }
 }
