@@ -68,7 +68,8 @@ final class BodyEncoder {
     }
 
     static boolean worthKeeping(final long rawLength, final long encodedLength) {
-        return encodedLength * 21 <= rawLength * 20;
+        // The metadata table (format 3) holds a compressed body's stored length in a u32: larger ones stay raw.
+        return encodedLength * 21 <= rawLength * 20 && encodedLength < (1L << 32);
     }
 
     /**
