@@ -270,17 +270,29 @@ public final class TableLanding {
     private static String totalsProblem(Path dataset, TableMapping b, Manifest manifest) {
         long entries = b.getLong(MetadataTableDescriptor.ENTRY_COUNT_OFFSET);
         long at = b.getLong(MetadataTableDescriptor.ENTRIES_OFFSET_OFFSET);
+        long attributesAt = b.getLong(MetadataTableDescriptor.ATTRIBUTES_OFFSET_OFFSET);
+        long[] uses = new long[(int) Math.min(b.getLong(MetadataTableDescriptor.ATTRIBUTE_COUNT_OFFSET),
+                MetadataTableDescriptor.MAX_ATTRIBUTES)];
+        for (long i = 0; i < entries; i++, at += MetadataTableDescriptor.ENTRY_LENGTH) {
+            int attribute = b.getInt(at + MetadataTableDescriptor.ENTRY_ATTRIBUTE_OFFSET - 2) >>> 16;
+            if (attribute >= uses.length) {
+                return dataset.resolve(TableInfo.FILE_NAME) + ": entry " + i + " has attribute " + attribute
+                        + " of " + uses.length + ": the dataset was altered after prep; run fanstore verify " + dataset;
+            }
+            uses[attribute]++;
+        }
         long files = 0;
         long dirs = -1;   // the root "" is the mount, not part of the dataset
         long symlinks = 0;
-        for (long i = 0; i < entries; i++, at += MetadataTableDescriptor.ENTRY_LENGTH) {
-            int mode = b.getInt(at + MetadataTableDescriptor.ENTRY_MODE_OFFSET);
+        for (int a = 0; a < uses.length; a++) {
+            int mode = b.getInt(attributesAt + (long) a * MetadataTableDescriptor.ATTRIBUTE_LENGTH
+                    + MetadataTableDescriptor.ATTRIBUTE_MODE_OFFSET);
             if (FileModes.isDirectory(mode)) {
-                dirs++;
+                dirs += uses[a];
             } else if (FileModes.isRegular(mode)) {
-                files++;
+                files += uses[a];
             } else {
-                symlinks++;
+                symlinks += uses[a];
             }
         }
         if (files != manifest.files() || dirs != manifest.dirs() || symlinks != manifest.symlinks()) {

@@ -5,7 +5,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -189,7 +188,7 @@ public final class OpenService implements RequestHandler {
     /** The client's entry index when it matches the key it sent; otherwise a lookup of the key. */
     private int resolve(Request request) {
         int index = request.entryIndex();
-        if (index >= 0 && index < table.entryCount() && Arrays.equals(table.key(index), request.key())) {
+        if (index >= 0 && index < table.entryCount() && table.keyEquals(index, request.key())) {
             return index;
         }
         return table.lookup(request.key());

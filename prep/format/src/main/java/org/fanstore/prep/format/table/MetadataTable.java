@@ -1,6 +1,7 @@
 package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.isDirectory;
+import static org.fanstore.prep.format.FileModes.isRegular;
 import static org.fanstore.prep.format.FileModes.isSymlink;
 import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
@@ -21,22 +22,20 @@ import java.nio.file.StandardOpenOption;
 public final class MetadataTable implements AutoCloseable {
     private final TableMapping buffer;
     private final int entryCount;
-    private final long bucketMask;
+    private final long bucketCount;
     private final long entriesOffset;
     private final long bucketsOffset;
-    private final long childrenOffset;
-    private final long stringsOffset;
-    private final long bodiesOffset;
+    private final long attributesOffset;
+    private final long namesOffset;
 
     private MetadataTable(final TableMapping buffer, final MetadataTableLayout layout) {
         this.buffer = buffer;
         this.entryCount = layout.entryCount;
-        this.bucketMask = layout.bucketCount - 1;
+        this.bucketCount = layout.bucketCount;
         this.entriesOffset = layout.entriesOffset;
         this.bucketsOffset = layout.bucketsOffset;
-        this.childrenOffset = layout.childrenOffset;
-        this.stringsOffset = layout.stringsOffset;
-        this.bodiesOffset = layout.bodiesOffset;
+        this.attributesOffset = layout.attributesOffset;
+        this.namesOffset = layout.namesOffset;
     }
 
     /**
@@ -85,80 +84,126 @@ public final class MetadataTable implements AutoCloseable {
     /** Entry index of {@code key}, or -1 when absent. The empty key is the root, index 0. */
     public int lookup(final byte[] key) {
         final long h = Fnv1a64.hash(key);
-        final TableMapping buffer = this.buffer;
-        final long mask = bucketMask;
-        for (long slot = h & mask, probes = 0; probes <= mask; slot = (slot + 1) & mask, probes++) {
+        final long buckets = bucketCount;
+        long slot = homeBucket(h, buckets);
+        for (long probes = 0; probes < buckets; probes++) {
             final int b = buffer.getInt(bucketsOffset + slot * BUCKET_LENGTH);
             if (b == 0) {
                 return -1;
             }
-            final long at = entry(b - 1);
-            if (buffer.getLong(at + ENTRY_HASH_OFFSET) == h &&
-                buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET) == key.length &&
-                buffer.bytesEqual(keyAt(at), key)) {
+            if (matches(b - 1, key, key.length)) {
                 return b - 1;
             }
+            slot = slot + 1 == buckets ? 0 : slot + 1;
         }
         return -1;
+    }
+
+    /** Whether entry {@code index} is {@code key} (without hashing: the names up its parent chain). */
+    public boolean keyEquals(final int index, final byte[] key) {
+        return matches(index, key, key.length);
+    }
+
+    /** Whether entry e's key is {@code key[0 .. end)}: its name ends the key, its parent's key precedes it. */
+    private boolean matches(final int e, final byte[] key, final int end) {
+        int cur = e;
+        int to = end;
+        while (cur != 0) {
+            final long at = entry(cur);
+            final int parent = buffer.getInt(at + ENTRY_PARENT_OFFSET);
+            final int stored = buffer.getByte(at + ENTRY_NAME_LENGTH_OFFSET) & 0xff;
+            final boolean extendsParent = (buffer.getByte(at + ENTRY_FLAGS_OFFSET) & FLAG_NAME_EXTENDS_PARENT) != 0;
+            final long p = entry(parent);
+            final int prefix = extendsParent ? buffer.getByte(p + ENTRY_NAME_LENGTH_OFFSET) & 0xff : 0;
+            final int from = to - prefix - stored;
+            if (from < 0 || (parent == 0 ? from != 0 : from == 0 || key[from - 1] != '/')) {
+                return false;
+            }
+            if (!buffer.bytesEqual(nameAt(at, p), key, from + prefix, stored)) {
+                return false;
+            }
+            if (extendsParent && !buffer.bytesEqual(nameAt(p, entry(buffer.getInt(p + ENTRY_PARENT_OFFSET))), key,
+                from, prefix)) {
+                return false;
+            }
+            cur = parent;
+            to = parent == 0 ? 0 : from - 1;
+        }
+        return to == 0;
     }
 
     public int entryCount() {
         return entryCount;
     }
 
+    /** FNV-1a 64 of the entry's key (computed: format 3 stores no hash). */
     public long hash(final int index) {
-        return buffer.getLong(entry(index) + ENTRY_HASH_OFFSET);
+        return Fnv1a64.hash(key(index));
     }
 
     public int mode(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_MODE_OFFSET);
+        return attribute(entry(index), ATTRIBUTE_MODE_OFFSET);
     }
 
     public long size(final int index) {
-        return buffer.getLong(entry(index) + ENTRY_SIZE_OFFSET);
+        return buffer.getLong(entry(index) + ENTRY_SIZE_OFFSET) & MAX_U48;
     }
 
     public long mtimeSec(final int index) {
-        return buffer.getLong(entry(index) + ENTRY_MTIME_SEC_OFFSET);
+        return Math.floorDiv(buffer.getLong(entry(index) + ENTRY_MTIME_OFFSET), 1_000_000_000L);
     }
 
     public int mtimeNsec(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_MTIME_NSEC_OFFSET);
+        return (int)Math.floorMod(buffer.getLong(entry(index) + ENTRY_MTIME_OFFSET), 1_000_000_000L);
     }
 
     public int uid(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_UID_OFFSET);
+        return attribute(entry(index), ATTRIBUTE_UID_OFFSET);
     }
 
     public int gid(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_GID_OFFSET);
+        return attribute(entry(index), ATTRIBUTE_GID_OFFSET);
     }
 
+    /** The entry's flag byte: {@link MetadataTableDescriptor#FLAG_UNPACKABLE}, {@code FLAG_NAME_EXTENDS_PARENT},
+     * {@code FLAG_COMPRESSED}. */
     public int flags(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_FLAGS_OFFSET);
+        return buffer.getByte(entry(index) + ENTRY_FLAGS_OFFSET) & 0xff;
     }
 
     /** Regular partition p, {@code -1 - i} for broadcast partition i, or {@link #NO_PARTITION}. */
     public int partition(final int index) {
-        return buffer.getInt(entry(index) + ENTRY_PARTITION_OFFSET);
+        final long at = entry(index);
+        return isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getInt(at + ENTRY_PARTITION_OFFSET)
+            : NO_PARTITION;
     }
 
-    /** Where the stored body starts in its partition file. */
+    /** Where the stored body starts in its partition file (regular files; 0 otherwise). */
     public long bodyOffset(final int index) {
-        return buffer.getLong(body(index) + BODY_OFFSET_OFFSET);
+        final long at = entry(index);
+        return isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getLong(at + ENTRY_BODY_OFFSET_OFFSET) & MAX_U48
+            : 0;
     }
 
+    /** The stored body's length: the compressed length, or st_size for a raw body; 0 without a body. */
     public long storedLength(final int index) {
-        return buffer.getLong(body(index) + BODY_STORED_LENGTH_OFFSET);
+        final long at = entry(index);
+        if (!isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET))) {
+            return 0;
+        }
+        return (buffer.getByte(at + ENTRY_FLAGS_OFFSET) & FLAG_COMPRESSED) != 0 ?
+            buffer.getInt(at + ENTRY_STORED_LENGTH_OFFSET) & 0xffffffffL : size(index);
     }
 
-    /** CRC32C of the raw bytes. */
+    /** CRC32C of the raw bytes (regular files; 0 otherwise). */
     public int crc32c(final int index) {
-        return buffer.getInt(body(index) + BODY_CRC_OFFSET);
+        final long at = entry(index);
+        return isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getInt(at + ENTRY_CRC_OFFSET) : 0;
     }
 
+    /** {@code PartitionDescriptor.CODEC_LZ4_CHUNKED} (1) for a COMPRESSED file, else raw (0). */
     public int codec(final int index) {
-        return buffer.getByte(body(index) + BODY_CODEC_OFFSET) & 0xff;
+        return (flags(index) & FLAG_COMPRESSED) != 0 ? 1 : 0;
     }
 
     /**
@@ -189,32 +234,74 @@ public final class MetadataTable implements AutoCloseable {
     /** Children of a directory; 0 for anything else. */
     public int childCount(final int index) {
         final long at = entry(index);
-        return isDirectory(buffer.getInt(at + ENTRY_MODE_OFFSET)) ?
-            buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET) : 0;
+        return isDirectory(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET) : 0;
     }
 
-    /** Entry index of the k-th child (name order) of directory {@code index}; k in [0, childCount(index)). */
+    /**
+     * Entry index of the k-th child (name order) of directory {@code index}; k in [0, childCount(index)). Children
+     * are contiguous entries: {@code child(d, k) == child(d, 0) + k}.
+     */
     public int child(final int index, final int k) {
-        final int first = buffer.getInt(entry(index) + ENTRY_FIRST_CHILD_OFFSET);
-        return buffer.getInt(childrenOffset + ((first & 0xffffffffL) + k) * CHILD_LENGTH);
+        return buffer.getInt(entry(index) + ENTRY_FIRST_CHILD_OFFSET) + k;
     }
 
-    public byte[] key(final int index) {
+    /** The entry's name (the last component of its key; "" for the root). */
+    public byte[] name(final int index) {
         final long at = entry(index);
-        final byte[] key = new byte[buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET)];
-        buffer.getBytes(keyAt(at), key);
+        final int stored = buffer.getByte(at + ENTRY_NAME_LENGTH_OFFSET) & 0xff;
+        if (index == 0) {
+            return new byte[0];
+        }
+        final long p = entry(buffer.getInt(at + ENTRY_PARENT_OFFSET));
+        if ((buffer.getByte(at + ENTRY_FLAGS_OFFSET) & FLAG_NAME_EXTENDS_PARENT) == 0) {
+            final byte[] name = new byte[stored];
+            buffer.getBytes(nameAt(at, p), name);
+            return name;
+        }
+        final byte[] prefix = name(buffer.getInt(at + ENTRY_PARENT_OFFSET));
+        final byte[] name = java.util.Arrays.copyOf(prefix, prefix.length + stored);
+        final byte[] suffix = new byte[stored];
+        buffer.getBytes(nameAt(at, p), suffix);
+        System.arraycopy(suffix, 0, name, prefix.length, stored);
+        return name;
+    }
+
+    /** The entry's key, rebuilt from its parent chain (names joined by '/'; "" for the root). */
+    public byte[] key(final int index) {
+        int length = -1;
+        for (int i = index; i != 0; i = parent(i)) {
+            length += nameLength(i) + 1;
+        }
+        final byte[] key = new byte[Math.max(length, 0)];
+        int end = key.length;
+        for (int i = index; i != 0; i = parent(i)) {
+            final byte[] name = name(i);
+            end -= name.length;
+            System.arraycopy(name, 0, key, end, name.length);
+            if (end > 0) {
+                key[--end] = '/';
+            }
+        }
         return key;
+    }
+
+    private int nameLength(final int index) {
+        final long at = entry(index);
+        final int stored = buffer.getByte(at + ENTRY_NAME_LENGTH_OFFSET) & 0xff;
+        return (buffer.getByte(at + ENTRY_FLAGS_OFFSET) & FLAG_NAME_EXTENDS_PARENT) == 0 ? stored
+            : stored + (buffer.getByte(entry(parent(index)) + ENTRY_NAME_LENGTH_OFFSET) & 0xff);
     }
 
     /** A symlink's target; null for anything else. */
     public byte[] linkTarget(final int index) {
         final long at = entry(index);
-        if (!isSymlink(buffer.getInt(at + ENTRY_MODE_OFFSET))) {
+        if (!isSymlink(attribute(at, ATTRIBUTE_MODE_OFFSET))) {
             return null;
         }
-        final int keyLength = buffer.getInt(at + ENTRY_KEY_LENGTH_OFFSET);
-        final byte[] target = new byte[buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET)];
-        buffer.getBytes(keyAt(at) + keyLength + 1, target);
+        final long size = buffer.getLong(at + ENTRY_SIZE_OFFSET) & MAX_U48;
+        final byte[] target = new byte[(int)size];
+        buffer.getBytes(nameAt(at, entry(buffer.getInt(at + ENTRY_PARENT_OFFSET)))
+            + (buffer.getByte(at + ENTRY_NAME_LENGTH_OFFSET) & 0xff), target);
         return target;
     }
 
@@ -280,11 +367,14 @@ public final class MetadataTable implements AutoCloseable {
         return entryOffset(entriesOffset, index);
     }
 
-    private long body(final int index) {
-        return bodyRecordOffset(bodiesOffset, index);
+    /** File offset of the stored name of the entry at {@code at} whose parent's entry is at {@code parentAt}. */
+    private long nameAt(final long at, final long parentAt) {
+        return namesOffset + (buffer.getLong(parentAt + ENTRY_NAMES_BASE_OFFSET) & MAX_U48)
+            + (buffer.getInt(at + ENTRY_NAME_OFFSET_OFFSET) & 0xffffffffL);
     }
 
-    private long keyAt(final long entryAt) {
-        return stringsOffset + buffer.getLong(entryAt + ENTRY_KEY_OFFSET_OFFSET);
+    /** A field of the entry's attribute: st_mode, uid or gid. */
+    private int attribute(final long at, final int field) {
+        return buffer.getInt(attributesOffset + (long)(buffer.getInt(at + 12) >>> 16) * ATTRIBUTE_LENGTH + field);
     }
 }

@@ -11,10 +11,10 @@ public final class MetadataTableDescriptor {
     /** "FANSMETA" in ASCII, as the first 8 bytes of the file. */
     public static final byte[] MAGIC = {'F', 'A', 'N', 'S', 'M', 'E', 'T', 'A'};
     /** Format number, the top byte of {@link #VERSION}. */
-    public static final int FORMAT_VERSION = 2;
+    public static final int FORMAT_VERSION = 3;
     /** Bytes in the header; the entries follow it. */
     public static final int HEADER_LENGTH = 160;
-    /** Sections (entries, buckets, children, strings) start at multiples of this. */
+    /** Sections (entries, attributes, buckets, names) start at multiples of this. */
     public static final int SECTION_ALIGNMENT = 8;
 
     /** Header: the magic. */
@@ -25,22 +25,22 @@ public final class MetadataTableDescriptor {
     public static final int HEADER_LENGTH_OFFSET = 12;
     /** Header: u64 entry count E (entry 0 is the root ""). */
     public static final int ENTRY_COUNT_OFFSET = 16;
-    /** Header: u64 bucket count B, a power of two, at least 2E. */
+    /** Header: u64 bucket count B, E < B < 2^32 (the writer: E + ceil(3E / 5)). */
     public static final int BUCKET_COUNT_OFFSET = 24;
     /** Header: u64 file offset of the entries. */
     public static final int ENTRIES_OFFSET_OFFSET = 32;
     /** Header: u64 file offset of the buckets. */
     public static final int BUCKETS_OFFSET_OFFSET = 40;
-    /** Header: u64 file offset of the children array. */
-    public static final int CHILDREN_OFFSET_OFFSET = 48;
-    /** Header: u64 number of u32 slots in the children array. */
-    public static final int CHILDREN_COUNT_OFFSET = 56;
-    /** Header: u64 file offset of the string pool. */
-    public static final int STRINGS_OFFSET_OFFSET = 64;
-    /** Header: u64 string pool length in bytes. */
-    public static final int STRINGS_LENGTH_OFFSET = 72;
-    /** Header: u64 file offset of the bodies section (E x {@link #BODY_LENGTH} bytes, read by the runtime only). */
-    public static final int BODIES_OFFSET_OFFSET = 80;
+    /** Header: u64 file offset of the attribute table (A x {@link #ATTRIBUTE_LENGTH} bytes). */
+    public static final int ATTRIBUTES_OFFSET_OFFSET = 48;
+    /** Header: u64 attribute count A, 1 to {@link #MAX_ATTRIBUTES}. */
+    public static final int ATTRIBUTE_COUNT_OFFSET = 56;
+    /** Header: u64 file offset of the names section. */
+    public static final int NAMES_OFFSET_OFFSET = 64;
+    /** Header: u64 names section length in bytes. */
+    public static final int NAMES_LENGTH_OFFSET = 72;
+    /** Header: u64 reserved, 0. */
+    public static final int HEADER_RESERVED_OFFSET = 80;
     /** Header: u64 length of the table as prep wrote it; a landed copy appends its job trailer after it. */
     public static final int TABLE_LENGTH_OFFSET = 88;
     /** Header: u64 the dataset's identity ({@code Manifest.datasetId()}): a table of another dataset is refused. */
@@ -72,66 +72,73 @@ public final class MetadataTableDescriptor {
     /** Job area: u64 generation, never 0 in a landed table. */
     public static final int GENERATION_OFFSET = 152;
 
-    /** Bytes per entry. */
-    public static final int ENTRY_LENGTH = 72;
+    /** Bytes per entry (4-aligned only: fields are read one by one). */
+    public static final int ENTRY_LENGTH = 44;
     /**
      * The only version word this code reads or writes: the format number and the structure sizes, one byte each
      * ({@code FORMAT_VERSION << 24 | ENTRY_LENGTH << 8 | HEADER_LENGTH}, byte 2 zero), so a reader built with
      * other structures refuses the table at open instead of reading fields at the wrong offsets.
      */
     public static final int VERSION = FORMAT_VERSION << 24 | ENTRY_LENGTH << 8 | HEADER_LENGTH;
-    /** Entry: u64 FNV-1a 64 hash of the key. */
-    public static final int ENTRY_HASH_OFFSET = 0;
-    /** Entry: u64 st_size. */
+    /** The version word of format 2 (72-byte entries): refused, named in the message that asks for an upgrade. */
+    public static final int FORMAT_2_VERSION = 2 << 24 | 72 << 8 | HEADER_LENGTH;
+    /** Entry: s64 mtime in nanoseconds since the epoch. */
+    public static final int ENTRY_MTIME_OFFSET = 0;
+    /** Entry: u48 st_size (the next u16 is the attribute index: read both as one u64). */
     public static final int ENTRY_SIZE_OFFSET = 8;
-    /** Entry: s64 mtime seconds. */
-    public static final int ENTRY_MTIME_SEC_OFFSET = 16;
-    /** Entry: u32 mtime nanoseconds. */
-    public static final int ENTRY_MTIME_NSEC_OFFSET = 24;
-    /** Entry: u32 st_mode including the S_IFMT type bits. */
-    public static final int ENTRY_MODE_OFFSET = 28;
-    /** Entry: u32 uid. */
-    public static final int ENTRY_UID_OFFSET = 32;
-    /** Entry: u32 gid. */
-    public static final int ENTRY_GID_OFFSET = 36;
-    /** Entry: u64 pool offset of the key (then NUL, then a symlink's NUL-terminated target). */
-    public static final int ENTRY_KEY_OFFSET_OFFSET = 40;
-    /** Entry: u32 key length. */
-    public static final int ENTRY_KEY_LENGTH_OFFSET = 48;
-    /** Entry: u32 parent entry index (the root is its own parent). */
-    public static final int ENTRY_PARENT_OFFSET = 52;
-    /** Entry: u32 directory's first slot in the children array; 0 otherwise. */
-    public static final int ENTRY_FIRST_CHILD_OFFSET = 56;
-    /** Entry: u32 directory's child count, or symlink's target length; 0 otherwise. */
-    public static final int ENTRY_CHILD_COUNT_OFFSET = 60;
-    /** Entry: u32 flags ({@link #FLAG_UNPACKABLE}, {@link #FLAG_COMPRESSED}). */
-    public static final int ENTRY_FLAGS_OFFSET = 64;
-    /** Entry: s32 partition holding the body: p for regular partition p, {@code -1 - i} for broadcast partition i,
-     * {@link #NO_PARTITION} for an entry without a body (directories, symlinks). */
-    public static final int ENTRY_PARTITION_OFFSET = 68;
-    /** The partition of an entry without a body. */
+    /** Entry: u16 attribute index (st_mode, uid, gid). */
+    public static final int ENTRY_ATTRIBUTE_OFFSET = 14;
+    /** Entry: u32 parent entry index (the root: 0). */
+    public static final int ENTRY_PARENT_OFFSET = 16;
+    /** Entry: u32 offset of the stored name, relative to the parent's names base. */
+    public static final int ENTRY_NAME_OFFSET_OFFSET = 20;
+    /** Entry: u8 stored name length. */
+    public static final int ENTRY_NAME_LENGTH_OFFSET = 24;
+    /** Entry: u8 flags ({@link #FLAG_UNPACKABLE}, {@link #FLAG_NAME_EXTENDS_PARENT}, {@link #FLAG_COMPRESSED}). */
+    public static final int ENTRY_FLAGS_OFFSET = 25;
+    /** Regular file: u48 offset of the stored body in its partition file. */
+    public static final int ENTRY_BODY_OFFSET_OFFSET = 26;
+    /** Regular file: s32 partition, p for regular partition p, {@code -1 - i} for broadcast partition i. */
+    public static final int ENTRY_PARTITION_OFFSET = 32;
+    /** Regular file: u32 CRC32C of the raw bytes. */
+    public static final int ENTRY_CRC_OFFSET = 36;
+    /** Regular file: u32 stored length when COMPRESSED, else 0 (stored raw: the stored length is st_size). */
+    public static final int ENTRY_STORED_LENGTH_OFFSET = 40;
+    /** Directory: u48 offset in the names section where its children's stored names start (0 without children). */
+    public static final int ENTRY_NAMES_BASE_OFFSET = 26;
+    /** Directory: u32 entry index of its first child (0 without children). */
+    public static final int ENTRY_FIRST_CHILD_OFFSET = 32;
+    /** Directory: u32 child count. */
+    public static final int ENTRY_CHILD_COUNT_OFFSET = 36;
+    /** The partition reported for an entry without a body (directories, symlinks); never stored. */
     public static final int NO_PARTITION = Integer.MIN_VALUE;
+    /** Largest st_size, body offset and names base: 48 bits. */
+    public static final long MAX_U48 = (1L << 48) - 1;
+    /** Longest name (a path component), in bytes. */
+    public static final int MAX_NAME_LENGTH = 255;
 
-    /** Bytes per body record (bodies section, one per entry, zero for entries without a body). */
-    public static final int BODY_LENGTH = 24;
-    /** Body: u64 offset of the stored body in its partition file. */
-    public static final int BODY_OFFSET_OFFSET = 0;
-    /** Body: u64 stored length. */
-    public static final int BODY_STORED_LENGTH_OFFSET = 8;
-    /** Body: u32 CRC32C of the raw bytes. */
-    public static final int BODY_CRC_OFFSET = 16;
-    /** Body: u8 codec ({@code PartitionDescriptor.CODEC_*}), then 3 zero bytes. */
-    public static final int BODY_CODEC_OFFSET = 20;
+    /** Bytes per attribute: u32 st_mode, u32 uid, u32 gid, u32 0. */
+    public static final int ATTRIBUTE_LENGTH = 16;
+    /** Most distinct (st_mode, uid, gid) triples a table holds. */
+    public static final int MAX_ATTRIBUTES = 65536;
+    /** Attribute: u32 st_mode including the S_IFMT type bits. */
+    public static final int ATTRIBUTE_MODE_OFFSET = 0;
+    /** Attribute: u32 uid. */
+    public static final int ATTRIBUTE_UID_OFFSET = 4;
+    /** Attribute: u32 gid. */
+    public static final int ATTRIBUTE_GID_OFFSET = 8;
 
     /** Bytes per bucket: u32, 0 empty, otherwise entry index + 1. */
     public static final int BUCKET_LENGTH = 4;
-    /** Bytes per children slot: u32 entry index. */
-    public static final int CHILD_LENGTH = 4;
 
     /** Stored raw under a name the runtime can unpack byte-exact: on a node holding its partition, the shim may
      * open {@code <local root>/<key>} itself (a "local raw" entry). */
     public static final int FLAG_UNPACKABLE = 0x1;
-    /** The file is stored compressed and must be materialised by the runtime. */
+    /** The entry's full name is its parent's name followed by its stored name (suffix compression). */
+    public static final int FLAG_NAME_EXTENDS_PARENT = 0x2;
+    /** Flag bits an entry may carry. */
+    public static final int FLAG_MASK = 0x7;
+    /** The file is stored compressed (LZ4-chunked) and must be materialised by the runtime. */
     public static final int FLAG_COMPRESSED = 0x4;
 
     /** st_dev reported for every entry: fixed, so the same file has the same identity on every node. */
@@ -154,9 +161,14 @@ public final class MetadataTableDescriptor {
         return entriesOffset + (long)index * ENTRY_LENGTH;
     }
 
-    /** File offset of body record {@code index} given the bodies section offset. */
-    public static long bodyRecordOffset(final long bodiesOffset, final int index) {
-        return bodiesOffset + (long)index * BODY_LENGTH;
+    /** Bucket count the writer uses for {@code entries} entries: E + ceil(3E / 5), a load of 0.625. */
+    public static long bucketCountFor(final long entries) {
+        return entries + (3 * entries + 4) / 5;
+    }
+
+    /** Home bucket of hash {@code h} among {@code buckets} (< 2^63): the high 64 bits of the unsigned h x B. */
+    public static long homeBucket(final long h, final long buckets) {
+        return Math.multiplyHigh(h, buckets) + ((h >> 63) & buckets);
     }
 
     /** Rounds {@code offset} up to the next section boundary. */

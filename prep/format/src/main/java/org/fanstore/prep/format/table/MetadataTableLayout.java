@@ -20,11 +20,10 @@ final class MetadataTableLayout {
     final long bucketCount;
     final long entriesOffset;
     final long bucketsOffset;
-    final long childrenOffset;
-    final long childrenCount;
-    final long stringsOffset;
-    final long stringsLength;
-    final long bodiesOffset;
+    final long attributesOffset;
+    final int attributeCount;
+    final long namesOffset;
+    final long namesLength;
     final int partitions;
     final int broadcastPartitions;
 
@@ -33,11 +32,10 @@ final class MetadataTableLayout {
         bucketCount = b.getLong(BUCKET_COUNT_OFFSET);
         entriesOffset = b.getLong(ENTRIES_OFFSET_OFFSET);
         bucketsOffset = b.getLong(BUCKETS_OFFSET_OFFSET);
-        childrenOffset = b.getLong(CHILDREN_OFFSET_OFFSET);
-        childrenCount = b.getLong(CHILDREN_COUNT_OFFSET);
-        stringsOffset = b.getLong(STRINGS_OFFSET_OFFSET);
-        stringsLength = b.getLong(STRINGS_LENGTH_OFFSET);
-        bodiesOffset = b.getLong(BODIES_OFFSET_OFFSET);
+        attributesOffset = b.getLong(ATTRIBUTES_OFFSET_OFFSET);
+        attributeCount = (int)b.getLong(ATTRIBUTE_COUNT_OFFSET);
+        namesOffset = b.getLong(NAMES_OFFSET_OFFSET);
+        namesLength = b.getLong(NAMES_LENGTH_OFFSET);
         partitions = b.getInt(PARTITIONS_OFFSET);
         broadcastPartitions = b.getInt(BROADCAST_PARTITIONS_OFFSET);
     }
@@ -96,18 +94,17 @@ final class MetadataTableLayout {
             }
         }
         final long buckets = b.getLong(BUCKET_COUNT_OFFSET);
-        require(buckets > 0 && (buckets & (buckets - 1)) == 0 && buckets >= 2 * entries,
-            "bucket count is not a power of two >= 2 x entries");
+        require(buckets > entries && buckets <= 0xffffffffL, "bucket count not above the entry count and below 2^32");
+        final long attributes = b.getLong(ATTRIBUTE_COUNT_OFFSET);
+        require(attributes >= 1 && attributes <= MAX_ATTRIBUTES, "attribute count out of range");
         require(sectionFits(b.getLong(ENTRIES_OFFSET_OFFSET), entries, ENTRY_LENGTH, tableLength),
             "entries outside the table");
         require(sectionFits(b.getLong(BUCKETS_OFFSET_OFFSET), buckets, BUCKET_LENGTH, tableLength),
             "buckets outside the table");
-        require(sectionFits(b.getLong(CHILDREN_OFFSET_OFFSET),
-            b.getLong(CHILDREN_COUNT_OFFSET), CHILD_LENGTH, tableLength), "children outside the table");
-        require(sectionFits(b.getLong(STRINGS_OFFSET_OFFSET),
-            b.getLong(STRINGS_LENGTH_OFFSET), 1, tableLength), "string pool outside the table");
-        require(sectionFits(b.getLong(BODIES_OFFSET_OFFSET), entries, BODY_LENGTH, tableLength),
-            "bodies outside the table");
+        require(sectionFits(b.getLong(ATTRIBUTES_OFFSET_OFFSET), attributes, ATTRIBUTE_LENGTH, tableLength),
+            "attributes outside the table");
+        require(sectionFits(b.getLong(NAMES_OFFSET_OFFSET), b.getLong(NAMES_LENGTH_OFFSET), 1, tableLength),
+            "names outside the table");
         require(b.getInt(PARTITIONS_OFFSET) >= 0 && b.getInt(BROADCAST_PARTITIONS_OFFSET) >= 0,
             "partition count out of range");
         return tableLength;
@@ -115,16 +112,19 @@ final class MetadataTableLayout {
 
     private void checkBody(final TableMapping b) {
         final long root = entryOffset(entriesOffset, 0);
-        require(b.getInt(root + ENTRY_KEY_LENGTH_OFFSET) == 0 &&
-            isDirectory(b.getInt(root + ENTRY_MODE_OFFSET)) &&
-            b.getInt(root + ENTRY_PARENT_OFFSET) == 0, "entry 0 is not the root directory");
+        require((b.getInt(root + 12) >>> 16) < attributeCount, "entry 0: attribute index out of range");
+        require(isDirectory(mode(b, root)) && b.getInt(root + ENTRY_PARENT_OFFSET) == 0 &&
+            b.getByte(root + ENTRY_NAME_LENGTH_OFFSET) == 0 && b.getByte(root + ENTRY_FLAGS_OFFSET) == 0,
+            "entry 0 is not the root directory");
+        long next = 1;   // where the next directory's children must start: the ranges tile [1, E)
         for (int i = 0; i < entryCount; i++) {
-            checkEntry(b, entryOffset(entriesOffset, i), i);
+            final long at = entryOffset(entriesOffset, i);
+            next = checkEntry(b, at, i, next);
+            if (i > 0) {
+                checkName(b, at, i);
+            }
         }
-        for (long i = 0; i < childrenCount; i++) {
-            final long child = b.getInt(childrenOffset + i * CHILD_LENGTH) & 0xffffffffL;
-            require(child != 0 && child < entryCount, "children slot " + i + " holds a bad entry index");
-        }
+        require(next == entryCount, "the directories' child ranges do not cover every entry");
         long used = 0;
         for (long i = 0; i < bucketCount; i++) {
             final long v = b.getInt(bucketsOffset + i * BUCKET_LENGTH) & 0xffffffffL;
@@ -134,35 +134,70 @@ final class MetadataTableLayout {
         require(used == entryCount, "buckets do not reference every entry once");
     }
 
-    private void checkEntry(final TableMapping b, final long at, final int index) {
-        final long keyOffset = b.getLong(at + ENTRY_KEY_OFFSET_OFFSET);
-        final long keyLength = b.getInt(at + ENTRY_KEY_LENGTH_OFFSET) & 0xffffffffL;
-        final String where = "entry " + index + ": ";
-        require(stringFits(b, keyOffset, keyLength), where + "key outside the string pool");
+    /** Parent, its child range, and the stored name of entry {@code index} > 0. */
+    private void checkName(final TableMapping b, final long at, final int index) {
         final long parent = b.getInt(at + ENTRY_PARENT_OFFSET) & 0xffffffffL;
-        final long nsec = b.getInt(at + ENTRY_MTIME_NSEC_OFFSET) & 0xffffffffL;
-        require(parent < entryCount, where + "parent out of range");
-        require(nsec < 1_000_000_000L, where + "mtime nanoseconds out of range");
-        final int mode = b.getInt(at + ENTRY_MODE_OFFSET);
-        final int partition = b.getInt(at + ENTRY_PARTITION_OFFSET);
+        require(parent < index, index, "parent not before it");
+        final long p = entryOffset(entriesOffset, (int)parent);
+        require(isDirectory(mode(b, p)), index, "parent not a directory");
+        final long first = b.getInt(p + ENTRY_FIRST_CHILD_OFFSET) & 0xffffffffL;
+        final long count = b.getInt(p + ENTRY_CHILD_COUNT_OFFSET) & 0xffffffffL;
+        require(index >= first && index - first < count, index, "outside its parent's child range");
+        final int flags = b.getByte(at + ENTRY_FLAGS_OFFSET) & 0xff;
+        final int parentFlags = b.getByte(p + ENTRY_FLAGS_OFFSET) & 0xff;
+        require((flags & ~FLAG_MASK) == 0, index, "unknown flag bits");
+        final boolean extendsParent = (flags & FLAG_NAME_EXTENDS_PARENT) != 0;
+        require(!extendsParent || (parent != 0 && (parentFlags & FLAG_NAME_EXTENDS_PARENT) == 0),
+            index, "name extends a parent that is the root or extends its own");
+        final long stored = b.getByte(at + ENTRY_NAME_LENGTH_OFFSET) & 0xffL;
+        final long full = stored + (extendsParent ? b.getByte(p + ENTRY_NAME_LENGTH_OFFSET) & 0xffL : 0);
+        require(full >= 1 && full <= MAX_NAME_LENGTH, index, "name length out of range");
+        final long name = namesBase(b, p) + (b.getInt(at + ENTRY_NAME_OFFSET_OFFSET) & 0xffffffffL);
+        require(name + stored <= namesLength, index, "name outside the names section");
+        for (long k = 0; k < stored; k++) {
+            final byte c = b.getByte(namesOffset + name + k);
+            require(c != '/' && c != 0, index, "name holds '/' or NUL");
+        }
+        if (isSymlink(mode(b, at))) {
+            require(size(b, at) <= namesLength - name - stored, index, "link target outside the names section");
+        }
+    }
+
+    /** Attribute, flags and the per-type bytes of entry {@code index}; returns the next expected first child. */
+    private long checkEntry(final TableMapping b, final long at, final int index, final long next) {
+        require((b.getInt(at + 12) >>> 16) < attributeCount, index, "attribute index out of range");
+        final int mode = mode(b, at);
+        final int flags = b.getByte(at + ENTRY_FLAGS_OFFSET) & 0xff;
         if (isRegular(mode)) {
+            final int partition = b.getInt(at + ENTRY_PARTITION_OFFSET);
             require(partition >= 0 ? partition < partitions : -1L - partition < broadcastPartitions,
-                where + "partition out of range");
-        } else {
-            require(partition == NO_PARTITION, where + "partition set on an entry without a body");
+                index, "partition out of range");
+            return next;
+        }
+        require((flags & (FLAG_UNPACKABLE | FLAG_COMPRESSED)) == 0, index, "body flags on an entry without a body");
+        if (!isDirectory(mode)) {
+            return next;
         }
         final long first = b.getInt(at + ENTRY_FIRST_CHILD_OFFSET) & 0xffffffffL;
         final long count = b.getInt(at + ENTRY_CHILD_COUNT_OFFSET) & 0xffffffffL;
-        if (isDirectory(mode)) {
-            require(first + count <= childrenCount, where + "children range outside the children array");
-            return;
+        if (count == 0) {
+            require(first == 0, index, "first child set on an empty directory");
+            return next;
         }
-        require(first == 0, where + "first child set on a non-directory");
-        if (isSymlink(mode)) {
-            require(stringFits(b, keyOffset + keyLength + 1, count), where + "link target outside the string pool");
-        } else {
-            require(count == 0, where + "child count set on a non-directory");
-        }
+        require(first == next && count <= entryCount - next, index, "child range does not follow the previous one");
+        return next + count;
+    }
+
+    private int mode(final TableMapping b, final long entryAt) {
+        return b.getInt(attributesOffset + (long)(b.getInt(entryAt + 12) >>> 16) * ATTRIBUTE_LENGTH);
+    }
+
+    private static long size(final TableMapping b, final long entryAt) {
+        return b.getLong(entryAt + ENTRY_SIZE_OFFSET) & MAX_U48;
+    }
+
+    private static long namesBase(final TableMapping b, final long dirAt) {
+        return b.getLong(dirAt + ENTRY_NAMES_BASE_OFFSET) & MAX_U48;
     }
 
     /** True when a section of count elements of elem bytes at off lies after the header, inside len, 8-aligned. */
@@ -173,12 +208,10 @@ final class MetadataTableLayout {
         return count >= 0 && count <= (len - off) / elem;
     }
 
-    /** True when pool[off .. off+n) and a NUL after it lie inside the pool. */
-    private boolean stringFits(final TableMapping b, final long off, final long n) {
-        if (off < 0 || off >= stringsLength || n >= stringsLength - off) {
-            return false;
+    private static void require(final boolean condition, final long index, final String fault) {
+        if (!condition) {
+            throw new IllegalStateException("entry " + index + ": " + fault);
         }
-        return b.getByte(stringsOffset + off + n) == 0;
     }
 
     private static void require(final boolean condition, final String fault) {

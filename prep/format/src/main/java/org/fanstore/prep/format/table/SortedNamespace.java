@@ -11,13 +11,16 @@ import java.util.Set;
 import org.fanstore.prep.format.FileModes;
 
 /**
- * A namespace put in table order: keys checked, sorted by unsigned bytes, duplicates refused, the root and every
- * missing ancestor directory added, and the parent/children links resolved. Everything the writer needs beyond
- * the entries themselves is held in primitive arrays indexed by final entry index.
+ * A namespace in key order ({@link BreadthFirstNamespace} then puts it in the table's order): keys checked, sorted
+ * by unsigned bytes, duplicates refused, the root and every missing ancestor directory added (with the mtime and
+ * owner of their newest child), and the parent/children links resolved, in primitive arrays indexed by key order.
  */
 final class SortedNamespace {
     private static final Comparator<NamespaceEntry> KEY_ORDER = (a, b) -> Arrays.compareUnsigned(a.key(), b.key());
     private static final byte[] ROOT_KEY = new byte[0];
+    /** mtimes are stored as signed 64-bit nanoseconds: seconds within +-(2^63 - 1) / 10^9, less one for nsec. */
+    private static final long MAX_MTIME_SEC = Long.MAX_VALUE / 1_000_000_000L - 1;
+    private static final long MIN_MTIME_SEC = -MAX_MTIME_SEC;
 
     final NamespaceEntry[] entries;
     /** True for directories this class added because a key needed them. */
@@ -39,6 +42,29 @@ final class SortedNamespace {
         childCount = new int[n];
         children = new int[n - 1];
         link();
+        inheritNewestChild();
+    }
+
+    /**
+     * Gives each added directory the mtime, uid and gid of its newest child (ties: the child last in name order).
+     * Children sort after their parent, so walking entries backwards settles a directory before its parent looks.
+     */
+    private void inheritNewestChild() {
+        final boolean[] inherited = new boolean[entries.length];
+        for (int i = entries.length - 1; i > 0; i--) {
+            final int p = parent[i];
+            if (!synthesized[p]) {
+                continue;
+            }
+            final NamespaceEntry child = entries[i];
+            final NamespaceEntry dir = entries[p];
+            if (!inherited[p] || child.mtimeSec() > dir.mtimeSec() ||
+                (child.mtimeSec() == dir.mtimeSec() && child.mtimeNsec() > dir.mtimeNsec())) {
+                inherited[p] = true;
+                entries[p] = new NamespaceEntry(dir.key(), dir.mode(), 0, child.mtimeSec(), child.mtimeNsec(),
+                    child.uid(), child.gid(), 0, MetadataTableDescriptor.NO_PARTITION, null, 0, 0, 0, 0);
+            }
+        }
     }
 
     static SortedNamespace of(final List<NamespaceEntry> given, final int partitions, final int broadcastPartitions) {
@@ -202,6 +228,24 @@ final class SortedNamespace {
         if (e.mtimeNsec() < 0 || e.mtimeNsec() > 999_999_999) {
             throw new IllegalArgumentException(KeyText.of(key) + ": mtime nanoseconds " + e.mtimeNsec());
         }
+        if (e.mtimeSec() < MIN_MTIME_SEC || e.mtimeSec() > MAX_MTIME_SEC) {
+            throw new IllegalArgumentException(KeyText.of(key) + ": mtime " + e.mtimeSec() + " s is outside the years "
+                + "1678-2262 the table holds (64-bit nanoseconds); touch the file and prep again");
+        }
+        if (FileModes.isRegular(e.mode()) && (e.size() < 0 || e.size() > MetadataTableDescriptor.MAX_U48 ||
+            e.bodyOffset() < 0 || e.bodyOffset() > MetadataTableDescriptor.MAX_U48)) {
+            throw new IllegalArgumentException(KeyText.of(key) + ": size " + e.size() + " or body offset "
+                + e.bodyOffset() + " beyond the 2^48 bytes the table holds");
+        }
+        if ((e.flags() & MetadataTableDescriptor.FLAG_COMPRESSED) != 0 && (e.storedLength() >>> 32) != 0) {
+            throw new IllegalArgumentException(KeyText.of(key) + ": compressed body of " + e.storedLength()
+                + " bytes, the table holds below 4 GiB (prep stores larger bodies raw)");
+        }
+        if ((e.flags() & ~(MetadataTableDescriptor.FLAG_UNPACKABLE | MetadataTableDescriptor.FLAG_COMPRESSED)) != 0
+            || (!FileModes.isRegular(e.mode()) && e.flags() != 0)) {
+            throw new IllegalArgumentException(KeyText.of(key) + ": flags " + e.flags() + " on mode 0"
+                + Integer.toOctalString(e.mode()));
+        }
         final int p = e.partition();
         final boolean inRange = FileModes.isRegular(e.mode())
             ? (p >= 0 ? p < partitions : p != MetadataTableDescriptor.NO_PARTITION && -1L - p < broadcastPartitions)
@@ -237,6 +281,10 @@ final class SortedNamespace {
                     (length == 2 && key[start] == '.' && key[start + 1] == '.');
                 if (length == 0 || dots) {
                     throw new IllegalArgumentException("key is not a normalised relative path: " + KeyText.of(key));
+                }
+                if (length > MetadataTableDescriptor.MAX_NAME_LENGTH) {
+                    throw new IllegalArgumentException("name of " + length + " bytes (over "
+                        + MetadataTableDescriptor.MAX_NAME_LENGTH + ") in " + KeyText.of(key));
                 }
                 start = i + 1;
             }

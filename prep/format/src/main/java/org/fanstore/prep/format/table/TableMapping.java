@@ -134,9 +134,14 @@ public final class TableMapping implements AutoCloseable {
 
     /** Whether the {@code key.length} bytes at {@code at} equal {@code key}. */
     public boolean bytesEqual(final long at, final byte[] key) {
-        if (key.length > stride() - (at & mask)) {
-            for (int i = 0; i < key.length; i++) {
-                if (getByte(at + i) != key[i]) {
+        return bytesEqual(at, key, 0, key.length);
+    }
+
+    /** Whether the {@code length} bytes at {@code at} equal {@code key[from .. from + length)}. */
+    public boolean bytesEqual(final long at, final byte[] key, final int from, final int length) {
+        if (length > stride() - (at & mask)) {
+            for (int i = 0; i < length; i++) {
+                if (getByte(at + i) != key[from + i]) {
                     return false;
                 }
             }
@@ -145,13 +150,13 @@ public final class TableMapping implements AutoCloseable {
         final UnsafeBuffer w = windows[(int)(at >>> shift)];
         final int base = (int)(at & mask);
         int i = 0;
-        for (final int words = key.length & ~7; i < words; i += 8) {
-            if (w.getLong(base + i) != (long)LONG_VIEW.get(key, i)) {
+        for (final int words = length & ~7; i < words; i += 8) {
+            if (w.getLong(base + i) != (long)LONG_VIEW.get(key, from + i)) {
                 return false;
             }
         }
-        for (; i < key.length; i++) {
-            if (w.getByte(base + i) != key[i]) {
+        for (; i < length; i++) {
+            if (w.getByte(base + i) != key[from + i]) {
                 return false;
             }
         }

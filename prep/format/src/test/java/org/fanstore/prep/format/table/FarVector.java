@@ -15,9 +15,9 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The {@code far.sparse} vector: basic.tbl with its string pool moved past 4 GiB (an offset no u32 holds) and a
- * 2 GiB hole at the pool's start (every key offset above 2^31, so no signed int holds one; keys lie past 6 GiB),
- * its bodies section and job trailer after them, CRC32C recomputed. The file is 6 GiB and mostly holes, so the
+ * The {@code far.sparse} vector: basic.tbl with its names section moved past 4 GiB (an offset no u32 holds) and a
+ * 2 GiB hole at the section's start (every non-empty directory's names base above 2^31, so no signed int holds one;
+ * names lie past 6 GiB), its job trailer after them, CRC32C recomputed. The file is 6 GiB and mostly holes, so the
  * vector stores its non-zero extents as text
  * ({@code length N}, then {@code extent OFFSET HEX} lines); a reader test expands it into a sparse file and opens
  * that with the real reader (Java: MetadataTableVectorsTest, C: test_meta_table_far.c). Same entries and answers as
@@ -25,10 +25,10 @@ import java.util.List;
  */
 public final class FarVector {
     static final String NAME = "far.sparse";
-    /** Where the moved pool starts: just past 4 GiB. */
-    static final long STRINGS_AT = (4L << 30) + 4096;
-    /** Zero bytes at the pool's start, added to every key offset: every key offset is above 2^31. */
-    static final long POOL_GAP = (2L << 30) + 4096;
+    /** Where the moved names section starts: just past 4 GiB. */
+    static final long NAMES_AT = (4L << 30) + 4096;
+    /** Zero bytes at the section's start, added to every names base: every base is above 2^31. */
+    static final long NAMES_GAP = (2L << 30) + 4096;
 
     /** One run of bytes of the image. */
     public record Extent(long offset, byte[] bytes) {}
@@ -38,7 +38,7 @@ public final class FarVector {
 
     /** The image of the relocated table, from the landed basic table's bytes. */
     static String image(final byte[] basic) {
-        final Image image = relocate(basic, STRINGS_AT, POOL_GAP);
+        final Image image = relocate(basic, NAMES_AT, NAMES_GAP);
         final StringBuilder text = new StringBuilder("# fanstore sparse table image (FarVector): the file is `length`"
             + " bytes of zeros but for each extent (offset, bytes in hex)\n");
         text.append("length ").append(image.length()).append('\n');
@@ -67,31 +67,35 @@ public final class FarVector {
     }
 
     /**
-     * {@code table} (a dataset's table as prep wrote it, or a landed one with its job trailer) with its string pool
-     * moved to {@code stringsAt} and {@code poolGap} zero bytes at the pool's start, its bodies section and trailer
-     * after the pool, the CRC32C recomputed: the same entries and answers, at offsets past 2 or 4 GiB.
+     * {@code table} (a dataset's table as prep wrote it, or a landed one with its job trailer) with its names section
+     * moved to {@code namesAt} and {@code gap} zero bytes at the section's start (added to every non-empty
+     * directory's names base), its trailer after the section, the CRC32C recomputed: the same entries and answers,
+     * at offsets past 2 or 4 GiB. The names section is the table's last (the writer's order).
      */
-    public static Image relocate(final byte[] table, final long stringsAt, final long poolGap) {
+    public static Image relocate(final byte[] table, final long namesAt, final long gap) {
         final ByteBuffer b = ByteBuffer.wrap(table).order(LITTLE_ENDIAN);
         final long entries = b.getLong(ENTRY_COUNT_OFFSET);
-        final int stringsOff = (int)b.getLong(STRINGS_OFFSET_OFFSET);
-        final int stringsLen = (int)b.getLong(STRINGS_LENGTH_OFFSET);
-        final int bodiesOff = (int)b.getLong(BODIES_OFFSET_OFFSET);
+        final int namesOff = (int)b.getLong(NAMES_OFFSET_OFFSET);
+        final int namesLen = (int)b.getLong(NAMES_LENGTH_OFFSET);
         final int tableLen = (int)b.getLong(TABLE_LENGTH_OFFSET);
         final boolean landed = b.getLong(GENERATION_OFFSET) != 0;
 
-        final ByteBuffer front = ByteBuffer.wrap(java.util.Arrays.copyOf(table, stringsOff)).order(LITTLE_ENDIAN);
+        final ByteBuffer front = ByteBuffer.wrap(java.util.Arrays.copyOf(table, namesOff)).order(LITTLE_ENDIAN);
         final long entriesOff = front.getLong(ENTRIES_OFFSET_OFFSET);
+        final long attributesOff = front.getLong(ATTRIBUTES_OFFSET_OFFSET);
         for (long i = 0; i < entries; i++) {
-            final int at = (int)entryOffset(entriesOff, (int)i) + ENTRY_KEY_OFFSET_OFFSET;
-            front.putLong(at, front.getLong(at) + poolGap);
+            final int at = (int)entryOffset(entriesOff, (int)i);
+            final int attribute = front.getShort(at + ENTRY_ATTRIBUTE_OFFSET) & 0xffff;
+            final int mode = front.getInt((int)attributesOff + attribute * ATTRIBUTE_LENGTH);
+            if ((mode & 0170000) == 0040000 && front.getInt(at + ENTRY_CHILD_COUNT_OFFSET) != 0) {
+                final long word = front.getLong(at + ENTRY_NAMES_BASE_OFFSET);   // base, then the first child's u16
+                front.putLong(at + ENTRY_NAMES_BASE_OFFSET, (word & ~MAX_U48) | ((word & MAX_U48) + gap));
+            }
         }
-        final long newStringsLen = poolGap + stringsLen;
-        final long newBodies = alignSection(stringsAt + newStringsLen);
-        final long newTableLen = newBodies + entries * BODY_LENGTH;
-        front.putLong(STRINGS_OFFSET_OFFSET, stringsAt);
-        front.putLong(STRINGS_LENGTH_OFFSET, newStringsLen);
-        front.putLong(BODIES_OFFSET_OFFSET, newBodies);
+        final long newNamesLen = gap + namesLen;
+        final long newTableLen = alignSection(namesAt + newNamesLen);
+        front.putLong(NAMES_OFFSET_OFFSET, namesAt);
+        front.putLong(NAMES_LENGTH_OFFSET, newNamesLen);
         front.putLong(TABLE_LENGTH_OFFSET, newTableLen);
         if (landed) {
             front.putLong(LOCAL_ROOT_OFFSET_OFFSET, newTableLen);
@@ -99,9 +103,7 @@ public final class FarVector {
 
         final List<Extent> extents = new ArrayList<>();
         extents.add(new Extent(0, front.array()));
-        extents.add(new Extent(stringsAt + poolGap, java.util.Arrays.copyOfRange(table, stringsOff,
-            stringsOff + stringsLen)));
-        extents.add(new Extent(newBodies, java.util.Arrays.copyOfRange(table, bodiesOff, tableLen)));
+        extents.add(new Extent(namesAt + gap, java.util.Arrays.copyOfRange(table, namesOff, namesOff + namesLen)));
         final byte[] trailer = java.util.Arrays.copyOfRange(table, tableLen, table.length);
         if (trailer.length > 0) {
             extents.add(new Extent(newTableLen, trailer));
@@ -168,6 +170,11 @@ public final class FarVector {
             }
             sum.update(ByteBuffer.wrap(e.bytes()));   // the CRC field and the job area are skipped by position
             at += e.bytes().length;
+        }
+        for (; at < tableLength; ) {   // the padding after the last section
+            final int n = (int)Math.min(zeros.capacity(), tableLength - at);
+            sum.update(zeros.duplicate().limit(n));
+            at += n;
         }
         return sum.value();
     }

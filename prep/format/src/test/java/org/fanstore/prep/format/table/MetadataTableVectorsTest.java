@@ -122,6 +122,13 @@ class MetadataTableVectorsTest {
         }
         final String target = f.get("target");
         assertArrayEquals(target.equals("-") ? null : hex(target), table.linkTarget(i), line);
+        assertTrue(table.keyEquals(i, key), line);
+        assertArrayEquals(NamespaceModel.name(key), table.name(i), line);
+        assertEquals(Long.parseLong(f.get("body_offset")), table.bodyOffset(i), line);
+        assertEquals(Long.parseLong(f.get("stored_length")), table.storedLength(i), line);
+        assertEquals((int)Long.parseLong(f.get("body_crc"), 16), table.crc32c(i), line);
+        assertEquals((table.flags(i) & MetadataTableDescriptor.FLAG_COMPRESSED) != 0 ? 1 : 0, table.codec(i), line);
+        assertEquals(hex(f.get("stored")).length, storedLength(table, i), line);
     }
 
     @Test
@@ -146,7 +153,21 @@ class MetadataTableVectorsTest {
         assertTrue(ex.getMessage().contains("entry 80 bytes"), ex.getMessage());
         assertTrue(ex.getMessage().contains("this build reads " + MetadataTableDescriptor.describeVersion(
             MetadataTableDescriptor.VERSION)), ex.getMessage());
-        assertEquals(0x020048a0, MetadataTableDescriptor.VERSION);
+        assertEquals(0x03002ca0, MetadataTableDescriptor.VERSION);
+    }
+
+    @Test
+    void aFormatTwoTableIsRefusedNamingItsVersionWord() {
+        final Path old = vectorDir().resolve("format-2.tbl");
+        final IOException ex = assertThrows(IOException.class, () -> MetadataTable.open(old).close());
+        assertTrue(ex.getMessage().contains("format 2"), ex.getMessage());
+    }
+
+    /** The stored name length byte of entry i, read from the file (the stored bytes are checked through lookups). */
+    private static int storedLength(final MetadataTable table, final int i) {
+        final byte[] name = table.name(i);
+        return (table.flags(i) & MetadataTableDescriptor.FLAG_NAME_EXTENDS_PARENT) != 0 ?
+            name.length - table.name(table.parent(i)).length : name.length;
     }
 
     static Map<String, String> fields(final String line) {

@@ -12,12 +12,12 @@ import java.util.List;
 import java.util.TreeMap;
 
 /**
- * What a table written from a namespace must say, derived the simple way (a sorted map, prefix scans) rather
- * than the writer's way, so the vectors check the writer instead of echoing it.
+ * What a table written from a namespace must say, derived the simple way (a sorted map, prefix scans, a
+ * breadth-first list) rather than the writer's way, so the vectors check the writer instead of echoing it.
  */
 final class NamespaceModel {
     record Row(byte[] key, int mode, long size, long sec, int nsec, int uid, int gid, int flags, int partition,
-        byte[] target, boolean added) {
+        byte[] target, boolean added, long bodyOffset, long storedLength, int crc) {
     }
 
     private final List<Row> rows;
@@ -28,17 +28,18 @@ final class NamespaceModel {
             final long size = isDirectory(e.mode()) ? DIRECTORY_SIZE :
                 isSymlink(e.mode()) ? e.linkTarget().length : e.size();
             sorted.put(e.key(), new Row(e.key(), e.mode(), size, e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(),
-                e.flags(), e.partition(), e.linkTarget(), false));
+                e.flags(), e.partition(), e.linkTarget(), false, e.partition() == NO_PARTITION ? 0 : e.bodyOffset(),
+                e.partition() == NO_PARTITION ? 0 : e.storedLength(), e.partition() == NO_PARTITION ? 0 : e.crc32c()));
         }
         for (final NamespaceEntry e : given) {
             byte[] key = e.key();
             while (key.length > 0) {
                 key = parentKey(key);
                 sorted.putIfAbsent(key, new Row(key, S_IFDIR | 0755, DIRECTORY_SIZE, 0, 0, 0, 0, 0, NO_PARTITION,
-                    null, true));
+                    null, true, 0, 0, 0));
             }
         }
-        rows = new ArrayList<>(sorted.values());
+        final List<Row> rows = new ArrayList<>(sorted.values());
         // Added directories take mtime/uid/gid from their newest child; deepest first so added children are settled.
         for (int i = rows.size() - 1; i >= 0; i--) {
             final Row dir = rows.get(i);
@@ -46,7 +47,7 @@ final class NamespaceModel {
                 continue;
             }
             Row newest = null;
-            for (final int c : children(i)) {
+            for (final int c : children(rows, i)) {
                 final Row child = rows.get(c);
                 if (newest == null || child.sec() > newest.sec()
                     || (child.sec() == newest.sec() && child.nsec() >= newest.nsec())) {
@@ -54,8 +55,48 @@ final class NamespaceModel {
                 }
             }
             rows.set(i, new Row(dir.key(), dir.mode(), dir.size(), newest.sec(), newest.nsec(), newest.uid(),
-                newest.gid(), 0, NO_PARTITION, null, true));
+                newest.gid(), 0, NO_PARTITION, null, true, 0, 0, 0));
         }
+        // Breadth first: the root, then each directory's children (name order) as the directory comes up.
+        this.rows = new ArrayList<>(List.of(rows.get(0)));
+        for (int i = 0; i < this.rows.size(); i++) {
+            final Row dir = this.rows.get(i);
+            if (!isDirectory(dir.mode())) {
+                continue;
+            }
+            for (final Row r : rows) {
+                if (r.key().length > 0 && Arrays.equals(parentKey(r.key()), dir.key())) {
+                    this.rows.add(r);
+                }
+            }
+        }
+    }
+
+    /** Whether entry i's stored name is a suffix of its name, its parent's (not the root's) name the prefix. */
+    boolean extendsParent(final int index) {
+        if (index == 0) {
+            return false;
+        }
+        final byte[] key = rows.get(index).key();
+        final byte[] parentKey = parentKey(key);
+        final int p = indexOf(parentKey);
+        if (p == 0 || extendsParent(p)) {
+            return false;
+        }
+        final byte[] name = name(key);
+        final byte[] parentName = name(parentKey);
+        return parentName.length < name.length && Arrays.equals(name, 0, parentName.length, parentName, 0,
+            parentName.length);
+    }
+
+    /** The bytes of entry i's name the table stores. */
+    byte[] storedName(final int index) {
+        if (index == 0) {
+            return new byte[0];
+        }
+        final byte[] name = name(rows.get(index).key());
+        return extendsParent(index) ? Arrays.copyOfRange(name, name(parentKey(rows.get(index).key())).length,
+            name.length) : name;
     }
 
     static byte[] parentKey(final byte[] key) {
@@ -87,8 +128,12 @@ final class NamespaceModel {
         return -1;
     }
 
-    /** Indices of the entries whose parent is entry {@code index}, in key order. */
+    /** Indices of the entries whose parent is entry {@code index}, in entry order (name order: the model sorts). */
     List<Integer> children(final int index) {
+        return children(rows, index);
+    }
+
+    private static List<Integer> children(final List<Row> rows, final int index) {
         final List<Integer> result = new ArrayList<>();
         final byte[] dir = rows.get(index).key();
         for (int i = 1; i < rows.size(); i++) {
@@ -125,7 +170,8 @@ final class NamespaceModel {
             .append(" size=").append(r.size())
             .append(" mtime=").append(r.sec()).append('.').append(String.format("%09d", r.nsec()))
             .append(" uid=").append(r.uid()).append(" gid=").append(r.gid())
-            .append(" flags=").append(r.flags()).append(" partition=").append(r.partition())
+            .append(" flags=").append(r.flags() | (extendsParent(index) ? FLAG_NAME_EXTENDS_PARENT : 0))
+            .append(" partition=").append(r.partition())
             .append(" parent=").append(index == 0 ? 0 : indexOf(parentKey(r.key())))
             .append(" children=");
         if (isDirectory(r.mode())) {
@@ -137,6 +183,9 @@ final class NamespaceModel {
         } else {
             sb.append('-');
         }
-        return sb.append(" target=").append(r.target() != null ? KeyText.hex(r.target()) : "-").toString();
+        sb.append(" target=").append(r.target() != null ? KeyText.hex(r.target()) : "-");
+        sb.append(" stored=").append(KeyText.hex(storedName(index)));
+        return sb.append(" body_offset=").append(r.bodyOffset()).append(" stored_length=").append(r.storedLength())
+            .append(" body_crc=").append(String.format("%08x", r.crc())).toString();
     }
 }
