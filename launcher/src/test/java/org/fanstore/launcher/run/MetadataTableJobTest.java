@@ -189,6 +189,33 @@ class MetadataTableJobTest {
                 "--local-dir", work.toString(), "--", "cat", "/fanstore/ds/run.sh"));
     }
 
+    /**
+     * A dataset whose table is format 2 (tests/vectors/upgrade/format2.fs, prepped before issue 44's compact
+     * table): refused at start with one line naming its format and {@code fanstore upgrade}, which rewrites the
+     * table in format 3 in place; then every rank reads a file through it.
+     */
+    @Test
+    void aFormatTwoDatasetIsRefusedUntilUpgradedToFormatThree() throws Exception {
+        Path fixture = FanstoreProcess.repo().resolve("tests/vectors/upgrade/format2.fs");
+        Path old = Files.createDirectories(work.resolve("format2.fs"));
+        for (String name : new String[] {"manifest.txt", "part-00000.fsp", TableInfo.FILE_NAME}) {
+            Files.copy(fixture.resolve(name), old.resolve(name));
+        }
+        FanstoreProcess.Result r = FanstoreProcess.run(work, Map.of(), 120, "run", "--ranks", "2", "--data",
+                old.toString(), "--local-dir", work.toString(), "--", "true");
+        assertNotEquals(0, r.status(), r.stderr());
+        assertFalse(r.stderr().contains("Exception") || r.stderr().contains("\tat "), r.stderr());
+        assertTrue(r.stderr().contains("(format 2,") && r.stderr().contains("fanstore upgrade " + old), r.stderr());
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "upgrade", old.toString()));
+        Path out = Files.createDirectories(work.resolve("format2-read"));
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "run", "--ranks", "2", "--data", old.toString(),
+                "--local-dir", work.toString(), "--", "sh", "-c",
+                "cat /fanstore/golden/data/hello.txt > " + out + "/rank-$FANSTORE_RANK.txt"));
+        for (int rank = 0; rank < 2; rank++) {
+            assertEquals("hello, fanstore\n", Files.readString(out.resolve("rank-" + rank + ".txt")), "rank " + rank);
+        }
+    }
+
     private static void assertArrayEqualsFile(Path want, Path got) throws Exception {
         assertTrue(java.util.Arrays.equals(Files.readAllBytes(want), Files.readAllBytes(got)),
                 got + " differs from " + want);

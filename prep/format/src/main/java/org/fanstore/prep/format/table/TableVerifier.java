@@ -104,8 +104,8 @@ public final class TableVerifier {
     private static boolean same(final MetadataTable t, final int i, final NamespaceEntry e) {
         final boolean common = t.mode(i) == e.mode() && t.mtimeSec(i) == e.mtimeSec() &&
             t.mtimeNsec(i) == e.mtimeNsec() && t.uid(i) == e.uid() && t.gid(i) == e.gid() &&
-            t.flags(i) == e.flags() && t.partition(i) == e.partition() && Arrays.equals(t.linkTarget(i),
-            e.linkTarget());
+            (t.flags(i) & ~MetadataTableDescriptor.FLAG_NAME_EXTENDS_PARENT) == e.flags() &&
+            t.partition(i) == e.partition() && Arrays.equals(t.linkTarget(i), e.linkTarget());
         if (!common || e.partition() == MetadataTableDescriptor.NO_PARTITION) {
             return common;
         }

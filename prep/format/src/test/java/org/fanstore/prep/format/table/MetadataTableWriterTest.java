@@ -274,4 +274,42 @@ class MetadataTableWriterTest {
         assertEquals(0xaf63dc4c8601ec8cL, Fnv1a64.hash(b("a")));
         assertEquals(0x85944171f73967e8L, Fnv1a64.hash(b("foobar")));
     }
+
+    /**
+     * ImageNet's shape (class directories of ~1,300 files named after their class, one owner and mode): the table
+     * holds it in at most 64 bytes per file (issue 44's goal; format 2 took ~156), every name that repeats its
+     * directory's stored as the rest only, and every file found and named right.
+     */
+    @Test
+    void anImageNetShapedNamespaceCostsAtMost64BytesPerFile() throws IOException {
+        final List<NamespaceEntry> entries = new ArrayList<>();
+        final java.util.Random random = new java.util.Random(44);
+        final int classes = 20;
+        final int perClass = 1300;
+        for (int c = 0; c < classes; c++) {
+            final String wnid = String.format("n%08d", 1_440_764 + c * 7919);
+            for (int f = 0; f < perClass; f++) {
+                entries.add(new NamespaceEntry(b("imagenet/train/" + wnid + "/" + wnid + "_" + (f * 7 + 10_000) +
+                    ".JPEG"), S_IFREG | 0644, 110_000 + random.nextInt(50_000), 1_700_000_000L + random.nextInt(9),
+                    random.nextInt(1_000_000_000), 1000, 100, FLAG_UNPACKABLE, c % 4, null, random.nextLong() >>> 24,
+                    0, random.nextInt(), 0));
+            }
+        }
+        final Path target = dir.resolve("imagenet.tbl");
+        final long bytes = write(target, entries);
+        final double perFile = (double)bytes / entries.size();
+        assertTrue(perFile <= 64, perFile + " bytes per file");
+        try (MetadataTable t = MetadataTable.openDataset(target)) {
+            for (final NamespaceEntry e : entries) {
+                final int i = t.lookup(e.key());
+                assertTrue(i > 0, KeyText.of(e.key()));
+                assertTrue((t.flags(i) & FLAG_NAME_EXTENDS_PARENT) != 0, KeyText.of(e.key()));
+                assertArrayEquals(e.key(), t.key(i));
+                assertEquals(e.bodyOffset(), t.bodyOffset(i));
+            }
+            final int train = t.lookup(b("imagenet/train"));
+            assertEquals(classes, t.childCount(train));
+            assertEquals(perClass, t.childCount(t.child(train, 0)));
+        }
+    }
 }
