@@ -1,4 +1,4 @@
-/* meta_table: maps a node's landed meta.tbl read-only and answers key -> entry lookups.
+/* meta_table: maps a node's landed meta.tbl read-only (lookups and keys: meta_table_lookup.c).
  * Owns: the mapping (fs_table_open / fs_table_close) and the validation that makes every later access safe.
  * Invariant: once fs_table_open returns 0, every offset, index and length reachable from the table has been
  * checked against the mapping, so lookups, entry accessors and children walks never leave it, whatever the
@@ -29,7 +29,9 @@
 
 _Static_assert(sizeof(fs_meta_header) == FS_META_HEADER_SIZE, "header layout");
 _Static_assert(offsetof(fs_meta_header, entry_count) == 16, "header layout");
-_Static_assert(offsetof(fs_meta_header, bodies_off) == 80, "header layout");
+_Static_assert(offsetof(fs_meta_header, attrs_off) == 48, "header layout");
+_Static_assert(offsetof(fs_meta_header, names_off) == 64, "header layout");
+_Static_assert(offsetof(fs_meta_header, reserved) == 80, "header layout");
 _Static_assert(offsetof(fs_meta_header, table_len) == 88, "header layout");
 _Static_assert(offsetof(fs_meta_header, partitions) == 104, "header layout");
 _Static_assert(offsetof(fs_meta_header, st_dev) == 112, "header layout");
@@ -37,28 +39,10 @@ _Static_assert(offsetof(fs_meta_header, crc32c) == 116, "header layout");
 _Static_assert(offsetof(fs_meta_header, rank) == 120, "header layout");
 _Static_assert(offsetof(fs_meta_header, local_root_off) == 136, "header layout");
 _Static_assert(offsetof(fs_meta_header, generation) == 152, "header layout");
-_Static_assert(sizeof(fs_entry) == FS_META_ENTRY_SIZE, "entry layout");
-_Static_assert(offsetof(fs_entry, key_off) == 40, "entry layout");
-_Static_assert(offsetof(fs_entry, parent) == 52, "entry layout");
-_Static_assert(offsetof(fs_entry, flags) == 64, "entry layout");
-_Static_assert(offsetof(fs_entry, partition) == 68, "entry layout");
 _Static_assert(sizeof(fs_meta_seal) == 64 && offsetof(fs_meta_seal, generation) == 56, "seal layout");
-
-#define FNV_OFFSET_BASIS 0xcbf29ce484222325ull
-#define FNV_PRIME        0x100000001b3ull
 
 /* Bucket values are entry index + 1 in a u32, so an index must stay below UINT32_MAX. */
 #define MAX_ENTRIES      ((uint64_t)UINT32_MAX - 1u)
-
-uint64_t fs_fnv1a64(const char *key, size_t len)
-{
-    uint64_t h = FNV_OFFSET_BASIS;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (uint8_t)key[i];
-        h *= FNV_PRIME;
-    }
-    return h;
-}
 
 /* True when a section of count elements of elem bytes at off lies after the header, inside len bytes,
  * and starts 8-aligned. Written so that no product or sum can overflow. */
@@ -67,14 +51,6 @@ static int section_fits(uint64_t off, uint64_t count, uint64_t elem, uint64_t le
     if (off % 8 != 0 || off < FS_META_HEADER_SIZE || off > len)
         return 0;
     return count <= (len - off) / elem;
-}
-
-/* True when pool[off .. off+n) lies in the pool and is followed by a NUL, also inside the pool. */
-static int string_fits(const fs_table *t, uint64_t off, uint64_t n)
-{
-    if (off >= t->strings_len || n >= t->strings_len - off)
-        return 0;
-    return t->strings[off + n] == '\0';
 }
 
 static int header_valid(const fs_meta_header *h, uint64_t file_len)
@@ -88,64 +64,109 @@ static int header_valid(const fs_meta_header *h, uint64_t file_len)
         return 0;
     if (h->partitions > INT32_MAX || h->broadcast_partitions > INT32_MAX)
         return 0;
+    /* E < B < 2^32: a probe always meets an empty bucket, and bucket numbers fit the home computation. */
+    if (h->bucket_count <= h->entry_count || h->bucket_count > UINT32_MAX)
+        return 0;
+    if (h->attr_count < 1 || h->attr_count > FS_META_MAX_ATTRS)
+        return 0;
     /* The sections lie in the table; only the local root lies after it. */
-    file_len = h->table_len;
-    uint64_t b = h->bucket_count;
-    /* entry_count <= MAX_ENTRIES, so 2 * entry_count cannot overflow. */
-    if (b == 0 || (b & (b - 1)) != 0 || b < 2 * h->entry_count)
-        return 0;
-    return section_fits(h->entries_off, h->entry_count, FS_META_ENTRY_SIZE, file_len) &&
-           section_fits(h->buckets_off, b, sizeof(uint32_t), file_len) &&
-           section_fits(h->children_off, h->children_count, sizeof(uint32_t), file_len) &&
-           section_fits(h->strings_off, h->strings_len, 1, file_len) &&
-           section_fits(h->bodies_off, h->entry_count, FS_META_BODY_SIZE, file_len);
+    uint64_t len = h->table_len;
+    return section_fits(h->entries_off, h->entry_count, FS_META_ENTRY_SIZE, len) &&
+           section_fits(h->buckets_off, h->bucket_count, sizeof(uint32_t), len) &&
+           section_fits(h->attrs_off, h->attr_count, FS_META_ATTR_SIZE, len) &&
+           section_fits(h->names_off, h->names_len, 1, len);
 }
 
-static int entry_valid(const fs_table *t, const fs_entry *e, const fs_meta_header *h)
+/* The root's own checks (entry 0): a directory named "" under itself, no flags, its children [1, 1 + count) inside
+ * the table (count 0: first 0). The only per-entry checks a sealed open makes: every walk starts at the root. */
+static int root_valid(const fs_table *t)
 {
-    if (e->key_len > t->strings_len || !string_fits(t, e->key_off, e->key_len))
+    const fs_entry *r = &t->entries[0];
+    if (fs_entry_attr(r) >= t->attr_count || !S_ISDIR(fs_entry_mode(t, r)) || fs_entry_parent(r) != 0 ||
+        fs_entry_name_len(r) != 0 || fs_entry_flags(r) != 0)
         return 0;
-    if (e->parent >= t->entry_count || e->mtime_nsec >= 1000000000u)
-        return 0;
-    if (S_ISREG(e->mode)) {
-        /* -1 - partition computed in 64 bits: no overflow for INT32_MIN. */
-        if (e->partition >= 0 ? (uint32_t)e->partition >= h->partitions
-                              : -1 - (int64_t)e->partition >= (int64_t)h->broadcast_partitions)
+    uint32_t first = fs_dir_first(r), count = fs_dir_count(r);
+    return count == 0 ? first == 0 : first == 1 && count <= t->entry_count - 1;
+}
+
+/* No '/' and no NUL in n bytes. */
+static int name_bytes_valid(const char *s, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (s[i] == '/' || s[i] == '\0')
             return 0;
-    } else if (e->partition != FS_NO_PARTITION) {
-        return 0;
-    }
-    if (S_ISDIR(e->mode)) {
-        /* first_child + child_count in 64 bits: both are u32, no overflow. */
-        return (uint64_t)e->first_child + e->child_count <= t->children_count;
-    }
-    if (e->first_child != 0)
-        return 0;
-    if (S_ISLNK(e->mode)) {
-        /* The target follows the key's NUL: key_off + key_len + 1 <= strings_len was checked above. */
-        return string_fits(t, e->key_off + e->key_len + 1, e->child_count);
-    }
-    return e->child_count == 0;
+    return 1;
 }
 
-/* Checks everything a reader dereferences: every entry's strings and ranges, every child index, and that
- * the bucket array holds exactly one reference to each entry (so a probe always reaches an empty bucket). */
-static int body_valid(const fs_table *t, const fs_meta_header *h)
+/* Entry i > 0 against its parent (already checked, parent < i): the parent is a directory whose child range holds
+ * i, the name lies in the names section with a full name of 1..255 bytes. */
+static int place_valid(const fs_table *t, const fs_entry *e, uint32_t i)
 {
-    const fs_entry *root = &t->entries[0];
-    if (root->key_len != 0 || !S_ISDIR(root->mode) || root->parent != 0)
+    uint32_t p = fs_entry_parent(e);
+    if (p >= i)
         return 0;
+    const fs_entry *pe = &t->entries[p];
+    if (!S_ISDIR(fs_entry_mode(t, pe)) || i < fs_dir_first(pe) || i - fs_dir_first(pe) >= fs_dir_count(pe))
+        return 0;
+    uint32_t len = fs_entry_name_len(e), full = len;
+    if (fs_entry_flags(e) & FS_ENTRY_NAME_EXTENDS) {
+        if (p == 0 || (fs_entry_flags(pe) & FS_ENTRY_NAME_EXTENDS))
+            return 0;
+        full += fs_entry_name_len(pe);
+    }
+    if (full < 1 || full > FS_META_NAME_MAX)
+        return 0;
+    /* base < 2^48 and the offset < 2^32: the sum cannot overflow. */
+    uint64_t off = fs_dir_names_base(pe) + fs_entry_name_off(e);
+    if (off > t->names_len || len > t->names_len - off || !name_bytes_valid(t->names + off, len))
+        return 0;
+    if (S_ISLNK(fs_entry_mode(t, e)))
+        return fs_entry_size(e) <= t->names_len - off - len;   /* the target follows the name */
+    return 1;
+}
+
+/* Checks everything a reader dereferences: every entry's attribute, parent, name and type fields, that the
+ * directories' child ranges tile [1, E) in directory order (so every entry but the root is the child of exactly
+ * its parent, and children follow their parent), and that the buckets hold exactly E entry references (so every
+ * probe meets an empty bucket). */
+static int body_valid(const fs_table *t)
+{
+    if (!root_valid(t))
+        return 0;
+    uint64_t next = 1;   /* the first entry no directory's range has covered yet */
     for (uint64_t i = 0; i < t->entry_count; i++) {
-        if (!entry_valid(t, &t->entries[i], h))
+        const fs_entry *e = &t->entries[i];
+        uint32_t flags = fs_entry_flags(e);
+        if (fs_entry_attr(e) >= t->attr_count || (flags & ~FS_ENTRY_FLAGS_KNOWN) != 0)
             return 0;
-    }
-    for (uint64_t i = 0; i < t->children_count; i++) {
-        /* Entry 0 is the root: never anyone's child, and the index also keeps walks from cycling to it. */
-        if (t->children[i] == 0 || t->children[i] >= t->entry_count)
+        if (i > 0 && !place_valid(t, e, (uint32_t)i))
             return 0;
+        uint32_t mode = fs_entry_mode(t, e);
+        if (S_ISREG(mode)) {
+            int32_t p = fs_file_partition(e);
+            /* -1 - partition computed in 64 bits: no overflow for INT32_MIN. */
+            if (p >= 0 ? (uint32_t)p >= t->partitions : -1 - (int64_t)p >= (int64_t)t->broadcast_partitions)
+                return 0;
+            continue;
+        }
+        if (flags & (FS_ENTRY_COMPRESSED | FS_ENTRY_UNPACKABLE))
+            return 0;
+        if (S_ISDIR(mode)) {
+            uint32_t first = fs_dir_first(e), count = fs_dir_count(e);
+            if (count == 0) {
+                if (first != 0)
+                    return 0;
+            } else if (first != next || count > t->entry_count - next) {
+                return 0;
+            } else {
+                next += count;
+            }
+        }
     }
+    if (next != t->entry_count)
+        return 0;
     uint64_t used = 0;
-    for (uint64_t i = 0; i <= t->bucket_mask; i++) {
+    for (uint64_t i = 0; i < t->bucket_count; i++) {
         uint32_t b = t->buckets[i];
         if (b == 0)
             continue;
@@ -162,17 +183,19 @@ static void describe(fs_table *out, const uint8_t *base, size_t len, const fs_me
     out->base = base;
     out->length = len;
     out->entry_count = h->entry_count;
-    out->bucket_mask = h->bucket_count - 1;
+    out->bucket_count = h->bucket_count;
     out->entries = (const fs_entry *)(base + h->entries_off);
     out->buckets = (const uint32_t *)(base + h->buckets_off);
-    out->children = (const uint32_t *)(base + h->children_off);
-    out->children_count = h->children_count;
-    out->strings = (const char *)(base + h->strings_off);
-    out->strings_len = h->strings_len;
+    out->attrs = (const fs_attr *)(base + h->attrs_off);
+    out->attr_count = h->attr_count;
+    out->names = (const char *)(base + h->names_off);
+    out->names_len = h->names_len;
     out->st_dev = h->st_dev;
     out->rank = h->rank;
     out->world_size = h->world_size;
     out->replicas = h->replicas;
+    out->partitions = h->partitions;
+    out->broadcast_partitions = h->broadcast_partitions;
     out->generation = h->generation;
     out->local_root = NULL;
     out->local_root_len = 0;
@@ -240,13 +263,6 @@ static void seal_write(const char *seal_path, const fs_meta_seal *seal)
         syscall(SYS_unlinkat, AT_FDCWD, tmp, 0);
 }
 
-/* The root entry's checks, the only per-entry ones a sealed open makes (entry 0 is read by every walk). */
-static int root_valid(const fs_table *t, const fs_meta_header *h)
-{
-    const fs_entry *root = &t->entries[0];
-    return root->key_len == 0 && S_ISDIR(root->mode) && root->parent == 0 && entry_valid(t, root, h);
-}
-
 int fs_table_open(const char *path, fs_table *out)
 {
     return fs_table_open_sealed(path, NULL, out);
@@ -286,7 +302,7 @@ int fs_table_open_sealed(const char *path, const char *seal_path, fs_table *out)
         seal_of(&st, h->generation, &seal);
         sealed = seal_path != NULL && seal_matches(seal_path, &seal);
         /* The local root lies in the job trailer, [table_len, size), followed by a NUL. */
-        ok = (sealed ? root_valid(out, h) : body_valid(out, h)) && h->local_root_off >= h->table_len &&
+        ok = (sealed ? root_valid(out) : body_valid(out)) && h->local_root_off >= h->table_len &&
              h->local_root_off < size && h->local_root_len < size - h->local_root_off &&
              ((const char *)map)[h->local_root_off + h->local_root_len] == '\0';
     }
@@ -313,33 +329,4 @@ void fs_table_close(fs_table *t)
         errno = saved_errno;
     }
     memset(t, 0, sizeof *t);
-}
-
-int64_t fs_table_lookup(const fs_table *t, const char *key, size_t len)
-{
-    if (len > UINT32_MAX)
-        return -1;
-    const uint64_t h = fs_fnv1a64(key, len);
-    const uint64_t mask = t->bucket_mask;
-    const fs_entry *entries = t->entries;
-    const uint32_t *buckets = t->buckets;
-    /* Validation guarantees an empty bucket exists; the probe bound is a second line of defence. */
-    for (uint64_t i = h & mask, probes = 0; probes <= mask; i = (i + 1) & mask, probes++) {
-        uint32_t b = buckets[i];
-        if (b == 0)
-            return -1;
-        const fs_entry *e = &entries[b - 1];
-        if (e->hash == h && e->key_len == len && memcmp(t->strings + e->key_off, key, len) == 0)
-            return (int64_t)(b - 1);
-    }
-    return -1;
-}
-
-const char *fs_entry_name(const fs_table *t, const fs_entry *e, size_t *len)
-{
-    const char *key = t->strings + e->key_off;
-    const char *slash = memrchr(key, '/', e->key_len);
-    const char *name = slash != NULL ? slash + 1 : key;
-    *len = (size_t)(key + e->key_len - name);
-    return name;
 }

@@ -177,18 +177,22 @@ int fs_ns_retry_lookup(const fs_state *s, int dirfd, const char *path, fs_key *k
 uint32_t fs_ns_mode(const fs_table *t, uint32_t idx)
 {
     if (!fs_ns_is_output(t, idx))
-        return fs_table_entry(t, idx)->mode;
+        return fs_entry_mode(t, fs_table_entry(t, idx));
     const fs_ov_state *st = fs_ov_state_of(idx - (uint32_t)t->entry_count);
     return st != NULL ? st->mode : 0;
 }
 
-const char *fs_ns_key(const fs_table *t, uint32_t idx, size_t *len)
+ssize_t fs_ns_key(const fs_table *t, uint32_t idx, char *buf, size_t cap)
 {
-    if (fs_ns_is_output(t, idx))
-        return fs_ov_key(idx - (uint32_t)t->entry_count, len);
-    const fs_entry *e = fs_table_entry(t, idx);
-    *len = e->key_len;
-    return fs_entry_key(t, e);
+    if (!fs_ns_is_output(t, idx))
+        return fs_table_key(t, idx, buf, cap);
+    size_t len;
+    const char *key = fs_ov_key(idx - (uint32_t)t->entry_count, &len);
+    if (len >= cap)
+        return -ENAMETOOLONG;
+    memcpy(buf, key, len);
+    buf[len] = '\0';
+    return (ssize_t)len;
 }
 
 int64_t fs_ns_find(const fs_state *s, const fs_table *t, const char *key, size_t len)
@@ -202,19 +206,20 @@ int64_t fs_ns_find(const fs_state *s, const fs_table *t, const char *key, size_t
 
 ssize_t fs_ns_entry_path(const fs_state *s, const fs_table *t, uint32_t idx, char *buf, size_t cap)
 {
-    size_t key_len;
-    const char *key = fs_ns_key(t, idx, &key_len);
     size_t n = s->mount_len;
-    if (n + 1 + key_len + 1 > cap)
+    if (n + 2 > cap)
         return -ENAMETOOLONG;
+    /* The key lands after mount + "/"; the '/' stays only when the key is not empty. */
+    ssize_t key_len = fs_ns_key(t, idx, buf + n + 1, cap - n - 1);
+    if (key_len < 0)
+        return key_len;
     memcpy(buf, s->mount, n);
-    if (key_len > 0) {
-        buf[n++] = '/';
-        memcpy(buf + n, key, key_len);
-        n += key_len;
+    if (key_len == 0) {
+        buf[n] = '\0';
+        return (ssize_t)n;
     }
-    buf[n] = '\0';
-    return (ssize_t)n;
+    buf[n] = '/';
+    return (ssize_t)(n + 1 + (size_t)key_len);
 }
 
 uint32_t fs_ns_fd(int fd, fs_fd_info *info, struct stat *real)

@@ -66,8 +66,9 @@ fs_resolved fs_ns_create_path(const fs_state *s, const fs_table *t, fs_key *k);
 static inline int fs_ns_is_output(const fs_table *t, uint32_t idx) { return idx >= t->entry_count; }
 /* st_mode of idx (0 when an output has since been removed). */
 uint32_t fs_ns_mode(const fs_table *t, uint32_t idx);
-/* Key of idx and its length. */
-const char *fs_ns_key(const fs_table *t, uint32_t idx, size_t *len);
+/* Key of idx written into buf with a NUL (the table stores no keys: rebuilt from the names along the parent
+ * chain); returns its length, or -ENAMETOOLONG when it does not fit cap bytes. */
+ssize_t fs_ns_key(const fs_table *t, uint32_t idx, char *buf, size_t cap);
 /* The index of an existing key (table first, then committed outputs), or -1. */
 int64_t fs_ns_find(const fs_state *s, const fs_table *t, const char *key, size_t len);
 

@@ -25,7 +25,7 @@ static fs_resolved substitute(const fs_state *s, fs_key *k, size_t link_len, con
     char joined[PATH_MAX];
     size_t rest = k->len - link_len;          /* "" or "/..." */
     size_t n = 0;
-    if (target[0] != '/') {
+    if (tlen == 0 || target[0] != '/') {
         /* Relative target: starts in the directory holding the link. */
         const char *key = k->buf;
         size_t dir = link_len;
@@ -193,13 +193,14 @@ fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int f
         }
         if (idx >= 0) {
             const fs_entry *e = fs_table_entry(t, (uint32_t)idx);
-            if (!(S_ISLNK(e->mode) && follow_last)) {
-                if (k->want_dir && !S_ISDIR(e->mode))
+            uint32_t mode = fs_entry_mode(t, e);
+            if (!(S_ISLNK(mode) && follow_last)) {
+                if (k->want_dir && !S_ISDIR(mode))
                     return -ENOTDIR;
                 *index = (uint32_t)idx;
                 return FS_RESOLVED_INSIDE;
             }
-            int rc = substitute(s, k, k->len, fs_entry_link_target(t, e), e->child_count);
+            int rc = substitute(s, k, k->len, fs_entry_link_target(t, e), (size_t)fs_entry_size(e));
             if (rc != FS_RESOLVED_INSIDE)
                 return rc;
             continue;
@@ -219,14 +220,15 @@ fs_resolved fs_ns_resolve(const fs_state *s, const fs_table *t, fs_key *k, int f
                 continue;
             }
             const fs_entry *e = fs_table_entry(t, (uint32_t)p);
-            if (S_ISLNK(e->mode)) {
-                int rc = substitute(s, k, i, fs_entry_link_target(t, e), e->child_count);
+            uint32_t mode = fs_entry_mode(t, e);
+            if (S_ISLNK(mode)) {
+                int rc = substitute(s, k, i, fs_entry_link_target(t, e), (size_t)fs_entry_size(e));
                 if (rc != FS_RESOLVED_INSIDE)
                     return rc;
                 moved = 1;
                 break;
             }
-            if (!S_ISDIR(e->mode))
+            if (!S_ISDIR(mode))
                 return -ENOTDIR;
         }
         if (!moved)

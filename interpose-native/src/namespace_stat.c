@@ -11,23 +11,22 @@
 
 _Static_assert(sizeof(struct stat) == sizeof(struct stat64), "stat and stat64 share one layout here");
 
-static uint64_t blocks_of(const fs_entry *e)
+static uint64_t blocks_of(uint32_t mode, uint64_t size)
 {
-    if (S_ISLNK(e->mode))
+    if (S_ISLNK(mode))
         return 0;
-    return (e->size + 4095) / 4096 * 8;
+    return (size + 4095) / 4096 * 8;
 }
 
-static uint32_t nlink_of(const fs_table *t, const fs_entry *e)
+/* A directory's children are the entries [first, first + count) (validated inside the table). */
+static uint32_t nlink_of(const fs_table *t, const fs_entry *e, uint32_t mode)
 {
-    if (!S_ISDIR(e->mode))
+    if (!S_ISDIR(mode))
         return 1;
     uint32_t n = 2;
-    for (uint32_t i = 0; i < e->child_count; i++) {
-        uint64_t c = (uint64_t)e->first_child + i;
-        if (c < t->children_count && S_ISDIR(fs_table_entry(t, t->children[c])->mode))
-            n++;
-    }
+    const fs_entry *c = fs_table_entry(t, fs_dir_first(e)), *end = c + fs_dir_count(e);
+    for (; c < end; c++)
+        n += S_ISDIR(fs_entry_mode(t, c)) ? 1 : 0;
     return n;
 }
 
@@ -60,18 +59,23 @@ void fs_ns_stat(const fs_table *t, uint32_t idx, struct stat *st)
         return;
     }
     const fs_entry *e = fs_table_entry(t, idx);
+    const fs_attr *a = fs_entry_attrs(t, e);
+    uint64_t size = fs_entry_size(e);
+    int64_t sec;
+    uint32_t nsec;
+    fs_entry_mtime(e, &sec, &nsec);
     memset(st, 0, sizeof *st);
     st->st_dev = t->st_dev;
     st->st_ino = (ino_t)idx + 1;
-    st->st_mode = e->mode;
-    st->st_nlink = nlink_of(t, e);
-    st->st_uid = e->uid;
-    st->st_gid = e->gid;
-    st->st_size = (off_t)e->size;
+    st->st_mode = a->mode;
+    st->st_nlink = nlink_of(t, e, a->mode);
+    st->st_uid = a->uid;
+    st->st_gid = a->gid;
+    st->st_size = (off_t)size;
     st->st_blksize = 4096;
-    st->st_blocks = (blkcnt_t)blocks_of(e);
-    st->st_mtim.tv_sec = e->mtime_sec;
-    st->st_mtim.tv_nsec = e->mtime_nsec;
+    st->st_blocks = (blkcnt_t)blocks_of(a->mode, size);
+    st->st_mtim.tv_sec = sec;
+    st->st_mtim.tv_nsec = nsec;
     st->st_atim = st->st_mtim;
     st->st_ctim = st->st_mtim;
 }
@@ -100,19 +104,24 @@ void fs_ns_statx(const fs_table *t, uint32_t idx, struct statx *stx)
         return;
     }
     const fs_entry *e = fs_table_entry(t, idx);
+    const fs_attr *a = fs_entry_attrs(t, e);
+    uint64_t size = fs_entry_size(e);
+    int64_t sec;
+    uint32_t nsec;
+    fs_entry_mtime(e, &sec, &nsec);
     memset(stx, 0, sizeof *stx);
     stx->stx_mask = STATX_BASIC_STATS;   /* everything but btime/mnt_id; the table has no birth time */
     stx->stx_blksize = 4096;
-    stx->stx_nlink = nlink_of(t, e);
-    stx->stx_uid = e->uid;
-    stx->stx_gid = e->gid;
-    stx->stx_mode = (uint16_t)e->mode;
+    stx->stx_nlink = nlink_of(t, e, a->mode);
+    stx->stx_uid = a->uid;
+    stx->stx_gid = a->gid;
+    stx->stx_mode = (uint16_t)a->mode;
     stx->stx_ino = (uint64_t)idx + 1;
-    stx->stx_size = e->size;
-    stx->stx_blocks = blocks_of(e);
+    stx->stx_size = size;
+    stx->stx_blocks = blocks_of(a->mode, size);
     stx->stx_attributes_mask = STATX_ATTR_IMMUTABLE;
-    stx->stx_mtime.tv_sec = e->mtime_sec;
-    stx->stx_mtime.tv_nsec = e->mtime_nsec;
+    stx->stx_mtime.tv_sec = sec;
+    stx->stx_mtime.tv_nsec = nsec;
     stx->stx_atime = stx->stx_mtime;
     stx->stx_ctime = stx->stx_mtime;
     stx->stx_dev_major = major(t->st_dev);
@@ -123,7 +132,7 @@ static uint64_t total_blocks(const fs_table *t)
 {
     uint64_t b = 0;
     for (uint64_t i = 0; i < t->entry_count; i++)
-        b += (t->entries[i].size + 4095) / 4096;
+        b += (fs_entry_size(&t->entries[i]) + 4095) / 4096;
     return b;
 }
 
@@ -156,7 +165,7 @@ int fs_ns_access(const fs_table *t, uint32_t idx, int mode, int effective)
 {
     if (fs_ns_is_output(t, idx))
         return 0;   /* the job's own files: it may read them and write them anew */
-    const fs_entry *e = fs_table_entry(t, idx);
+    const fs_attr *e = fs_entry_attrs(t, fs_table_entry(t, idx));
     if (mode == F_OK)
         return 0;
     if (mode & W_OK)

@@ -94,7 +94,7 @@ static int open_backing(const fs_table *t, const fs_key *k, uint32_t idx, int fl
     if (allow_slice) {
         int fd = open_slice(t, idx, flags, base);
         if (fd >= 0)
-            count_direct(FS_CTR_LOCAL_OPENS, e->size);
+            count_direct(FS_CTR_LOCAL_OPENS, fs_entry_size(e));
         if (fd != -ENOENT)
             return fd;
     }
@@ -105,18 +105,18 @@ static int open_backing(const fs_table *t, const fs_key *k, uint32_t idx, int fl
             return -ENAMETOOLONG;
         int fd = open_real_file(path, flags);
         if (fd >= 0)
-            count_direct(FS_CTR_LOCAL_OPENS, e->size);
+            count_direct(FS_CTR_LOCAL_OPENS, fs_entry_size(e));
         if (fd != -ENOENT)
             return fd;
         /* Not unpacked (nor published as a slice) yet: the runtime checks it and answers. */
     } else {
         const fs_cache *c = fs_state_cache(t);
         char path[PATH_MAX];
-        if (c != NULL && fs_cache_path(c, idx, e->size, path, sizeof path) == 0) {
+        if (c != NULL && fs_cache_path(c, idx, fs_entry_size(e), path, sizeof path) == 0) {
             int fd = open_real_file(path, flags);
             if (fd >= 0) {
                 fs_cache_touch(c, idx);   /* a hit the runtime does not see: tell its eviction */
-                count_direct(FS_CTR_CACHE_OPENS, e->size);
+                count_direct(FS_CTR_CACHE_OPENS, fs_entry_size(e));
             }
             if (fd != -ENOENT)
                 return fd;
@@ -191,18 +191,16 @@ int fs_open_input(const fs_table *t, const fs_key *k, uint32_t idx, int flags, i
 {
     uint64_t base;
     int fd = open_backing(t, k, idx, flags, allow_slice, &base);
-    return fd < 0 ? fd : track_window(fd, FS_FD_FILE, idx, base, fs_table_entry(t, idx)->size);
+    return fd < 0 ? fd : track_window(fd, FS_FD_FILE, idx, base, fs_entry_size(fs_table_entry(t, idx)));
 }
 
 /* The key of entry idx, as open_backing wants it. */
 static int key_of(const fs_table *t, uint32_t idx, fs_key *k)
 {
-    const fs_entry *e = fs_table_entry(t, idx);
-    if (e->key_len >= sizeof k->buf)
-        return -ENAMETOOLONG;
-    memcpy(k->buf, fs_entry_key(t, e), e->key_len);
-    k->buf[e->key_len] = '\0';
-    k->len = e->key_len;
+    ssize_t n = fs_table_key(t, idx, k->buf, sizeof k->buf);
+    if (n < 0)
+        return (int)n;
+    k->len = (size_t)n;
     k->want_dir = 0;
     return 0;
 }

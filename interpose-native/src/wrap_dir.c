@@ -202,8 +202,9 @@ static struct dirent64 *upper_next(fs_dir *d, const char *dkey, size_t dlen)
 }
 
 /* Next entry of a virtual stream, or NULL at the end (errno untouched, as readdir requires). Positions: ".",
- * "..", the table's children (input directories), then committed outputs by view slot (a slot's number never
- * changes, so a stream keeps its place while outputs appear). */
+ * "..", the table's children (input directories: the entries [first, first + count), each name in one or two
+ * pieces, copied straight into the dirent), then committed outputs by view slot (a slot's number never changes, so
+ * a stream keeps its place while outputs appear). The directory's key is rebuilt only past the table's part. */
 static struct dirent64 *dir_next(fs_dir *d)
 {
     const fs_table *t = fs_state_table();
@@ -211,63 +212,71 @@ static struct dirent64 *dir_next(fs_dir *d)
         return (fs_fail(-EIO), NULL);
     int out_dir = fs_ns_is_output(t, d->index);
     const fs_entry *dir = out_dir ? NULL : fs_table_entry(t, d->index);
-    uint32_t table_children = out_dir ? 0 : dir->child_count;
-    size_t dlen;
-    const char *dkey = fs_ns_key(t, d->index, &dlen);
+    uint32_t table_children = out_dir ? 0 : fs_dir_count(dir);
+    char dkey[PATH_MAX];
+    ssize_t dlen = -1;
     if (d->pos == 0)
         fs_ov_refresh(fs_state_get());
-    if (d->upper_phase)
-        return upper_next(d, dkey, dlen);
+/* The directory's key, built on first need (it cannot fail: the stream was opened by this key). */
+#define NEED_DKEY() do { if (dlen < 0 && (dlen = fs_ns_key(t, d->index, dkey, sizeof dkey)) < 0) return NULL; } while (0)
+    if (d->upper_phase) {
+        NEED_DKEY();
+        return upper_next(d, dkey, (size_t)dlen);
+    }
     for (;;) {
         uint32_t pos = d->pos;
-        const char *name;
-        size_t len;
+        fs_name name = { .head = "", .head_len = 0 };
         uint32_t idx;
         if (pos == 0) {
-            name = ".", len = 1, idx = d->index;
+            name.tail = ".", name.tail_len = 1, idx = d->index;
         } else if (pos == 1) {
-            name = "..", len = 2;
+            name.tail = "..", name.tail_len = 2;
             if (!out_dir) {
-                idx = dir->parent;
+                idx = fs_entry_parent(dir);
             } else {
-                const char *slash = memrchr(dkey, '/', dlen);
+                NEED_DKEY();
+                const char *slash = memrchr(dkey, '/', (size_t)dlen);
                 int64_t p = fs_ns_find(fs_state_get(), t, dkey, slash ? (size_t)(slash - dkey) : 0);
                 idx = p < 0 ? 0 : (uint32_t)p;
             }
         } else if (pos - 2 < table_children) {
-            uint64_t c = (uint64_t)dir->first_child + (pos - 2);
-            if (c >= t->children_count)
-                return NULL;
-            idx = t->children[c];
-            name = fs_entry_name(t, fs_table_entry(t, idx), &len);
+            idx = fs_dir_first(dir) + (pos - 2);
+            fs_entry_name(t, fs_table_entry(t, idx), &name);
         } else {
             uint32_t slot = pos - 2 - table_children;
+            NEED_DKEY();
             if (slot >= fs_ov_count())
-                return upper_next(d, dkey, dlen);
+                return upper_next(d, dkey, (size_t)dlen);
             d->pos = pos + 1;
             size_t klen;
             const char *key = fs_ov_key(slot, &klen);
-            if (fs_ov_state_of(slot) == NULL || !child_of(key, klen, dkey, dlen))
+            if (fs_ov_state_of(slot) == NULL || !child_of(key, klen, dkey, (size_t)dlen))
                 continue;
-            size_t start = dlen == 0 ? 0 : dlen + 1;
-            name = key + start, len = klen - start, idx = (uint32_t)t->entry_count + slot;
+            size_t start = dlen == 0 ? 0 : (size_t)dlen + 1;
+            name.tail = key + start, name.tail_len = (uint32_t)(klen - start), idx = (uint32_t)t->entry_count + slot;
         }
         d->pos = pos + 1;
+        size_t len = (size_t)name.head_len + name.tail_len;
         if (len >= sizeof d->ent.d_name)
             continue;      /* cannot be represented in a dirent: skipped, as no real name is this long */
         d->ent.d_ino = (ino64_t)idx + 1;
         d->ent.d_type = (unsigned char)IFTODT(fs_ns_mode(t, idx));
-        size_t il;
-        const char *ikey = fs_ns_key(t, idx, &il);
-        struct stat st;       /* an output this node has: stat answers from its upper place, so the listing too */
-        if (fs_ns_is_output(t, idx) && fs_up_lstat(fs_state_get(), ikey, il, &st) == 0)
-            d->ent.d_ino = st.st_ino, d->ent.d_type = (unsigned char)IFTODT(st.st_mode);
+        if (fs_ns_is_output(t, idx)) {
+            /* An output this node has: stat answers from its upper place, so the listing too. */
+            char ikey[PATH_MAX];
+            ssize_t il = fs_ns_key(t, idx, ikey, sizeof ikey);
+            struct stat st;
+            if (il >= 0 && fs_up_lstat(fs_state_get(), ikey, (size_t)il, &st) == 0)
+                d->ent.d_ino = st.st_ino, d->ent.d_type = (unsigned char)IFTODT(st.st_mode);
+        }
         d->ent.d_off = (off64_t)d->pos;
         d->ent.d_reclen = sizeof d->ent;
-        memcpy(d->ent.d_name, name, len);
+        memcpy(d->ent.d_name, name.head, name.head_len);
+        memcpy(d->ent.d_name + name.head_len, name.tail, name.tail_len);
         d->ent.d_name[len] = '\0';
         return &d->ent;
     }
+#undef NEED_DKEY
 }
 
 FS_EXPORT DIR *opendir(const char *path)

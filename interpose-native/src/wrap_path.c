@@ -108,7 +108,7 @@ static ssize_t readlink_key(fs_path_class c, fs_key *k, char *buf, size_t size)
     if (!S_ISLNK(fs_ns_mode(t, idx)))
         return fs_fail(-EINVAL);
     const fs_entry *e = fs_table_entry(t, idx);
-    size_t n = e->child_count < size ? e->child_count : size;
+    size_t n = fs_entry_size(e) < size ? (size_t)fs_entry_size(e) : size;
     memcpy(buf, fs_entry_link_target(t, e), n);
     return (ssize_t)n;
 }
@@ -150,11 +150,11 @@ static int enter_dir(const fs_state *s, const fs_table *t, uint32_t idx)
 {
     if (!S_ISDIR(fs_ns_mode(t, idx)))
         return fs_fail(-ENOTDIR);
-    size_t key_len;
-    const char *key = fs_ns_key(t, idx, &key_len);
-    char sub[PATH_MAX], path[PATH_MAX];
-    if (key_len + 3 > sizeof sub)
+    char key[PATH_MAX], sub[PATH_MAX], path[PATH_MAX];
+    ssize_t n = fs_ns_key(t, idx, key, sizeof key);
+    if (n < 0 || (size_t)n + 3 > sizeof sub)
         return fs_fail(-ENAMETOOLONG);
+    size_t key_len = (size_t)n;
     memcpy(sub, key, key_len);
     memcpy(sub + key_len, key_len > 0 ? "/." : ".", key_len > 0 ? 3 : 2);
     int rc = fs_up_make_parents(s, sub, strlen(sub));

@@ -97,7 +97,7 @@ static int read_entry(const fs_table *table, const fs_cache *cache, fs_wire *wir
     if (fs_entry_local_raw(table, e)) {
         snprintf(target, sizeof target, "%s/%s", table->local_root, key);
         rc = read_path(target, o);
-    } else if (cache->ref != NULL && fs_cache_path(cache, idx, e->size, target, sizeof target) == 0) {
+    } else if (cache->ref != NULL && fs_cache_path(cache, idx, fs_entry_size(e), target, sizeof target) == 0) {
         rc = read_path(target, o);
         o->direct = rc == 0;
         if (rc == 0)
@@ -209,7 +209,7 @@ int main(int argc, char **argv)
         int gone = 0;
         for (size_t i = 0; i < n_cached; i++) {
             struct stat st;
-            uint64_t size = fs_table_entry(&table, cached[i])->size;
+            uint64_t size = fs_entry_size(fs_table_entry(&table, cached[i]));
             if (cache.ref != NULL && fs_cache_path(&cache, cached[i], size, path, sizeof path) == 0 &&
                 stat(path, &st) != 0 && errno == ENOENT)
                 gone++;

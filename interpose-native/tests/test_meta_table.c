@@ -1,4 +1,4 @@
-// link: meta_table.c
+// link: meta_table.c meta_table_lookup.c
 // valgrind: yes
 /* meta_table reader against the shared vectors (tests/vectors/metadata): every lookup basic.expect lists,
  * every malformed table refused with -EINVAL, then random byte flips of a valid table: open either refuses the
@@ -42,7 +42,7 @@ static void test_malformed_vectors(void)
     CHECK(refused >= 10, "malformed.expect lists %d tables", refused);
 }
 
-/* A table from a build whose fs_entry grew to 80 bytes: only its version word says so, and that is enough. */
+/* A table from a build whose entries grew to 80 bytes: only its version word says so, and that is enough. */
 static void test_other_struct_sizes_refused(void)
 {
     FILE *f = fopen(vector_path("entry-size-80.tbl"), "rb");
@@ -57,7 +57,7 @@ static void test_other_struct_sizes_refused(void)
     errno = EXDEV;
     CHECK(fs_table_open(vector_path("entry-size-80.tbl"), &t) == -EINVAL, "other entry size must be refused");
     CHECK(errno == EXDEV && t.base == NULL, "refused cleanly");
-    CHECK(FS_META_VERSION == ((2u << 24) | (sizeof(fs_entry) << 8) | sizeof(fs_meta_header)), "version word");
+    CHECK(FS_META_VERSION == ((3u << 24) | (sizeof(fs_entry) << 8) | sizeof(fs_meta_header)), "version word");
 }
 
 static void test_open_errors_keep_errno(void)
@@ -75,16 +75,22 @@ static unsigned long walk_everything(const fs_table *t, const char *original, si
     unsigned long sum = 0;
     for (uint64_t i = 0; i < t->entry_count; i++) {
         const fs_entry *e = fs_table_entry(t, (uint32_t)i);
-        size_t n;
-        const char *name = fs_entry_name(t, e, &n);
-        sum += n ? (unsigned char)name[n - 1] : 0;
-        sum += (uint64_t)fs_table_lookup(t, fs_entry_key(t, e), e->key_len);
-        sum += fs_table_entry(t, e->parent)->mode;
-        if (S_ISDIR(e->mode))
-            for (uint32_t k = 0; k < e->child_count; k++)
-                sum += fs_table_entry(t, t->children[e->first_child + k])->key_len;
-        if (S_ISLNK(e->mode))
-            sum += strlen(fs_entry_link_target(t, e));
+        fs_name n;
+        fs_entry_name(t, e, &n);
+        sum += n.tail_len ? (unsigned char)n.tail[n.tail_len - 1] : 0;
+        sum += n.head_len ? (unsigned char)n.head[0] : 0;
+        char key[4096];
+        ssize_t len = fs_table_key(t, (uint32_t)i, key, sizeof key);
+        if (len >= 0)
+            sum += (uint64_t)fs_table_lookup(t, key, (size_t)len);
+        sum += fs_entry_mode(t, fs_table_entry(t, fs_entry_parent(e)));
+        uint32_t mode = fs_entry_mode(t, e);
+        if (S_ISDIR(mode))
+            for (uint32_t k = 0; k < fs_dir_count(e); k++)
+                sum += fs_entry_name_len(fs_table_entry(t, fs_dir_first(e) + k));
+        if (S_ISLNK(mode))
+            for (uint64_t k = 0; k < fs_entry_size(e); k++)
+                sum += (unsigned char)fs_entry_link_target(t, e)[k];
     }
     /* Keys that are not in the table: substrings of the original file, so probes hit real hashes too. */
     for (size_t off = 0; off + 16 <= original_len; off += 61)

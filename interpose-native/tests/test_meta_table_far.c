@@ -1,8 +1,9 @@
-// link: meta_table.c
+// link: meta_table.c meta_table_lookup.c
 /* meta_table reader past 4 GiB: far.sparse (tests/vectors/metadata, built by the Java FarVector) is basic.tbl with
- * its string pool moved past 4 GiB and every key offset in the pool above 2^31 (keys lie past 6 GiB). Expanded here
- * into a sparse file of 6 GiB (holes cost no disk), it must open and answer every lookup far.expect lists: an
- * offset cut to 32 bits (or to a signed int) would land on zeros and fail. Not under valgrind (a 6 GiB mapping). */
+ * its names section moved past 4 GiB and every non-empty directory's names base above 2^31 (names lie past 6 GiB).
+ * Expanded here into a sparse file of 6 GiB (holes cost no disk), it must open and answer every lookup far.expect
+ * lists: an offset cut to 32 bits (or to a signed int) would land on zeros and fail. Not under valgrind (a 6 GiB
+ * mapping). */
 #include "meta_expect.h"
 
 #include <fcntl.h>
@@ -65,12 +66,20 @@ int main(void)
         check_vectors(path, "far.expect");
         fs_table t;
         if (fs_table_open(path, &t) == 0) {
-            /* The pool lies past 4 GiB, key offsets above 2^31: what the vector exists to prove. */
+            /* The names lie past 4 GiB, names bases above 2^31: what the vector exists to prove. */
+            uint32_t bases = 0;
+            for (uint32_t i = 0; i < t.entry_count; i++) {
+                const fs_entry *e = fs_table_entry(&t, i);
+                if (S_ISDIR(fs_entry_mode(&t, e)) && fs_dir_count(e) > 0) {
+                    CHECK(fs_dir_names_base(e) > (2ull << 30), "names base of entry %u above 2^31", i);
+                    bases++;
+                }
+            }
+            CHECK(bases > 3, "%u directories with children", bases);
+            CHECK((const uint8_t *)t.names - t.base > (4ll << 30), "the names start past 4 GiB");
             const fs_entry *last = fs_table_entry(&t, (uint32_t)(t.entry_count - 1));
-            CHECK(last->key_off > (2ull << 30), "the last key's offset in the pool is above 2^31");
-            CHECK((const uint8_t *)t.strings - t.base > (4ll << 30), "the pool starts past 4 GiB");
-            printf("far table: %llu bytes, last key at offset %lld\n", (unsigned long long)t.length,
-                   (long long)((const uint8_t *)fs_entry_key(&t, last) - t.base));
+            printf("far table: %llu bytes, last name at offset %lld\n", (unsigned long long)t.length,
+                   (long long)((const uint8_t *)fs_entry_stored(&t, last) - t.base));
             fs_table_close(&t);
         }
     }

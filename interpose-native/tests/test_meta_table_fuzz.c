@@ -1,6 +1,7 @@
-// link: meta_table.c
+// link: meta_table.c meta_table_lookup.c
 // cflags: -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-/* Bounded fuzz of the metadata-table reader (issue 10): every table in tests/vectors/metadata, mutated at random
+/* Bounded fuzz of the metadata-table reader (issue 10): every table in tests/vectors/metadata and one small tree
+ * written by tests/meta3_build.h (names extending their directory's, a symlink, a deep chain), mutated at random
  * (byte flips, boundary values written over 32- and 64-bit fields, truncation, random tails), is either refused
  * by fs_table_open or walks cleanly end to end: every key, parent, child and link target, plus lookups, stay
  * inside the mapping (AddressSanitizer and UBSan abort otherwise). Fixed seed, bounded time:
@@ -15,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "meta3_build.h"
 #include "meta_table.h"
 
 #define MAX_INPUTS 64
@@ -42,7 +44,7 @@ static void load(const char dir[4096])
         exit(1);
     }
     struct dirent *de;
-    while ((de = readdir(d)) != NULL && input_count < MAX_INPUTS) {
+    while ((de = readdir(d)) != NULL && input_count < MAX_INPUTS - 1) {
         size_t n = strlen(de->d_name);
         if (n < 5 || strcmp(de->d_name + n - 4, ".tbl") != 0)
             continue;
@@ -58,6 +60,39 @@ static void load(const char dir[4096])
         lengths[input_count++] = len;
     }
     closedir(d);
+}
+
+/* A small tree in ImageNet's shape plus a symlink, an empty directory and a chain, as one more input. */
+static void add_built_input(void)
+{
+    static const char *keys[] = { "", "ds", "ds/n01", "ds/n01/n01_1.jpg", "ds/n01/n01_22.jpg", "ds/n01/x.jpg",
+                                  "ds/n01/n01x", "ds/n01/n01x/n01x_3.jpg", "ds/link", "ds/empty", "ds/a", "ds/a/b",
+                                  "ds/a/b/c" };
+    enum { N = sizeof keys / sizeof keys[0] };
+    static const uint32_t root[] = { 1 }, ds[] = { 10, 9, 8, 2 }, n01[] = { 3, 4, 6, 5 }, n01x[] = { 7 },
+                          a[] = { 11 }, b[] = { 12 };
+    m3_node nodes[N];
+    for (uint32_t i = 0; i < N; i++)
+        nodes[i] = (m3_node){ .key = keys[i], .key_len = (uint32_t)strlen(keys[i]), .mode = S_IFREG | 0644,
+                              .mtime_ns = 1700000000000000000 + i, .size = 100 * i, .partition = (int32_t)(i % 3) - 1,
+                              .flags = i % 2 ? FS_ENTRY_UNPACKABLE : 0 };
+    const uint32_t *kids[N] = { [0] = root, [1] = ds, [2] = n01, [6] = n01x, [9] = ds, [10] = a, [11] = b };
+    const uint32_t counts[N] = { [0] = 1, [1] = 4, [2] = 4, [6] = 1, [9] = 0, [10] = 1, [11] = 1 };
+    for (uint32_t i = 0; i < N; i++) {
+        if (kids[i] != NULL) {
+            nodes[i].mode = S_IFDIR | 0755;
+            nodes[i].children = kids[i];
+            nodes[i].child_count = counts[i];
+        }
+    }
+    nodes[8].mode = S_IFLNK | 0777;
+    nodes[8].target = "n01/n01_1.jpg";
+    nodes[8].target_len = 13;
+    m3_out o = m3_build(nodes, N, 2, 1, "/tmp/local", 0);
+    inputs[input_count] = malloc(MAX_LEN);
+    memcpy(inputs[input_count], o.bytes, o.len);
+    lengths[input_count++] = o.len;
+    free(o.bytes);
 }
 
 static size_t mutate(char *buf, size_t len)
@@ -98,16 +133,22 @@ static unsigned long walk(const fs_table *t, const char *original, size_t origin
     unsigned long sum = 0;
     for (uint64_t i = 0; i < t->entry_count; i++) {
         const fs_entry *e = fs_table_entry(t, (uint32_t)i);
-        size_t n;
-        const char *name = fs_entry_name(t, e, &n);
-        sum += n ? (unsigned char)name[n - 1] : 0;
-        sum += (uint64_t)fs_table_lookup(t, fs_entry_key(t, e), e->key_len);
-        sum += fs_table_entry(t, e->parent)->mode;
-        if (S_ISDIR(e->mode))
-            for (uint32_t k = 0; k < e->child_count; k++)
-                sum += fs_table_entry(t, t->children[e->first_child + k])->key_len;
-        if (S_ISLNK(e->mode))
-            sum += strlen(fs_entry_link_target(t, e));
+        fs_name n;
+        fs_entry_name(t, e, &n);
+        sum += n.tail_len ? (unsigned char)n.tail[n.tail_len - 1] : 0;
+        sum += n.head_len ? (unsigned char)n.head[0] : 0;
+        char key[4096];
+        ssize_t len = fs_table_key(t, (uint32_t)i, key, sizeof key);
+        if (len >= 0)
+            sum += (uint64_t)fs_table_lookup(t, key, (size_t)len);
+        sum += fs_entry_mode(t, fs_table_entry(t, fs_entry_parent(e)));
+        uint32_t mode = fs_entry_mode(t, e);
+        if (S_ISDIR(mode))
+            for (uint32_t k = 0; k < fs_dir_count(e); k++)
+                sum += fs_entry_name_len(fs_table_entry(t, fs_dir_first(e) + k));
+        if (S_ISLNK(mode))
+            for (uint64_t k = 0; k < fs_entry_size(e); k++)
+                sum += (unsigned char)fs_entry_link_target(t, e)[k];
     }
     for (size_t off = 0; off + 16 <= original_len; off += 37)
         sum += (uint64_t)fs_table_lookup(t, original + off, 1 + off % 16);
@@ -120,7 +161,8 @@ int main(void)
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/tests/vectors/metadata", repo ? repo : "..");
     load(dir);
-    if (input_count == 0) {
+    add_built_input();
+    if (input_count < 2) {
         fprintf(stderr, "no .tbl inputs in %s\n", dir);
         return 1;
     }

@@ -1,4 +1,4 @@
-// link: meta_table.c
+// link: meta_table.c meta_table_lookup.c
 // valgrind: yes
 /* The seal (meta_table.c, fs_table_open_sealed): the first open of a table walks every entry and writes the seal;
  * a later open of that very file trusts it and still answers every lookup of basic.expect; a table renamed over it
@@ -76,9 +76,9 @@ static void test_a_stale_seal_is_not_trusted(void)
     unlink(seal);
     CHECK(open_sealed(&rc) == 1, "sealed");
     /* Another table renamed over the sealed one: a new inode, so a full pass, which refuses it. */
-    install("key-outside-pool.tbl", table);
+    install("name-outside-names.tbl", table);
     CHECK(open_sealed(&rc) == -1 && rc == -EINVAL, "malformed table behind a stale seal refused (rc %d)", rc);
-    install("children-range-past-end.tbl", table);
+    install("child-range-not-tiled.tbl", table);
     CHECK(open_sealed(&rc) == -1 && rc == -EINVAL, "and another (rc %d)", rc);
 
     /* A seal of another generation (another job's table) is not this table's. */
