@@ -1,8 +1,11 @@
 /* table3_convert <format-2 table> <out>: rewrites a format-2 metadata table (a dataset's namespace.tbl or a landed
  * meta.tbl) as a landed format-3 table (rank 0 of 1, generation 1) with tests/meta3_build.h, so bench_meta_table can
  * time both formats on the very same namespace (the 1.3M and 14.2M tables of bench/load-bench.sh) before or without
- * the Java writer. Not the product's upgrade path (that is `fanstore upgrade`); the CRC is left 0 (the shim never
- * sums). Format 2 as its README had it: 72-byte entries, children array, NUL-terminated keys, 24-byte bodies. */
+ * the Java writer. Not the product's upgrade path (that is `fanstore upgrade`), but it writes the same bytes: on the
+ * 1.3M-file ImageNet-shaped table the output equals `fanstore upgrade`'s byte for byte (header, entries, attributes,
+ * buckets, names; the job area is this tool's: rank 0 of 1, generation 1). Format 2 as its README had it: 72-byte
+ * entries, children array, NUL-terminated keys, 24-byte bodies. */
+#include "crc32c_ref.h"
 #include "meta3_build.h"
 
 #include <fcntl.h>
@@ -66,7 +69,9 @@ int main(int argc, char **argv)
             n->target_len = e[i].child_count;
         }
     }
-    m3_out o = m3_build(nodes, (uint32_t)count, get32(m + 104), get32(m + 108), "/tmp/fanstore-local", 0);
+    m3_header hd = { .partitions = get32(m + 104), .broadcast = get32(m + 108), .st_dev = get32(m + 112),
+                     .dataset_id = get64(m + 96) };
+    m3_out o = m3_build(nodes, (uint32_t)count, hd, "/tmp/fanstore-local", 1);
     int out = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     size_t done = 0;
     while (out >= 0 && done < o.len) {

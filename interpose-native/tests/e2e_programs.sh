@@ -376,17 +376,15 @@ fi
 # An entry that is not LOCAL_RAW must go through the runtime: with no runtime (no ctl file) that is EIO,
 # promptly, while stat (answered from the table) still works. The table copy has one entry's flag cleared.
 mkdir -p "$work/shm2" && chmod 700 "$work/shm2"
-read -r idx entries <<<"$(/usr/bin/python3 - "$shm/meta.tbl" "$work/shm2/meta.tbl" "$name/val/labels.csv" <<'EOF2'
-import struct, sys
+read -r idx entries <<<"$(/usr/bin/python3 - "$shm/meta.tbl" "$work/shm2/meta.tbl" "$name/val/labels.csv" "$here/tests" <<'EOF2'
+import sys
+sys.path.insert(0, sys.argv[4])
+import meta3_keys
 data = bytearray(open(sys.argv[1], "rb").read()); want = sys.argv[3].encode()
-count, = struct.unpack_from("<Q", data, 16); entries, = struct.unpack_from("<Q", data, 32)
-strings, = struct.unpack_from("<Q", data, 64)
-for i in range(count):
-    e = entries + 72 * i
-    key_off, key_len = struct.unpack_from("<QI", data, e + 40)
-    if data[strings + key_off:strings + key_off + key_len] == want:
-        struct.pack_into("<I", data, e + 64, struct.unpack_from("<I", data, e + 64)[0] & ~1)
-        print(i, count)
+for i, key, mode, size, flags_at in meta3_keys.entries(data):
+    if key == want:
+        data[flags_at] &= 0xfe
+        print(i, sum(1 for _ in meta3_keys.entries(data)))
 open(sys.argv[2], "wb").write(data)
 EOF2
 )"

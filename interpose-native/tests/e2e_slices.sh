@@ -28,25 +28,22 @@ java $("$repo/scripts/jvm-flags" runtime) -cp "$repo/runtime/target/classes:$rep
     org.fanstore.runtime.metadata.TableFromTree "$src" ds "$shm/meta.tbl" >/dev/null || { echo "FAIL TableFromTree"; exit 1; }
 
 # The partition copy and the map. Bodies sit between 4 KiB runs of 0xEE (never a run in random bytes).
-/usr/bin/python3 - "$shm/meta.tbl" "$src" "$work/parts/p0.fsp" "$shm/slices.map" <<'PY' || { echo "FAIL map"; exit 1; }
+/usr/bin/python3 - "$shm/meta.tbl" "$src" "$work/parts/p0.fsp" "$shm/slices.map" "$here/tests" <<'PY' || { echo "FAIL map"; exit 1; }
 import os, struct, sys
-table, src, part, out = sys.argv[1:]
+table, src, part, out = sys.argv[1:5]
+sys.path.insert(0, sys.argv[5])
+import meta3_keys
 t = open(table, "rb").read()
-count, entries_off, strings_off = struct.unpack_from("<Q", t, 16)[0], struct.unpack_from("<Q", t, 32)[0], \
-    struct.unpack_from("<Q", t, 64)[0]
+count = struct.unpack_from("<Q", t, 16)[0]
 os.makedirs(os.path.dirname(part), exist_ok=True)
 junk = b"\xee" * 4096
 records = bytearray(16 * count)
 with open(part, "wb") as p:
     p.write(junk)
-    for i in range(count):
-        size, mode, key_off, key_len = struct.unpack_from("<Q", t, entries_off + 72 * i + 8)[0], \
-            struct.unpack_from("<I", t, entries_off + 72 * i + 28)[0], \
-            struct.unpack_from("<Q", t, entries_off + 72 * i + 40)[0], struct.unpack_from("<I", t, entries_off + 72 * i + 48)[0]
+    for i, key, mode, size, _ in meta3_keys.entries(t):
         if mode & 0o170000 != 0o100000:
             continue
-        key = t[strings_off + key_off:strings_off + key_off + key_len].decode()
-        body = open(os.path.join(os.path.dirname(src), key), "rb").read()
+        body = open(os.path.join(os.path.dirname(src), key.decode()), "rb").read()
         assert len(body) == size
         struct.pack_into("<IIQ", records, 16 * i, 1, 0, p.tell())
         p.write(body)

@@ -64,9 +64,14 @@ static void m3_put(unsigned char *p, uint64_t v, int bytes)
 
 static uint64_t m3_align8(uint64_t v) { return (v + 7) & ~(uint64_t)7; }
 
-/* Builds the landed table of nodes[0, count) (partitions P and BP as given); crc: sum the table (small tables). */
-static m3_out m3_build(const m3_node *nodes, uint32_t count, uint32_t partitions, uint32_t broadcast,
-                       const char *local_root, int crc)
+/* Header values the caller chooses (a converted table keeps its source's). */
+typedef struct m3_header {
+    uint32_t partitions, broadcast, st_dev;
+    uint64_t dataset_id;
+} m3_header;
+
+/* Builds the landed table of nodes[0, count); crc: sum the table (bit by bit: slow past ~100 MB). */
+static m3_out m3_build(const m3_node *nodes, uint32_t count, m3_header hd, const char *local_root, int crc)
 {
     /* Breadth-first order: old node number of each new index, and the reverse. */
     uint32_t *order = m3_alloc((size_t)count * sizeof *order), *index_of = m3_alloc((size_t)count * sizeof *index_of);
@@ -137,10 +142,11 @@ static m3_out m3_build(const m3_node *nodes, uint32_t count, uint32_t partitions
         }
         attr_of[i] = (uint16_t)(last = a);
     }
-    /* Layout: header, entries, buckets, attributes, names, then the job trailer (local root, NUL, padding). */
+    /* Layout as the Java writer's: header, entries, attributes, buckets, names, then the job trailer (local root,
+     * NUL, padding). */
     uint64_t E = count, B = E + (E * 3 + 4) / 5;
-    uint64_t entries_off = FS_META_HEADER_SIZE, buckets_off = m3_align8(entries_off + E * FS_META_ENTRY_SIZE);
-    uint64_t attrs_off = m3_align8(buckets_off + B * 4), names_off = m3_align8(attrs_off + attr_count * 16ull);
+    uint64_t entries_off = FS_META_HEADER_SIZE, attrs_off = m3_align8(entries_off + E * FS_META_ENTRY_SIZE);
+    uint64_t buckets_off = m3_align8(attrs_off + attr_count * 16ull), names_off = m3_align8(buckets_off + B * 4);
     uint64_t table_len = m3_align8(names_off + names_len);
     size_t root_len = strlen(local_root);
     m3_out out = { .table_len = table_len, .len = (size_t)m3_align8(table_len + root_len + 1) };
@@ -181,12 +187,12 @@ static m3_out m3_build(const m3_node *nodes, uint32_t count, uint32_t partitions
     m3_put(t + 8, FS_META_VERSION, 4);
     m3_put(t + 12, FS_META_HEADER_SIZE, 4);
     uint64_t header[] = { E, B, entries_off, buckets_off, attrs_off, attr_count, names_off, names_len, 0, table_len,
-                          0x1122334455667788ull };
+                          hd.dataset_id };
     for (int k = 0; k < 11; k++)
         m3_put(t + 16 + 8 * k, header[k], 8);
-    m3_put(t + 104, partitions, 4);
-    m3_put(t + 108, broadcast, 4);
-    m3_put(t + 112, 42, 4);
+    m3_put(t + 104, hd.partitions, 4);
+    m3_put(t + 108, hd.broadcast, 4);
+    m3_put(t + 112, hd.st_dev, 4);
 #ifdef FANSTORE_CRC32C_REF_H
     if (crc)
         m3_put(t + 116, crc32c(crc32c(0, t, 116), t + FS_META_HEADER_SIZE, table_len - FS_META_HEADER_SIZE), 4);

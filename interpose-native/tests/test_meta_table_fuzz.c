@@ -88,7 +88,7 @@ static void add_built_input(void)
     nodes[8].mode = S_IFLNK | 0777;
     nodes[8].target = "n01/n01_1.jpg";
     nodes[8].target_len = 13;
-    m3_out o = m3_build(nodes, N, 2, 1, "/tmp/local", 0);
+    m3_out o = m3_build(nodes, N, (m3_header){ 2, 1, 7, 1 }, "/tmp/local", 0);
     inputs[input_count] = malloc(MAX_LEN);
     memcpy(inputs[input_count], o.bytes, o.len);
     lengths[input_count++] = o.len;

@@ -304,7 +304,7 @@ int main(void)
     CHECK(fd >= 0, "mkstemp");
     close(fd);
     make_tree();
-    m3_out o = m3_build(nodes, node_count, 4, 1, "/var/tmp/fanstore-local", 1);
+    m3_out o = m3_build(nodes, node_count, (m3_header){ 4, 1, 42, 0x1122334455667788ull }, "/var/tmp/fanstore-local", 1);
     fs_table t;
     int rc = open_bytes(o.bytes, o.len, &t);
     CHECK(rc == 0, "open the built table: %d", rc);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Tables past what one Java buffer maps, as a job sees them: every rank lists the files and stats and reads the last
  * one (key order) as the source tree has them. In CI the runtime maps its table in 4 KiB windows
- * ({@code fanstore.table.windowShift=12}), so a 300 KB table crosses ~80 of them on rank 0's read and broadcast,
+ * ({@code fanstore.table.windowShift=12}), so a 120 KB table crosses ~30 of them on rank 0's read and broadcast,
  * on rank 1's landing and on every lookup; with {@code -Dfanstore.bigTableJob=true} (heavy: 2 GiB of shared memory
  * per rank) the same job runs over the dataset's real table moved past 2 GiB (its string pool, bodies and trailer).
  */
