@@ -246,6 +246,18 @@ class ObjectStoreTest {
             assertEquals(3, proxy.refused());
             oneLine(e, "SlowDown", "s3://" + server.bucket() + "/slow/x", proxy.endpoint().toString());
         }
+        // a caller's deadline reached while the store answers (503s): it is slow, not silent (README.md, "A
+        // caller's deadline")
+        try (SlowDownProxy proxy = new SlowDownProxy(server.port(), Integer.MAX_VALUE);
+             ObjectStore viaProxy = ObjectStore.connect(ObjectStore.Settings.of(proxy.endpoint(), server.accessKey(),
+                     server.secretKey()))) {
+            long t = System.nanoTime();
+            StoreException e = assertThrows(StoreException.class, () -> viaProxy.read(server.bucket(), "slow/x", 0,
+                    10, Sinks.into(ByteBuffer.allocate(10)), t + TimeUnit.MILLISECONDS.toNanos(1500)));
+            assertEquals(StoreException.Reason.FAILED, e.reason(), e.getMessage());
+            assertTrue(proxy.refused() >= 2, proxy.refused() + " attempts refused");
+            oneLine(e, "throttling", "s3://" + server.bucket() + "/slow/x", proxy.endpoint().toString());
+        }
     }
 
     @Test
