@@ -10,7 +10,8 @@
 # without fanstore pays before its first epoch); and with OLD=<dir of an older fanstore checkout, built>, that
 # build's prep and start on the same tree, alternating with this one (ROUNDS rounds, default 2). SKIP_PREP=1 reuses
 # the datasets a previous run prepped (the starts only). SYNTH_DIRS spreads the synthetic files evenly over that many
-# directories (21841: ImageNet-21k's shape; default 1,300 files per directory). Each start also reports the peak
+# directories (21841: ImageNet-21k's shape; default 1,300 files per directory). OLD_SYNTH: the synthetic dataset the
+# old build starts (default the same one; another when the table format changed, e.g. one it wrote itself). Each start also reports the peak
 # RSS of the largest process of the job (GNU time: a rank JVM), the landed table's shared memory, and how long the
 # first and the second process to touch /fanstore take (`ls /fanstore`: the first one validates the table).
 set -euo pipefail
@@ -117,7 +118,7 @@ if [ "$synth" -gt 0 ]; then
     for ranks in 1 2; do
       start "$synth synthetic, $ranks rank(s), broadcast, round $r" "$repo" "$sds" "$ranks"
       [ "$ranks" = 2 ] && start "$synth synthetic, 2 ranks, read itself, round $r" "$repo" "$sds" 2 --table-load read
-      [ -n "$old" ] && start "$synth synthetic, old build, $ranks rank(s), round $r" "$old" "$sds" "$ranks"
+      [ -n "$old" ] && start "$synth synthetic, old build, $ranks rank(s), round $r" "$old" "${OLD_SYNTH:-$sds}" "$ranks"
     done
   done
 fi

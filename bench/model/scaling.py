@@ -126,8 +126,10 @@ def aggregate(inp, size, nodes, wire_bw=None, wire_latency=0.0, bisection=1.0, c
 #
 # Measured defaults, the one place to update them: key -> command-line option --key-with-dashes.
 LOAD_DEFAULTS = {
-    "table_bytes_per_file": 156.0,   # b: namespace.tbl bytes per file (1.3M ImageNet-shaped files: 156.1)
-    "land_ns_per_entry": 320.0,      # t_land: read, copy, CRC32C, counts per entry (1.3M: 0.40-0.45 s; 10M: 3.3 s)
+    "table_bytes_per_file": 62.5,    # b: namespace.tbl bytes per file, format 3 (1.3M ImageNet-shaped: 62.5;
+                                     # 14.2M synthetic: 64.5; format 2 was 156)
+    "land_ns_per_entry": 130.0,      # t_land per entry, format 3 (320 ns in format 2 x 62.5/156 by bytes; 14.2M, 1
+                                     # rank: 102-250 ns measured at load 7-8, format 2 259-377 ns in the same run)
     "chain_mbps": 600.0,             # B_chain software: MPJ niodev chunks over TCP, one machine (2 ranks: 370-940 MB/s)
     "fast_chain_mbps": 10000.0,      # B_chain software with a fast transport (the second broadcast row)
     "chunk_kib": 508.0,              # C: TableBroadcast.CHUNK_BYTES (512 KiB protocol switch limit - 4 KiB)

@@ -77,7 +77,7 @@ class LargeTableJobTest {
     @Test
     void aJobWhoseTableSpansManyWindowsSeesEveryFileAndReadsTheLast() throws Exception {
         long table = Files.size(data.resolve(TableInfo.FILE_NAME));
-        assertTrue(table > 20 * 4096, "the table must cross many 4 KiB windows: " + table + " bytes");
+        assertTrue(table > 24 * 4096, "the table must cross many 4 KiB windows: " + table + " bytes");
         probeEveryRank(data, "small-windows", Map.of("FANSTORE_RUNTIME_JAVA_OPTS", "-Dfanstore.table.windowShift=12"));
     }
 

@@ -37,8 +37,8 @@ class TableBroadcastProcessTest {
     /** A real dataset whose table spans more than WINDOW + 1 chunks: many files with long names. */
     private static Path dataset(String name) throws Exception {
         Path src = Files.createDirectories(dir.resolve("src-" + name + "/ds"));
-        String longName = "x".repeat(180);
-        for (int d = 0; d < 10; d++) {
+        String longName = "x".repeat(250);   // ~300 table bytes per file (format 3): 12,000 files fill 7 chunks
+        for (int d = 0; d < 12; d++) {
             Path sub = Files.createDirectories(src.resolve("d" + d));
             for (int i = 0; i < 1000; i++) {
                 Files.writeString(sub.resolve(longName + i), d + "/" + i);

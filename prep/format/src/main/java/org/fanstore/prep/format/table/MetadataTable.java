@@ -27,6 +27,12 @@ public final class MetadataTable implements AutoCloseable {
     private final long bucketsOffset;
     private final long attributesOffset;
     private final long namesOffset;
+    /**
+     * st_mode of each attribute index, read once at open: the O(entries) walks of a job's start (partition, body
+     * fields) ask every entry's type, and a Java array read is cheaper than a second mapped read. Sized for every
+     * u16 index (unused ones 0: no type), so even an unvalidated entry cannot index past it.
+     */
+    private final int[] modes = new int[MAX_ATTRIBUTES];
 
     private MetadataTable(final TableMapping buffer, final MetadataTableLayout layout) {
         this.buffer = buffer;
@@ -36,6 +42,9 @@ public final class MetadataTable implements AutoCloseable {
         this.bucketsOffset = layout.bucketsOffset;
         this.attributesOffset = layout.attributesOffset;
         this.namesOffset = layout.namesOffset;
+        for (int a = 0; a < layout.attributeCount; a++) {
+            modes[a] = buffer.getInt(attributesOffset + (long)a * ATTRIBUTE_LENGTH + ATTRIBUTE_MODE_OFFSET);
+        }
     }
 
     /**
@@ -142,7 +151,7 @@ public final class MetadataTable implements AutoCloseable {
     }
 
     public int mode(final int index) {
-        return attribute(entry(index), ATTRIBUTE_MODE_OFFSET);
+        return modeAt(entry(index));
     }
 
     public long size(final int index) {
@@ -174,31 +183,31 @@ public final class MetadataTable implements AutoCloseable {
     /** Regular partition p, {@code -1 - i} for broadcast partition i, or {@link #NO_PARTITION}. */
     public int partition(final int index) {
         final long at = entry(index);
-        return isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getInt(at + ENTRY_PARTITION_OFFSET)
-            : NO_PARTITION;
+        return isRegular(modeAt(at)) ? buffer.getInt(at + ENTRY_PARTITION_OFFSET) : NO_PARTITION;
     }
 
     /** Where the stored body starts in its partition file (regular files; 0 otherwise). */
     public long bodyOffset(final int index) {
         final long at = entry(index);
-        return isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getLong(at + ENTRY_BODY_OFFSET_OFFSET) & MAX_U48
-            : 0;
+        // bytes 24-31: name length, flags, then the u48 body offset
+        return isRegular(modeAt(at)) ? buffer.getLong(at + ENTRY_NAME_LENGTH_OFFSET) >>> 16 : 0;
     }
 
     /** The stored body's length: the compressed length, or st_size for a raw body; 0 without a body. */
     public long storedLength(final int index) {
         final long at = entry(index);
-        if (!isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET))) {
+        if (!isRegular(modeAt(at))) {
             return 0;
         }
         return (buffer.getByte(at + ENTRY_FLAGS_OFFSET) & FLAG_COMPRESSED) != 0 ?
-            buffer.getInt(at + ENTRY_STORED_LENGTH_OFFSET) & 0xffffffffL : size(index);
+            buffer.getInt(at + ENTRY_STORED_LENGTH_OFFSET) & 0xffffffffL :
+            buffer.getLong(at + ENTRY_SIZE_OFFSET) & MAX_U48;
     }
 
     /** CRC32C of the raw bytes (regular files; 0 otherwise). */
     public int crc32c(final int index) {
         final long at = entry(index);
-        return isRegular(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getInt(at + ENTRY_CRC_OFFSET) : 0;
+        return isRegular(modeAt(at)) ? buffer.getInt(at + ENTRY_CRC_OFFSET) : 0;
     }
 
     /** {@code PartitionDescriptor.CODEC_LZ4_CHUNKED} (1) for a COMPRESSED file, else raw (0). */
@@ -234,7 +243,7 @@ public final class MetadataTable implements AutoCloseable {
     /** Children of a directory; 0 for anything else. */
     public int childCount(final int index) {
         final long at = entry(index);
-        return isDirectory(attribute(at, ATTRIBUTE_MODE_OFFSET)) ? buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET) : 0;
+        return isDirectory(modeAt(at)) ? buffer.getInt(at + ENTRY_CHILD_COUNT_OFFSET) : 0;
     }
 
     /**
@@ -295,7 +304,7 @@ public final class MetadataTable implements AutoCloseable {
     /** A symlink's target; null for anything else. */
     public byte[] linkTarget(final int index) {
         final long at = entry(index);
-        if (!isSymlink(attribute(at, ATTRIBUTE_MODE_OFFSET))) {
+        if (!isSymlink(modeAt(at))) {
             return null;
         }
         final long size = buffer.getLong(at + ENTRY_SIZE_OFFSET) & MAX_U48;
@@ -371,6 +380,10 @@ public final class MetadataTable implements AutoCloseable {
     private long nameAt(final long at, final long parentAt) {
         return namesOffset + (buffer.getLong(parentAt + ENTRY_NAMES_BASE_OFFSET) & MAX_U48)
             + (buffer.getInt(at + ENTRY_NAME_OFFSET_OFFSET) & 0xffffffffL);
+    }
+
+    private int modeAt(final long at) {
+        return modes[buffer.getInt(at + 12) >>> 16];
     }
 
     /** A field of the entry's attribute: st_mode, uid or gid. */
