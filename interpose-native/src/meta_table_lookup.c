@@ -23,11 +23,28 @@ uint64_t fs_fnv1a64(const char *key, size_t len)
     return h;
 }
 
-/* Start of the last component of key[0, len): one past the last '/', or 0. */
-static size_t component_start(const char *key, size_t len)
+/* Start of the last component of key[0, len): one past the last '/', or 0 (components are short: a plain loop). */
+static inline size_t component_start(const char *key, size_t len)
 {
-    const char *slash = len > 0 ? memrchr(key, '/', len) : NULL;
-    return slash != NULL ? (size_t)(slash - key) + 1 : 0;
+    while (len > 0 && key[len - 1] != '/')
+        len--;
+    return len;
+}
+
+/* a[0, n) == b[0, n), inline: names are short, a libc call per compare cost more than the compare. */
+static inline int bytes_equal(const char *a, const char *b, size_t n)
+{
+    for (; n >= 8; a += 8, b += 8, n -= 8) {
+        uint64_t x, y;
+        memcpy(&x, a, 8);
+        memcpy(&y, b, 8);
+        if (x != y)
+            return 0;
+    }
+    for (; n > 0; n--)
+        if (*a++ != *b++)
+            return 0;
+    return 1;
 }
 
 /* Lengths of one level: whether entry e's full name can be key[comp, len). Sets *head (bytes of the parent's name
@@ -44,7 +61,7 @@ static int lengths_match(const fs_entry *e, const char *key, size_t len, size_t 
             return 0;
         *up = component_start(key, comp - 1);
         *head = comp - 1 - *up;
-        return clen == *head + stored && memcmp(key + comp, key + *up, *head) == 0;
+        return clen == *head + stored && bytes_equal(key + comp, key + *up, *head);
     }
     return clen == stored;
 }
@@ -60,7 +77,7 @@ static int chain_matches(const fs_table *t, uint32_t idx, const char *key, size_
         const fs_entry *e = fs_table_entry(t, idx);
         size_t head, up;
         if (!lengths_match(e, key, len, comp, &head, &up) ||
-            memcmp(key + comp + head, fs_entry_stored(t, e), fs_entry_name_len(e)) != 0)
+            !bytes_equal(key + comp + head, fs_entry_stored(t, e), fs_entry_name_len(e)))
             return 0;
         if (comp == 0)
             return fs_entry_parent(e) == 0;
@@ -124,7 +141,7 @@ int64_t fs_table_lookup(const fs_table *t, const char *key, size_t len)
                 continue;
             verified = parent;
         }
-        if (memcmp(key + comp + head, stored, fs_entry_name_len(e)) == 0)
+        if (bytes_equal(key + comp + head, stored, fs_entry_name_len(e)))
             return (int64_t)idx;
     }
     return -1;
