@@ -4,7 +4,6 @@ import static org.fanstore.prep.format.FileModes.isDirectory;
 import static org.fanstore.prep.format.FileModes.isSymlink;
 import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -12,8 +11,8 @@ import java.util.Map;
  * A {@link SortedNamespace} put in format 3's order (README.md "Order"): breadth first over directories, each
  * directory's children contiguous and in name order; plus what the writer derives from that order: the attribute
  * table (distinct mode, uid, gid in order of first use), suffix-compressed names (NAME_EXTENDS_PARENT), each
- * directory's names base and each entry's name offset, and the bucket array. Arrays are indexed by final entry
- * index unless named "sorted".
+ * directory's names base and each entry's name offset ({@link TableSink} places the buckets). Arrays are indexed
+ * by final entry index unless named "sorted".
  */
 final class BreadthFirstNamespace {
     final SortedNamespace ns;
@@ -35,7 +34,6 @@ final class BreadthFirstNamespace {
     /** Per final index: the stored name's offset relative to the parent's names base. */
     final int[] nameOffset;
     final long namesLength;
-    final int[] buckets;
 
     BreadthFirstNamespace(final SortedNamespace ns) {
         this.ns = ns;
@@ -93,7 +91,6 @@ final class BreadthFirstNamespace {
         namesBase = new long[n];
         nameOffset = new int[n];
         namesLength = layOutNames();
-        buckets = buckets();
     }
 
     private record Attr(int mode, int uid, int gid) {
@@ -124,11 +121,9 @@ final class BreadthFirstNamespace {
             }
             final byte[] parentKey = entry(p).key();
             final int parentFrom = storedFrom[p];
-            final int parentName = parentKey.length - parentFrom;
-            if (parentName < key.length - nameFrom &&
-                Arrays.equals(parentKey, parentFrom, parentKey.length, key, nameFrom, nameFrom + parentName)) {
+            if (TableSink.extendsName(parentKey, parentFrom, key, nameFrom)) {
                 extendsParent[k] = true;
-                storedFrom[k] = nameFrom + parentName;
+                storedFrom[k] = nameFrom + parentKey.length - parentFrom;
             }
         }
     }
@@ -158,21 +153,5 @@ final class BreadthFirstNamespace {
             }
         }
         return at;
-    }
-
-    private int[] buckets() {
-        final long count = bucketCountFor(order.length);
-        if (count > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("namespace of " + order.length + " entries is too large for one table");
-        }
-        final int[] b = new int[(int)count];
-        for (int k = 0; k < order.length; k++) {
-            int slot = (int)homeBucket(hash(k), count);
-            while (b[slot] != 0) {
-                slot = slot + 1 == b.length ? 0 : slot + 1;
-            }
-            b[slot] = k + 1;
-        }
-        return b;
     }
 }
