@@ -81,7 +81,8 @@ public final class DatasetTable {
     }
 
     /** The table entry for partition entry {@code e} under {@code key}. */
-    static NamespaceEntry entryOf(final byte[] key, final PartitionEntry e, final int partition, final byte[] link) {
+    public static NamespaceEntry entryOf(final byte[] key, final PartitionEntry e, final int partition,
+        final byte[] link) {
         if (!e.isFile()) {
             return new NamespaceEntry(key, e.mode(), 0, e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(), 0,
                 NO_PARTITION, e.isSymlink() ? link : null, 0, 0, 0, 0);

@@ -32,6 +32,7 @@ public final class TableSink implements AutoCloseable {
     private final long totalLength;
     private final int[] buckets;
     private boolean published;
+    private int crc;
 
     private TableSink(final Path target, final Path temporary, final FileChannel channel, final TableMapping buffer,
         final long[] sections, final long namesLength, final int[] buckets) {
@@ -168,13 +169,19 @@ public final class TableSink implements AutoCloseable {
         }
         final long end = namesOffset + namesLength;
         buffer.setMemory(end, alignSection(end) - end, (byte)0);
-        buffer.putInt(CRC_OFFSET, TableChecksum.of(buffer, totalLength));
+        crc = TableChecksum.of(buffer, totalLength);
+        buffer.putInt(CRC_OFFSET, crc);
         buffer.force();
         buffer.close();
         channel.close();
         Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         published = true;
         return totalLength;
+    }
+
+    /** The CRC32C {@link #publish()} recorded. */
+    public int crc() {
+        return crc;
     }
 
     /**
