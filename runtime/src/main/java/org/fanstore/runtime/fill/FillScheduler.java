@@ -303,13 +303,14 @@ public final class FillScheduler {
 
     /**
      * The source answered that it does not hold those bytes (yet). A reader's ranges go to the next source at once;
-     * background ones wait {@link Config#retryNanos} and ask the same peer again, up to {@link
-     * Config#notHeldRetries} times per partition, then move on too.
+     * background ones wait {@link Config#retryNanos} and ask the same peer again: while it is not down if it fills
+     * the partition ({@code filling}: README.md, "A prefetch never reads the home while its peer fills"), else up to
+     * {@link Config#notHeldRetries} times per partition, then they move on too.
      */
-    public boolean notHeld(Transfer t, long now) {
+    public boolean notHeld(Transfer t, long now, boolean filling) {
         boolean wasAhead = aheadInFlight.contains(PartRanges.key(t.part(), t.range()));
         PartRanges s = release(t);
-        boolean move = t.foreground() || ++s.notHeld > config.notHeldRetries();
+        boolean move = t.foreground() || !filling && ++s.notHeld > config.notHeldRetries();
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
             if (move) {
@@ -323,10 +324,7 @@ public final class FillScheduler {
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
     }
 
-    /**
-     * A transfer's ranges are TODO again: the background front goes back to them, read-ahead is due again, and a
-     * reader's asks again.
-     */
+    /** A transfer's ranges are TODO again: the background front, read-ahead or a reader's ask goes back to them. */
     private void again(PartRanges s, Transfer t, boolean wasAhead) {
         s.nextBackground = Math.min(s.nextBackground, t.range());
         if (wasAhead) {

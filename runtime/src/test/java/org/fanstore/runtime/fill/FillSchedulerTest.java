@@ -94,7 +94,8 @@ class FillSchedulerTest {
                 case "want" -> s.want(Integer.parseInt(w[1]), Long.parseLong(w[2]), Long.parseLong(w[3]));
                 case "land" -> s.landed(parse(w[1]));
                 case "land-all" -> landAll(s, Integer.parseInt(w[1]));
-                case "notheld" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]));
+                case "notheld" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]), false);
+                case "notyet" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]), true);
                 case "down" -> assertTrue(s.failed(parse(w[1]), true), step + ": the partition was given up");
                 case "peerdown" -> s.down(Integer.parseInt(w[1]));
                 default -> {
@@ -109,6 +110,33 @@ class FillSchedulerTest {
                 }
             }
         }
+    }
+
+    /**
+     * Issue 45: a prefetch whose peer fills the partition ("notyet": NOT_HELD with the partition's length) asks that
+     * peer again, never the shared FS, however often, until the peer is down; on main's scheduler the third answer
+     * (retries 2 here) moved the range to the shared FS, which then read those bytes a second time.
+     */
+    @Test
+    void aPrefetchNeverReadsTheHomeWhileItsPeerFills() {
+        followsTheScript("prefetch from a filling peer", 1, new String[] {
+            "land-all 0",
+            "next -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 0",
+            "next@10 ->",
+            "next@60 -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 60",
+            "next@200 -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 200",
+            "next@300 -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 300",
+            "next@400 -> 1:0+1@1/b",
+            "land 1:0+1@1/b",
+            "next@400 -> 1:1+1@1/b",
+            "notyet 1:1+1@1/b 400",
+            "next@500 -> 1:1+1@1/b",
+            "down 1:1+1@1/b",
+            "next@500 -> 1:1+1@-1/b"});
     }
 
     /** Lands every range of partition p through a foreground ask, and whatever background started beside it. */
