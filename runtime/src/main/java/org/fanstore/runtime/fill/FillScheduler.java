@@ -302,22 +302,22 @@ public final class FillScheduler {
     }
 
     /**
-     * The source answered that it does not hold those bytes (yet). A reader's ranges go to the next source at once;
-     * background ones wait {@link Config#retryNanos} and ask the same peer again: while it is not down if it fills
-     * the partition ({@code filling}: README.md, "A prefetch never reads the home while its peer fills"), else up to
-     * {@link Config#notHeldRetries} times per partition, then they move on too.
+     * The source answered that it does not hold those bytes (yet). When it fills the partition ({@code filling}:
+     * README.md, "A prefetch never reads the home while its peer fills") the ranges stay with it while it is not
+     * down: a reader's are asked again at once, background ones after {@link Config#retryNanos}. Else a reader's go
+     * to the next source at once, background ones after {@link Config#notHeldRetries} answers per partition.
      */
     public boolean notHeld(Transfer t, long now, boolean filling) {
         boolean wasAhead = aheadInFlight.contains(PartRanges.key(t.part(), t.range()));
         PartRanges s = release(t);
-        boolean move = t.foreground() || !filling && ++s.notHeld > config.notHeldRetries();
+        boolean move = !filling && (t.foreground() || ++s.notHeld > config.notHeldRetries());
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
             if (move) {
                 pastSource(s, r, t.source());
             }
         }
-        if (!move) {
+        if (!move && !t.foreground()) {
             s.notBefore = now + config.retryNanos();
         }
         again(s, t, wasAhead);

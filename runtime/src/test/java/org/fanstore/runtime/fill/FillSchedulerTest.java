@@ -139,6 +139,33 @@ class FillSchedulerTest {
             "next@500 -> 1:1+1@-1/b"});
     }
 
+    /**
+     * Issue 45: a reader's range whose holder fills the partition (NOT_HELD after the holder's own 1 s wait for it)
+     * is asked of that holder again at once, not of the shared FS, which would send it twice; it moves on only when
+     * the peer is down. On main's scheduler it went to the shared FS at the first answer.
+     */
+    @Test
+    void aReadersRangeStaysWithAFillingHolder() {
+        followsTheScript("a reader's range and a filling holder", 0, new String[] {
+            "want 1 0 250",
+            "next -> 1:0+3@1/f",
+            "notyet 1:0+3@1/f 0",
+            "next -> 1:0+3@1/f",
+            "notyet 1:0+3@1/f 0",
+            "next -> 1:0+3@1/f",
+            "land 1:0+3@1/f",
+            "want 1 0 250",
+            "next ->"});
+        followsTheScript("a reader's range, then its holder is down", 0, new String[] {
+            "want 1 0 250",
+            "next -> 1:0+3@1/f",
+            "notyet 1:0+3@1/f 0",
+            "next -> 1:0+3@1/f",
+            "down 1:0+3@1/f",
+            "want 1 0 250",
+            "next -> 1:0+3@-1/f"});
+    }
+
     /** Lands every range of partition p through a foreground ask, and whatever background started beside it. */
     private static void landAll(FillScheduler s, int p) {
         s.want(p, 0, 1 << 20);
