@@ -324,7 +324,7 @@ public final class FillScheduler {
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
     }
 
-    /** A transfer's ranges are TODO again: the background front, read-ahead or a reader's ask goes back to them. */
+    /** A transfer's ranges are TODO again: the background front, read-ahead, its ask and asks riding it go back. */
     private void again(PartRanges s, Transfer t, boolean wasAhead) {
         s.nextBackground = Math.min(s.nextBackground, t.range());
         if (wasAhead) {
@@ -333,6 +333,8 @@ public final class FillScheduler {
             asks.addFirst(new long[] {t.part(), (long) t.range() * config.rangeBytes(),
                     (long) t.count() * config.rangeBytes()});
         }
+        riding.removeIf(a -> a[0] == t.part() && s.rangeOf(a[1]) < t.range() + t.count()
+                && s.rangeOf(a[1] + Math.max(a[2], 1) - 1) >= t.range() && asks.offerFirst(a));
     }
 
     /** The transfer could not be written locally: its partition is given up (readers stream it). False, always. */

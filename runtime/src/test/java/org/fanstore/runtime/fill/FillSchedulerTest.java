@@ -166,6 +166,30 @@ class FillSchedulerTest {
             "next -> 1:0+3@-1/f"});
     }
 
+    /**
+     * Issue 45: a reader whose range was already in flight as background rides it; when that transfer comes back
+     * NOT_HELD (a prefetch reaching the peer's stage-in front) or fails, the reader's ask starts again at once. On
+     * main's scheduler the ask was dropped with the ride: the reader waited for its own deadline, then read the
+     * home, while the range waited for a background retry.
+     */
+    @Test
+    void aReaderRidingABackgroundRangeThatComesBackAsksAgain() {
+        followsTheScript("a ride that comes back not held", 1, new String[] {
+            "land-all 0",
+            "next -> 1:0+1@1/b",
+            "want 1 0 10",
+            "next ->",
+            "notyet 1:0+1@1/b 0",
+            "next -> 1:0+1@1/f"});
+        followsTheScript("a ride whose peer is lost", 1, new String[] {
+            "land-all 0",
+            "next -> 1:0+1@1/b",
+            "want 1 0 10",
+            "next ->",
+            "down 1:0+1@1/b",
+            "next -> 1:0+1@-1/f"});
+    }
+
     /** Lands every range of partition p through a foreground ask, and whatever background started beside it. */
     private static void landAll(FillScheduler s, int p) {
         s.want(p, 0, 1 << 20);
