@@ -14,7 +14,7 @@ import java.util.Properties;
  * the fanstore script; this class gives the runtime ranks theirs: a long-lived server is not a short command,
  * so the two sets are separate.
  */
-final class JvmFlags {
+public final class JvmFlags {
     private static final String RESOURCE = "jvm.flags";
 
     private JvmFlags() {
@@ -25,6 +25,11 @@ final class JvmFlags {
         List<String> flags = new ArrayList<>(split(build("runtime")));
         flags.addAll(split(env.getOrDefault("FANSTORE_RUNTIME_JAVA_OPTS", "")));
         return flags;
+    }
+
+    /** The build's runtime set alone, as a list (what a class archive is dumped with). */
+    public static List<String> buildRuntime() {
+        return split(build("runtime"));
     }
 
     /** One set of flags as the build wrote it ("launcher" or "runtime"). */

@@ -3,6 +3,7 @@ package org.fanstore.launcher.run;
 import java.util.ArrayList;
 import java.util.List;
 import org.fanstore.launcher.rendezvous.RendezvousFile;
+import org.fanstore.launcher.startup.ClassArchive;
 import org.fanstore.runtime.RuntimeConfig;
 import org.fanstore.runtime.layout.RankDirectory;
 
@@ -19,9 +20,17 @@ final class RuntimeCommandLine {
         // runtime that halts or is killed would leave it in /tmp. In the rank's local directory it goes with the
         // directory, which every end of a job removes (teardown, or OrphanCleanup when the launcher is gone).
         cmd.add("-Djava.io.tmpdir=" + layout.localDir(rank));
-        cmd.addAll(JvmFlags.runtime(System.getenv()));
+        // The build's flags, then the class archive's when the build dumped one for exactly this JVM and class
+        // path (startup/README.md), then the user's FANSTORE_RUNTIME_JAVA_OPTS.
+        String classPath = System.getProperty("java.class.path");
+        List<String> build = JvmFlags.buildRuntime();
+        List<String> all = JvmFlags.runtime(System.getenv());
+        cmd.addAll(build);
+        cmd.addAll(ClassArchive.flags(ClassArchive.directory(), build, classPath,
+                System.getenv().getOrDefault("FANSTORE_RUNTIME_JAVA_OPTS", "")));
+        cmd.addAll(all.subList(build.size(), all.size()));
         cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(classPath);
         cmd.add("org.fanstore.runtime.RuntimeMain");
         cmd.addAll(new RuntimeConfig(rank, worldSize, rv.host(), rv.port(), run.datasetArgument(),
                 layout.localDir(rank), layout.shmDir(rank),
