@@ -31,6 +31,12 @@ final class JobStats {
     private final SortedMap<Integer, Map<String, String>> ranks = new TreeMap<>();
     /** Ranks lost after ready, with when (epoch ms): --on-node-loss continue went on without them. */
     private Map<Integer, Long> lost = Map.of();
+    /** How the summary names the dataset's home (the --data argument). */
+    private String home = "the dataset's home";
+
+    void home(String name) {
+        this.home = name;
+    }
 
     void lost(Map<Integer, Long> lostRanks) {
         this.lost = new TreeMap<>(lostRanks);
@@ -81,7 +87,22 @@ final class JobStats {
                 ReadyLine.human(fill.get("bytes_from_local")), ReadyLine.human(fill.get("bytes_from_peer")),
                 ReadyLine.human(fill.get("bytes_from_sharedfs")), objectStore(fill),
                 ReadyLine.human(fill.get("bytes_local")),
-                ReadyLine.human(fill.get("bytes_planned"))) + lostSummary();
+                ReadyLine.human(fill.get("bytes_planned"))) + outageSummary(fill) + lostSummary();
+    }
+
+    /**
+     * "; the object store of s3://B/P/NAME.fs stopped answering: 6 reads got EIO after the bound, 4 at once while it
+     * was marked down (41 s)" when a rank saw its home go silent (runtime/fill/README.md, "A silent home").
+     */
+    private String outageSummary(Map<String, Long> fill) {
+        long silent = fill.getOrDefault("home_silent_reads", 0L);
+        if (fill.getOrDefault("home_outages", 0L) == 0) {
+            return "";
+        }
+        String which = fill.containsKey("objectstore_requests") ? "the object store of " : "the shared FS of ";
+        return String.format(Locale.ROOT, "; %s%s stopped answering: %d reads got no answer within the bound, %d"
+                + " got EIO at once while it was marked down (%.0f s)", which, home, silent,
+                fill.getOrDefault("home_refused_reads", 0L), maxOf("home_down_ms") / 1000.0);
     }
 
     /** "; lost rank 2 at 05:58:03 UTC: its share read from the dataset's home since" when a node was lost. */
@@ -207,7 +228,8 @@ final class JobStats {
             p.put(k, num(f, k));
         }
         // a dataset in a bucket (runtime/home): present when non-zero
-        for (String k : new String[] {"bytes_from_objectstore", "objectstore_requests"}) {
+        for (String k : new String[] {"bytes_from_objectstore", "objectstore_requests", "home_outages",
+            "home_silent_reads", "home_refused_reads", "home_down_ms"}) {
             if (num(f, k) != 0) {
                 p.put(k, num(f, k));
             }

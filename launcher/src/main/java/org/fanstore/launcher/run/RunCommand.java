@@ -355,6 +355,7 @@ public final class RunCommand implements Callable<Integer> {
         JobStats stats = new JobStats();
         stats.add(supervisor.statsLines());
         stats.lost(supervisor.lostRanks());
+        stats.home(datasetArgument());
         if (stats.isEmpty()) {
             return;
         }

@@ -41,8 +41,10 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>half uploaded (partitions, no manifest): {@link #halfUploaded} (run); stat/verify and the interrupted upload
  *       leaving no manifest, then resumed:
  *       S3DatasetCommandsTest.anInterruptedUploadLeavesNoManifestAndARestartCompletes</li>
- *   <li>the store stops answering mid-job (EIO after the bound, the endpoint named):
- *       ObjectStoreJobTest.aStoreThatStopsAnsweringGivesEioAfterTheBound (not repeated here)</li>
+ *   <li>the store stops answering mid-job (EIO after the bound, the endpoint named): killed (connections refused):
+ *       ObjectStoreJobTest.aStoreThatStopsAnsweringGivesEioAfterTheBound; hanging (SIGSTOP: accepted, never
+ *       answered; the bound, the mark-down, one line, the last line, recovery):
+ *       S3SilentStoreTest.aStoreThatStopsAnsweringMidJob (not repeated here)</li>
  *   <li>throttling: {@link #throttledGetsAreRetriedAndEveryByteReadsRight}, {@link #throttlingPastTheBoundIsEio};
  *       the client's bound: ObjectStoreTest.slowDownTwiceIsRetriedAndPastTheBoundIsOneLine</li>
  *   <li>two nodes sharing no directory: ObjectStoreJobTest.twoNodesWithNoSharedDirectoryJoinThroughTheBucket</li>

@@ -45,6 +45,8 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     public static final FillScheduler.Config SCHEDULE = new FillScheduler.Config(RANGE_BYTES,
             Integer.getInteger("fanstore.fill.readahead", 4), Timing.FILL_NOT_HELD_RETRY_NANOS,
             Timing.FILL_NOT_HELD_RETRIES);
+    /** A read with no deadline of a reader's: the source's own bounds (as prep/store's ObjectStore.NO_DEADLINE). */
+    public static final long NO_DEADLINE = Long.MAX_VALUE;
     private static final String[] KINDS = {"peer", "sharedfs", "objectstore"};
 
     private final KeepPlan plan;
@@ -64,6 +66,9 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     volatile boolean stopping;
     volatile IntConsumer whenAdded = p -> { };
     private long reserved;
+    /** The home's mark-down (README.md, "A silent home"), under {@link #lock}. */
+    final HomeOutage outage = new HomeOutage(Timing.HOME_DOWN.toNanos());
+    private final HomeWatch homeWatch = new HomeWatch(this);
 
     /**
      * @param sources by source id: {@link FillScheduler#HOME}, and every peer rank
@@ -78,6 +83,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         this.plan = plan;
         this.governor = governor;
         this.scheduler = new FillScheduler(SCHEDULE, governor, plan.kept(), id -> shape(sources.get(id)));
+        scheduler.outage(outage);
         this.sources = sources;
         this.local = local;
         this.capacity = capacity;
@@ -149,21 +155,46 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
 
     /**
      * Reads bytes [position, position + length) of partition p from one source into sink, counting them by source.
-     * A source that is lost or stalled is marked down for every later transfer.
+     * A source that is lost or stalled is marked down for every later transfer (the home: for a while, README.md "A
+     * silent home").
      */
     public void read(int source, int p, long position, long length, WritableByteChannel sink, boolean forReader)
             throws IOException {
+        read(source, p, position, length, sink, forReader, NO_DEADLINE);
+    }
+
+    private void read(int source, int p, long position, long length, WritableByteChannel sink, boolean forReader,
+            long deadline) throws IOException {
         RangeSource s = sources.get(source);
         if (s == null) {
             throw new RangeSource.SourceDownException("no source " + source + " in this job", null);
         }
+        boolean home = source == FillScheduler.HOME;
+        if (home) {
+            homeWatch.admit(s, deadline != NO_DEADLINE);
+        }
         try {
-            s.read(p, position, length, sink, forReader);
+            if (deadline == NO_DEADLINE) {
+                s.read(p, position, length, sink, forReader);
+            } else {
+                s.read(p, position, length, sink, deadline);
+            }
         } catch (RangeSource.SourceDownException e) {
+            if (home) {
+                throw homeWatch.silent(s, e);
+            }
             synchronized (lock) {
                 scheduler.down(source);
             }
             throw e;
+        } catch (IOException | RuntimeException e) {
+            if (home) {
+                homeWatch.answered(s);   // an answer all the same (an error, or bytes too slow): not silent
+            }
+            throw e;
+        }
+        if (home) {
+            homeWatch.answered(s);
         }
         bytesFrom.get(s.kind()).add(length);
     }
@@ -208,15 +239,18 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
 
     /**
      * A reader's read of bytes of p straight from one source, outside the fill's own transfers (a partition not kept
-     * here, or not in time): the scheduler counts it as a reader's transfer from that source while it runs, so no
-     * background transfer starts from there meanwhile (README.md, "The scheduler").
+     * here, or not in time), given up at {@code deadline} (System.nanoTime(): the reader's open's bound; a source
+     * that can abort its request there does, README.md "A silent home"): the scheduler counts it as a reader's
+     * transfer from that source while it runs, so no background transfer starts from there meanwhile (README.md,
+     * "The scheduler").
      */
-    public void stream(int source, int p, long position, long length, WritableByteChannel sink) throws IOException {
+    public void stream(int source, int p, long position, long length, WritableByteChannel sink, long deadline)
+            throws IOException {
         synchronized (lock) {
             scheduler.streamBegins(source);
         }
         try {
-            read(source, p, position, length, sink, true);
+            read(source, p, position, length, sink, true, deadline);
         } finally {
             synchronized (lock) {
                 scheduler.streamEnds(source);
@@ -287,6 +321,9 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
                 FillFile f = files.get(p);
                 if (f != null && scheduler.covers(p, offset, length)) {
                     return f.channel;
+                }
+                if (scheduler.waitsOnDownHome(p, offset, length, governor.now())) {
+                    return null;   // the home stopped answering: the reader is refused at once, not after the wait
                 }
                 long wait = deadline - governor.now();
                 if (wait <= 0) {
@@ -423,5 +460,8 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         field.accept("governor_background_held", g.backgroundHeld());
         field.accept("governor_foreground_starts", g.foregroundStarts());
         field.accept("governor_foreground_held", g.foregroundHeld());
+        synchronized (lock) {
+            outage.report(field, governor.now());
+        }
     }
 }

@@ -168,7 +168,8 @@ final class FillDriver {
                 }
             } else {
                 boolean down = e instanceof RangeSource.SourceDownException;
-                if (down && warnedDown.add(t.source())) {
+                // the home's outage has its own line (HomeWatch); its ranges wait for it, not the next source
+                if (down && !(e instanceof HomeOutage.DownException) && warnedDown.add(t.source())) {
                     System.err.println("fanstore rank " + fill.rank + ": " + e.getMessage() + "; reading from the"
                             + " next source instead");
                 } else if (!down && !(e instanceof RangeSource.NotHeldException)) {

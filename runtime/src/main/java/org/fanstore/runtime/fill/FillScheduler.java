@@ -80,6 +80,10 @@ public final class FillScheduler {
     /** Per partition: {the range readers read last, the last range named ahead}. */
     private final Map<Integer, int[]> marks = new HashMap<>();
     private final Set<Integer> down = new HashSet<>();
+    /** The home's mark-down (README.md, "A silent home"): never, unless {@link Fill} gives its own. */
+    private HomeOutage outage = new HomeOutage(0);
+    /** Set by {@link #next}: the home is marked down now, so nothing starts from it. */
+    private boolean homeBlocked;
     private final IntFunction<Shape> shapes;
     private int foreground;
     /** Set by {@link #room}: some background candidate was passed over because its bound was full. */
@@ -104,6 +108,17 @@ public final class FillScheduler {
         }
     }
 
+    void outage(HomeOutage o) {
+        this.outage = o;
+    }
+
+    /** Whether a reader of bytes [offset, offset + length) of p would wait on the home while it is marked down. */
+    public boolean waitsOnDownHome(int p, long offset, long length, long now) {
+        PartRanges s = parts.get(p);
+        int r = s == null || !outage.blocks(now) ? -1 : s.firstTodo(offset, length);
+        return r >= 0 && sourceOf(s, r) == HOME;
+    }
+
     /** Whether partition p is being filled or complete here (kept and not abandoned). */
     public boolean keeps(int p) {
         PartRanges s = parts.get(p);
@@ -118,15 +133,7 @@ public final class FillScheduler {
     /** Whether bytes [offset, offset + length) of p have all landed. */
     public boolean covers(int p, long offset, long length) {
         PartRanges s = parts.get(p);
-        if (s == null) {
-            return false;
-        }
-        for (int r = s.rangeOf(offset), last = s.rangeOf(offset + Math.max(length, 1) - 1); r <= last; r++) {
-            if (s.range[r] != DONE) {
-                return false;
-            }
-        }
-        return true;
+        return s != null && s.covers(offset, length);
     }
 
     /** The partition's sources in order, without the ones that failed: where a reader streams it from. */
@@ -194,12 +201,17 @@ public final class FillScheduler {
      */
     public List<Transfer> next(long now) {
         List<Transfer> out = new ArrayList<>();
+        homeBlocked = outage.blocks(now);
         while (!asks.isEmpty()) {
             long[] a = asks.peek();
             PartRanges s = parts.get((int) a[0]);
             int r = s == null || s.abandoned ? -1 : s.firstTodo(a[1], a[2]);
             if (r < 0) {
                 riding.add(asks.poll());
+                continue;
+            }
+            if (homeBlocked && sourceOf(s, r) == HOME) {
+                asks.poll();   // its reader stops waiting (waitsOnDownHome) and is refused at once
                 continue;
             }
             if (!governor.mayStartForeground(foreground)) {
@@ -209,7 +221,7 @@ public final class FillScheduler {
         }
         for (int[] a; (a = ahead.peek()) != null; ) {
             PartRanges s = parts.get(a[0]);
-            if (s == null || s.abandoned || s.range[a[1]] != TODO) {
+            if (s == null || s.abandoned || s.range[a[1]] != TODO || homeBlocked && sourceOf(s, a[1]) == HOME) {
                 ahead.poll();
                 continue;
             }
@@ -265,7 +277,7 @@ public final class FillScheduler {
 
     /** The earliest time after now a background range waits for (a retry of a peer), or Long.MAX_VALUE. */
     public long wakeAt(long now) {
-        long at = Long.MAX_VALUE;
+        long at = outage.wakeAt(now);
         for (PartRanges s : parts.values()) {
             if (!s.abandoned && s.notBefore > now && s.nextTodo() >= 0) {
                 at = Math.min(at, s.notBefore);
@@ -295,7 +307,9 @@ public final class FillScheduler {
         PartRanges s = release(t);
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
-            pastSource(s, r, t.source());
+            if (!sourceDown || t.source() != HOME) {   // a silent home is marked down, not passed (HomeOutage)
+                s.past(r, t.source());
+            }
         }
         again(s, t, wasAhead);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
@@ -314,7 +328,7 @@ public final class FillScheduler {
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
             if (move) {
-                pastSource(s, r, t.source());
+                s.past(r, t.source());
             }
         }
         if (!move && !t.foreground()) {
@@ -371,12 +385,7 @@ public final class FillScheduler {
 
     /** One line for the log: each partition's landed ranges of all, and whether it was given up. */
     public String describe() {
-        StringBuilder sb = new StringBuilder();
-        for (PartRanges s : parts.values()) {
-            sb.append(' ').append(s.part.id()).append(':').append(s.done).append('/').append(s.range.length)
-                    .append(s.abandoned ? "x" : "");
-        }
-        return sb.toString().trim();
+        return String.join(" ", parts.values().stream().map(PartRanges::describe).toList());
     }
 
     private PartRanges release(Transfer t) {
@@ -424,18 +433,6 @@ public final class FillScheduler {
         return new Transfer(s.part.id(), r, n, source, forReader);
     }
 
-    /**
-     * Range r goes on past {@code source}, if it still points at it: a source marked down while r was in flight from it
-     * (every peer after a node loss: liveness/README.md) was skipped already, and moving again would skip the next one
-     * (the home) and abandon the partition.
-     */
-    private static void pastSource(PartRanges s, int r, int source) {
-        int[] sources = s.part.sources();
-        if (s.sourceAt[r] < sources.length && sources[s.sourceAt[r]] == source) {
-            s.sourceAt[r]++;
-        }
-    }
-
     /** Range r's source now: its next one in the partition's list that is not down, or MIN_VALUE if none is left. */
     private int sourceOf(PartRanges s, int r) {
         int[] sources = s.part.sources();
@@ -452,6 +449,9 @@ public final class FillScheduler {
      */
     private boolean room(PartRanges s, int r) {
         int source = sourceOf(s, r);
+        if (homeBlocked && source == HOME) {
+            return false;
+        }
         if (busy.contains(source) || !s.stageIn && !busy.isEmpty()) {
             held = true;
             return false;

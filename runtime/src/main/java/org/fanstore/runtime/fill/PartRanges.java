@@ -43,12 +43,39 @@ final class PartRanges {
         return -1;
     }
 
+    /** Whether bytes [offset, offset + length) have all landed. */
+    boolean covers(long offset, long length) {
+        for (int r = rangeOf(offset), last = rangeOf(offset + Math.max(length, 1) - 1); r <= last; r++) {
+            if (range[r] != DONE) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** The first TODO range from the background front; a range that goes back to TODO moves the front back. */
     int nextTodo() {
         while (nextBackground < range.length && range[nextBackground] != TODO) {
             nextBackground++;
         }
         return nextBackground < range.length ? nextBackground : -1;
+    }
+
+    /**
+     * Range r goes on past {@code source}, if it still points at it: a source marked down while r was in flight from
+     * it (every peer after a node loss: liveness/README.md) was skipped already, and moving again would skip the next
+     * one (the home) and abandon the partition.
+     */
+    void past(int r, int source) {
+        int[] sources = part.sources();
+        if (sourceAt[r] < sources.length && sources[sourceAt[r]] == source) {
+            sourceAt[r]++;
+        }
+    }
+
+    /** "id:done/ranges", "x" appended when given up: the log's view of this partition. */
+    String describe() {
+        return part.id() + ":" + done + "/" + range.length + (abandoned ? "x" : "");
     }
 
     /** One long for range r of partition part (the scheduler's set of read-ahead transfers in flight). */

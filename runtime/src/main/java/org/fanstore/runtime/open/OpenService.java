@@ -19,6 +19,7 @@ import org.fanstore.runtime.cache.MaterializedCache;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.fill.Fill;
 import org.fanstore.runtime.fill.FillScheduler;
+import org.fanstore.runtime.fill.HomeOutage;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.LocalPartitions;
 import org.fanstore.runtime.slices.SlicePublisher;
@@ -254,13 +255,15 @@ public final class OpenService implements RequestHandler {
             long[] written = new long[1];
             Path path = cache.obtain(index, table.size(index), out -> {
                 responder.stage(RemoteStage.CACHE_SETUP, System.nanoTime() - asked);
-                writeBody(index, out, responder);
+                writeBody(index, out, responder, responder.started() + fetchTimeout.toNanos());
                 written[0] = System.nanoTime();
             }, fetchTimeout.toNanos());
             if (written[0] != 0) {
                 responder.stage(RemoteStage.COMMIT, System.nanoTime() - written[0]);
             }
             responder.ok(pathOf(path));
+        } catch (HomeOutage.DownException e) {
+            responder.error(Errno.EIO);   // the home's outage has its one line (fill/HomeWatch), not one per open
         } catch (IOException | RuntimeException e) {
             boolean full = DiskFull.causedBy(e);
             System.err.println("fanstore rank " + myRank + ": cannot open " + keyOf(index) + " (" + table.size(index)
@@ -270,7 +273,8 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    private void writeBody(int index, FileChannel out, OpenTimer timer) throws IOException {
+    /** The body of entry index into out; a read from a source gives up at {@code deadline} (System.nanoTime()). */
+    private void writeBody(int index, FileChannel out, OpenTimer timer, long deadline) throws IOException {
         int partition = bodies.partition(index);
         long stored = bodies.storedLength(index);
         if (local.holds(partition)) {
@@ -291,7 +295,7 @@ public final class OpenService implements RequestHandler {
         IOException last = null;
         for (int source : fill.readSources(partition)) {
             try {
-                fetchFrom(source, index, out, timer);
+                fetchFrom(source, index, out, timer, deadline);
                 timer.kind(OpenKind.REMOTE, stored);
                 return;
             } catch (IOException e) {
@@ -434,7 +438,8 @@ public final class OpenService implements RequestHandler {
     }
 
     /** Reads entry index's body from one source of its partition, decoding as the bytes arrive; checks its CRC. */
-    private void fetchFrom(int source, int index, FileChannel out, OpenTimer timer) throws IOException {
+    private void fetchFrom(int source, int index, FileChannel out, OpenTimer timer, long deadline)
+            throws IOException {
         int partition = bodies.partition(index);
         long offset = bodies.bodyOffset(index);
         long stored = bodies.storedLength(index);
@@ -442,13 +447,13 @@ public final class OpenService implements RequestHandler {
         long asked = System.nanoTime();
         if (bodies.codec(index) == PartitionDescriptor.CODEC_RAW) {
             CrcChannel checked = new CrcChannel(timed);
-            fill.stream(source, partition, offset, stored, checked);
+            fill.stream(source, partition, offset, stored, checked, deadline);
             checkCrc(index, checked.value(), sourceName(source));
         } else {
             // decoded as the bytes arrive: the compressed body is never stored (no scratch file, no second read)
             CRC32C crc = new CRC32C();
             Lz4StreamingDecoder decoder = Lz4StreamingDecoder.forThread().begin(stored, table.size(index), timed, crc);
-            fill.stream(source, partition, offset, stored, decoder);
+            fill.stream(source, partition, offset, stored, decoder, deadline);
             decoder.finish();
             checkCrc(index, (int) crc.getValue(), sourceName(source) + " after decompression");
         }

@@ -27,6 +27,12 @@ public final class Timing {
     // One open or output request, in the runtime
     /** One open's wait in the runtime (cache fill, fetches, commit); OpenService waits half of it on the fill. */
     public static final Duration FETCH_TIMEOUT = Duration.ofSeconds(20);
+    /**
+     * A dataset home that gave a read no answer within its bound (FETCH_TIMEOUT) is not asked again for this long, then
+     * one reader's read tries it (fill/README.md, "A silent home"; docs/decisions/silent-home.md): as long as that
+     * bound, so while a store stays silent at most one open worker waits on it, at most half of the time.
+     */
+    public static final Duration HOME_DOWN = FETCH_TIMEOUT;
     /** How long a peer may stay silent on a fill transfer before the next source serves that range. */
     public static final Duration PEER_STALL = Duration.ofSeconds(3);
     /** A peer's reader request waits this long for bytes being filled: well under PEER_STALL, its stall bound. */

@@ -211,6 +211,38 @@ class FillSchedulerTest {
         assertTrue(s.keeps(1));
     }
 
+    /**
+     * A silent home (README.md, "A silent home"): while it is marked down nothing starts from it, a reader's ask that
+     * only it can serve is dropped (its reader is told so, not left to wait), a transfer that failed so keeps the home
+     * as its source (before, the partition was abandoned), a peer still serves; after the mark-down the home's ranges
+     * start again.
+     */
+    @Test
+    void aMarkedDownHomeStartsNothingAndKeepsItsPartitions() {
+        FillScheduler s = scheduler(1);
+        HomeOutage o = new HomeOutage(1_000);
+        s.outage(o);
+        Transfer t = s.next(0).get(0);
+        assertEquals("0:0+1@-1/b", format(t));
+        assertTrue(o.silent(10), "a new outage");
+        assertTrue(s.failed(t, true), "the home is not passed over: the partition is kept");
+        assertTrue(s.keeps(0));
+        s.want(0, 0, 10);
+        assertTrue(s.waitsOnDownHome(0, 0, 10, 20), "its reader would wait on the marked-down home");
+        assertFalse(s.waitsOnDownHome(0, 0, 10, 1_010), "not after the mark-down");
+        s.want(1, 0, 10);
+        assertEquals(List.of("1:0+1@1/f"), next(s, 20), "the peer serves; the home starts nothing");
+        assertEquals(1_010, s.wakeAt(20), "the driver looks again when the mark-down ends");
+        assertEquals(List.of("0:0+1@-1/b"), next(s, 1_010), "after it: the home's ranges move again");
+        assertEquals(HomeOutage.Admit.REFUSE, o.admit(500, true));
+        assertEquals(HomeOutage.Admit.PROBE, o.admit(1_010, true), "one reader tries it");
+        assertEquals(HomeOutage.Admit.REFUSE, o.admit(1_011, true), "the others wait for that one's outcome");
+        assertEquals(HomeOutage.Admit.GO, o.admit(1_011, false), "the fill's transfers go after the mark-down");
+        assertEquals(1_000, o.answered(1_010));
+        assertEquals(HomeOutage.Admit.GO, o.admit(1_020, true), "an answer ends the outage");
+        assertEquals(2, o.refused());
+    }
+
     @Test
     void aLocalWriteFailureGivesThePartitionUpAndFreesItsSlot() {
         FillScheduler s = scheduler(1);
@@ -323,7 +355,11 @@ class FillSchedulerTest {
     }
 
     private static List<String> next(FillScheduler s) {
-        return s.next(0).stream().map(FillSchedulerTest::format).toList();
+        return next(s, 0);
+    }
+
+    private static List<String> next(FillScheduler s, long now) {
+        return s.next(now).stream().map(FillSchedulerTest::format).toList();
     }
 
     @Test

@@ -67,16 +67,22 @@ public final class ObjectStore implements AutoCloseable {
     public record Head(long size, java.util.Map<String, String> metadata) {
     }
 
+    /** A read with no deadline of its caller's: the client's own bounds (StoreTiming) only. */
+    public static final long NO_DEADLINE = StoreDeadlines.NONE;
+
     private final S3Client s3;
     private final String endpointName;
     private final StoreCounters counters = new StoreCounters();
     private final ExecutorService pool;
     private final StoreErrors errors;
     private final StoreTransfers transfers;
+    private final StoreDeadlines deadlines = new StoreDeadlines();
+    private final Settings settings;
 
     private ObjectStore(Settings settings, AwsCredentialsProvider credentials) {
+        this.settings = settings;
         this.endpointName = settings.endpoint() == null ? "AWS S3" : settings.endpoint().toString();
-        this.s3 = StoreClients.s3(settings, credentials, counters);
+        this.s3 = StoreClients.s3(settings, credentials, counters, deadlines.timer());
         this.pool = StoreClients.pool();
         this.errors = new StoreErrors(s3, endpointName, settings);
         this.transfers = new StoreTransfers(this, s3, pool, counters, errors);
@@ -180,24 +186,37 @@ public final class ObjectStore implements AutoCloseable {
      */
     public void read(String bucket, String key, long position, long length, WritableByteChannel sink)
             throws IOException {
+        read(bucket, key, position, length, sink, NO_DEADLINE);
+    }
+
+    /**
+     * As {@link #read(String, String, long, long, WritableByteChannel)}, ended at {@code deadline}
+     * (System.nanoTime(); {@link #NO_DEADLINE}: the client's bounds only) whatever the store does (README.md, "A
+     * caller's deadline"): then a {@code NOT_ANSWERING} line when the store answered no request of this client since
+     * this read began (it stopped answering), else a {@code FAILED} one (it answers, but too slowly).
+     */
+    public void read(String bucket, String key, long position, long length, WritableByteChannel sink,
+            long deadline) throws IOException {
         if (length <= 0) {
             return;
         }
         long end = position + length;
         long at = position;
-        long deadline = System.nanoTime() + StoreTiming.READ_TIMEOUT.toNanos();
+        long began = System.nanoTime();
+        long bound = Math.min(deadline, began + StoreTiming.READ_TIMEOUT.toNanos());
         int resumes = 0;
         byte[] buf = new byte[(int) Math.min(StoreTiming.COPY_BUFFER_BYTES, length)];
         while (at < end) {
             ResponseInputStream<GetObjectResponse> in;
             try {
-                in = s3.getObject(GetObjectRequest.builder().bucket(bucket).key(key)
-                        .range("bytes=" + at + "-" + (end - 1)).build());
+                in = s3.getObject(cut(GetObjectRequest.builder().bucket(bucket).key(key)
+                        .range("bytes=" + at + "-" + (end - 1)), deadline, bucket, key, began).build());
             } catch (SdkException e) {
-                throw map(e, "GET", bucket, key);
+                throw StoreDeadlines.passed(deadline) ? late(bucket, key, began) : map(e, "GET", bucket, key);
             }
             IOException broke = null;
-            try (in) {
+            StoreDeadlines.Guard guard = deadlines.abortAt(deadline, in);
+            try (in; guard) {
                 long want = end - at;
                 Long answered = in.response().contentLength();
                 if (answered != null && answered < want) {
@@ -230,16 +249,46 @@ public final class ObjectStore implements AutoCloseable {
                 }
             }
             if (broke != null) {
-                if (++resumes > StoreTiming.BODY_RESUMES || System.nanoTime() > deadline) {
+                if (guard.fired() || StoreDeadlines.passed(deadline)) {
+                    throw late(bucket, key, began);
+                }
+                if (++resumes > StoreTiming.BODY_RESUMES || System.nanoTime() > bound) {
                     throw new StoreException(StoreException.Reason.NOT_ANSWERING, "the object store at "
                             + endpointName + " broke off reading " + StoreErrors.url(bucket, key) + " at byte " + at
                             + " (" + StoreErrors.describe(broke) + ") " + resumes
                             + " times: check that the store is up and reachable");
                 }
                 counters.resume();
-                sleep(backoff(resumes));
+                sleep(Math.min(backoff(resumes), StoreDeadlines.left(deadline).toMillis()));
             }
         }
+    }
+
+    /** The request with its timeouts cut to what is left before deadline; past it, the read ends here. */
+    private GetObjectRequest.Builder cut(GetObjectRequest.Builder b, long deadline, String bucket, String key,
+            long began) throws StoreException {
+        if (deadline == NO_DEADLINE) {
+            return b;
+        }
+        Duration left = StoreDeadlines.left(deadline);
+        if (left.isZero()) {
+            throw late(bucket, key, began);
+        }
+        Duration call = left.compareTo(settings.apiCallTimeout()) < 0 ? left : settings.apiCallTimeout();
+        Duration attempt = left.compareTo(settings.attemptTimeout()) < 0 ? left : settings.attemptTimeout();
+        return b.overrideConfiguration(o -> o.apiCallTimeout(call).apiCallAttemptTimeout(attempt));
+    }
+
+    /** A read that reached its caller's deadline: silent (no answer to anything since it began) or slow. */
+    StoreException late(String bucket, String key, long began) {
+        long s = Math.max(1, (System.nanoTime() - began + 500_000_000L) / 1_000_000_000L);
+        if (counters.lastAnswerNanos() - began < 0) {
+            return new StoreException(StoreException.Reason.NOT_ANSWERING, "the object store at " + endpointName
+                    + " gave no answer to GET " + StoreErrors.url(bucket, key) + " within " + s + " s");
+        }
+        return new StoreException(StoreException.Reason.FAILED, "the object store at " + endpointName + " answers,"
+                + " but GET " + StoreErrors.url(bucket, key) + " did not arrive within " + s + " s (throttling or"
+                + " a slow store): lower the parallelism or try later");
     }
 
     /**
@@ -248,7 +297,13 @@ public final class ObjectStore implements AutoCloseable {
      */
     public void readParallel(String bucket, String key, long position, long length, WritableByteChannel sink)
             throws IOException {
-        transfers.readParallel(bucket, key, position, length, sink);
+        transfers.readParallel(bucket, key, position, length, sink, NO_DEADLINE);
+    }
+
+    /** As {@link #readParallel(String, String, long, long, WritableByteChannel)}, ended at {@code deadline}. */
+    public void readParallel(String bucket, String key, long position, long length, WritableByteChannel sink,
+            long deadline) throws IOException {
+        transfers.readParallel(bucket, key, position, length, sink, deadline);
     }
 
     /** A large range in parallel parts, each written where it belongs in file (from filePosition on). */
@@ -358,6 +413,7 @@ public final class ObjectStore implements AutoCloseable {
     public void close() {
         pool.shutdownNow();
         s3.close();
+        deadlines.close();
     }
 
     /** The one-line failure of op on s3://bucket/key (the SDK's, translated). */

@@ -2,6 +2,7 @@ package org.fanstore.prep.store;
 
 import java.net.URI;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -74,8 +75,12 @@ final class StoreClients {
         return credentials;
     }
 
-    /** The client for settings, counting every request in counters. */
-    static S3Client s3(ObjectStore.Settings settings, AwsCredentialsProvider credentials, StoreCounters counters) {
+    /**
+     * The client for settings, counting every request and answer in counters; its own timeouts run on {@code timer}
+     * (StoreDeadlines: one thread, not the SDK's default five).
+     */
+    static S3Client s3(ObjectStore.Settings settings, AwsCredentialsProvider credentials, StoreCounters counters,
+            ScheduledExecutorService timer) {
         // apache5-client, the SDK's default sync client, chosen by measurement (docs/decisions/s3-http-client.md)
         SdkHttpClient http = Apache5HttpClient.builder()
                 .connectionTimeout(StoreTiming.CONNECT_TIMEOUT)
@@ -108,6 +113,7 @@ final class StoreClients {
                                 .build())
                         .apiCallTimeout(settings.apiCallTimeout())
                         .apiCallAttemptTimeout(settings.attemptTimeout())
+                        .scheduledExecutorService(timer)
                         .addExecutionInterceptor(new Counting(counters)));
         if (settings.endpoint() != null) {
             b.endpointOverride(settings.endpoint()).forcePathStyle(true);
@@ -127,7 +133,7 @@ final class StoreClients {
         });
     }
 
-    /** Counts every request once (by kind), before the SDK's attempts. */
+    /** Counts every request once (by kind), before the SDK's attempts, and notes each answer (any HTTP status). */
     private static final class Counting implements ExecutionInterceptor {
         private final StoreCounters counters;
 
@@ -138,6 +144,11 @@ final class StoreClients {
         @Override
         public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
             counters.request(kind(context.request()));
+        }
+
+        @Override
+        public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+            counters.answered();
         }
 
         private StoreCounters.Kind kind(SdkRequest r) {

@@ -15,6 +15,8 @@ public final class StoreCounters {
     private final LongAdder bytesIn = new LongAdder();
     private final LongAdder bytesOut = new LongAdder();
     private final LongAdder resumes = new LongAdder();
+    /** System.nanoTime() of the store's last answer (a response's headers, any status, or body bytes). */
+    private volatile long lastAnswer = System.nanoTime() - Long.MAX_VALUE / 4;
 
     StoreCounters() {
         for (Kind k : Kind.values()) {
@@ -28,6 +30,19 @@ public final class StoreCounters {
 
     void bytesIn(long n) {
         bytesIn.add(n);
+        lastAnswer = System.nanoTime();
+    }
+
+    void answered() {
+        lastAnswer = System.nanoTime();
+    }
+
+    /**
+     * When the store last answered anything (System.nanoTime()): a response's headers of any status, or body bytes.
+     * A read that got nothing since it began, while this stayed older, met a store that stopped answering.
+     */
+    public long lastAnswerNanos() {
+        return lastAnswer;
     }
 
     void bytesOut(long n) {

@@ -37,14 +37,15 @@ final class StoreTransfers {
         this.errors = errors;
     }
 
-    /** As {@link ObjectStore#readParallel}. */
-    void readParallel(String bucket, String key, long position, long length, WritableByteChannel sink)
-            throws IOException {
+    /** As {@link ObjectStore#readParallel}: every part ends by {@code deadline}, and so does the wait for it. */
+    void readParallel(String bucket, String key, long position, long length, WritableByteChannel sink,
+            long deadline) throws IOException {
         int part = StoreTiming.READ_PART_BYTES;
         if (length <= part) {
-            store.read(bucket, key, position, length, sink);
+            store.read(bucket, key, position, length, sink, deadline);
             return;
         }
+        long began = System.nanoTime();
         int parts = (int) ((length + part - 1) / part);
         List<Future<ByteBuffer>> inFlight = new ArrayList<>();
         int next = 0;
@@ -55,12 +56,12 @@ final class StoreTransfers {
                     int len = (int) Math.min(part, position + length - off);
                     inFlight.add(pool.submit(() -> {
                         ByteBuffer b = ByteBuffer.allocate(len);
-                        store.read(bucket, key, off, b);
+                        store.read(bucket, key, off, len, Sinks.into(b), deadline);
                         return b.flip();
                     }));
                     next++;
                 }
-                ByteBuffer b = await(inFlight.get(i));
+                ByteBuffer b = await(inFlight.get(i), deadline, () -> store.late(bucket, key, began));
                 inFlight.set(i, null);
                 while (b.hasRemaining()) {
                     sink.write(b);
@@ -172,9 +173,31 @@ final class StoreTransfers {
         }
     }
 
+    /** A part's result by deadline (a part queued behind other callers' parts must not outlast it). */
+    private static <T> T await(Future<T> f, long deadline, java.util.function.Supplier<StoreException> late)
+            throws IOException {
+        if (deadline == StoreDeadlines.NONE) {
+            return await(f);
+        }
+        try {
+            return await(f, StoreDeadlines.left(deadline).toNanos());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw late.get();
+        }
+    }
+
     private static <T> T await(Future<T> f) throws IOException {
         try {
-            return f.get();
+            return await(f, -1);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("no bound, no timeout", e);
+        }
+    }
+
+    /** f's result; {@code nanos} < 0: no bound of its own. */
+    private static <T> T await(Future<T> f, long nanos) throws IOException, java.util.concurrent.TimeoutException {
+        try {
+            return nanos < 0 ? f.get() : f.get(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
         } catch (ExecutionException e) {
             Throwable c = e.getCause();
             if (c instanceof IOException io) {

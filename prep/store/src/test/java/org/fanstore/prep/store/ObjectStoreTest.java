@@ -246,6 +246,18 @@ class ObjectStoreTest {
             assertEquals(3, proxy.refused());
             oneLine(e, "SlowDown", "s3://" + server.bucket() + "/slow/x", proxy.endpoint().toString());
         }
+        // a caller's deadline reached while the store answers (503s): it is slow, not silent (README.md, "A
+        // caller's deadline")
+        try (SlowDownProxy proxy = new SlowDownProxy(server.port(), Integer.MAX_VALUE);
+             ObjectStore viaProxy = ObjectStore.connect(ObjectStore.Settings.of(proxy.endpoint(), server.accessKey(),
+                     server.secretKey()))) {
+            long t = System.nanoTime();
+            StoreException e = assertThrows(StoreException.class, () -> viaProxy.read(server.bucket(), "slow/x", 0,
+                    10, Sinks.into(ByteBuffer.allocate(10)), t + TimeUnit.MILLISECONDS.toNanos(1500)));
+            assertEquals(StoreException.Reason.FAILED, e.reason(), e.getMessage());
+            assertTrue(proxy.refused() >= 2, proxy.refused() + " attempts refused");
+            oneLine(e, "throttling", "s3://" + server.bucket() + "/slow/x", proxy.endpoint().toString());
+        }
     }
 
     @Test
@@ -271,6 +283,40 @@ class ObjectStoreTest {
             assertEquals(StoreException.Reason.NOT_ANSWERING, e.reason(), e.getMessage());
             oneLine(e, own.endpoint().toString(), "s3://" + own.bucket() + "/big");
             assertTrue(seconds < 30, seconds + " s");
+        }
+    }
+
+    /**
+     * A caller's deadline (README.md, "A caller's deadline") on a store that hangs (S3Proxy SIGSTOPped: connections
+     * accepted, nothing answered): the read ends at the deadline, not at the client's 60 s bound, as NOT_ANSWERING
+     * naming the key; once the store runs again the same read with a deadline returns the bytes.
+     */
+    @Test
+    void aReadEndsAtItsCallersDeadlineWhenTheStoreHangs() throws IOException {
+        try (S3ProxyServer own = S3ProxyServer.start(Files.createDirectories(tmp.resolve("paused")));
+             ObjectStore s = ObjectStore.connect(own.settings())) {
+            byte[] body = random(17 << 20, 7);
+            Files.write(own.bucketDir().resolve("obj"), body);
+            ByteBuffer warm = ByteBuffer.allocate(16);
+            s.read(own.bucket(), "obj", 0, warm);   // a pooled connection the stopped store then leaves unanswered
+            own.pause();
+            try {
+                for (long size : new long[] {1 << 20, 17 << 20}) {   // one GET on the caller, then 3 parts
+                    long t = System.nanoTime();
+                    StoreException e = assertThrows(StoreException.class, () -> s.readParallel(own.bucket(), "obj",
+                            0, size, Sinks.into(ByteBuffer.allocate((int) size)), t + TimeUnit.SECONDS.toNanos(3)));
+                    double seconds = (System.nanoTime() - t) / 1e9;
+                    assertEquals(StoreException.Reason.NOT_ANSWERING, e.reason(), e.getMessage());
+                    oneLine(e, own.endpoint().toString(), "s3://" + own.bucket() + "/obj", "gave no answer");
+                    assertTrue(seconds >= 2.9 && seconds < 8, size + " bytes: ended after " + seconds + " s");
+                }
+            } finally {
+                own.resume();
+            }
+            ByteBuffer all = ByteBuffer.allocate(body.length);
+            s.readParallel(own.bucket(), "obj", 0, body.length, Sinks.into(all),
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(30));
+            assertArrayEquals(body, all.array());
         }
     }
 }

@@ -185,6 +185,31 @@ public final class S3ProxyServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the server's process (SIGSTOP) without closing anything: its port still accepts connections (the
+     * kernel's backlog) and nothing is ever answered, as a store that hangs. {@link #resume} undoes it.
+     */
+    public void pause() throws IOException {
+        signal("-STOP");
+    }
+
+    /** Lets a paused server run again (SIGCONT): it answers what it was sent meanwhile. */
+    public void resume() throws IOException {
+        signal("-CONT");
+    }
+
+    private void signal(String which) throws IOException {
+        try {
+            Process k = new ProcessBuilder("kill", which, Long.toString(process.pid())).inheritIO().start();
+            if (!k.waitFor(10, TimeUnit.SECONDS) || k.exitValue() != 0) {
+                throw new IOException("kill " + which + " " + process.pid() + " failed");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while signalling S3Proxy", e);
+        }
+    }
+
     /** Starts it again on the same port and directory (after {@link #kill}). */
     public void restart() throws IOException {
         kill();

@@ -107,7 +107,22 @@ public final class ObjectStoreSource implements HomeSource {
     }
 
     @Override
+    public String name() {
+        return dataset.toString();
+    }
+
+    @Override
     public void read(int p, long position, long length, WritableByteChannel sink, boolean forReader)
+            throws IOException {
+        read(p, position, length, sink, ObjectStore.NO_DEADLINE);
+    }
+
+    /**
+     * A reader's read, ended at its deadline (home/README.md, "A silent store"): a store that answered nothing by then
+     * is down ({@link SourceDownException}); one that answers, but too slowly, fails this read only.
+     */
+    @Override
+    public void read(int p, long position, long length, WritableByteChannel sink, long deadline)
             throws IOException {
         PartitionInfo info = infos.apply(p);
         if (position < 0 || length < 0 || position + length > info.bytes()) {
@@ -115,7 +130,8 @@ public final class ObjectStoreSource implements HomeSource {
                     + " of " + dataset + " (" + info.bytes() + " bytes)");
         }
         try {
-            store.readParallel(dataset.bucket(), dataset.objectKey(info.fileName()), position, length, sink);
+            store.readParallel(dataset.bucket(), dataset.objectKey(info.fileName()), position, length, sink,
+                    deadline);
         } catch (StoreException e) {
             if (e.reason() == StoreException.Reason.NOT_ANSWERING) {
                 throw new SourceDownException(e.getMessage(), e);

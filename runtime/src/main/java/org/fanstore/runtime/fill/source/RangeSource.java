@@ -22,6 +22,21 @@ public interface RangeSource {
     void read(int p, long position, long length, WritableByteChannel sink, boolean forReader) throws IOException;
 
     /**
+     * As {@link #read(int, long, long, WritableByteChannel, boolean)}, for a reader that gives up at {@code deadline}
+     * (System.nanoTime()): a source that can abort its request there does (the object store: home/README.md, "A
+     * silent store"); the others keep their own bounds (a peer's stall bound, a shared FS's read).
+     */
+    default void read(int p, long position, long length, WritableByteChannel sink, long deadline)
+            throws IOException {
+        read(p, position, length, sink, true);
+    }
+
+    /** How a log line names this source (the dataset's home: its location). */
+    default String name() {
+        return kind();
+    }
+
+    /**
      * The most bytes one background transfer from this source should cover (fill/README.md, "Transfers by source"):
      * the fill joins up to this many bytes of consecutive ranges into one {@link #read}; a reader's ranges stay
      * exact. 0 (the default) is one fill range: a peer's reply must stay under MPJ's eager limit, and a shared FS
@@ -60,8 +75,8 @@ public interface RangeSource {
         }
     }
 
-    /** The source is lost or stalled for the rest of the job. */
-    final class SourceDownException extends IOException {
+    /** The source is lost or stalled (a peer: for the rest of the job; the home: home/README.md). */
+    class SourceDownException extends IOException {
         private static final long serialVersionUID = 1L;
 
         public SourceDownException(String message, Throwable cause) {
