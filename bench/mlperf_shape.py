@@ -17,12 +17,15 @@ So AU is the share of the epoch, after its first step, in which the simulated ac
 Prints one line per epoch:
   epoch E au_pct A time_s T steps S samples_per_s R open_p50_ms O50 open_p99_ms O99 wait_s W bytes B
 open_* is open(2) as the reader saw it (every sample's), wait_s the main loop's total wait for batches.
+With MLPERF_OPEN_LOG=FILE each sample also appends "START OPEN_S READ_S PID PATH" to FILE (perf_counter seconds).
 """
 import os
 import warnings
 import random
 import sys
 import time
+
+OPEN_LOG = os.environ.get("MLPERF_OPEN_LOG")
 
 
 def gen(d, count, mean):
@@ -72,6 +75,9 @@ class Files:
                 got += n
         finally:
             os.close(fd)
+        if OPEN_LOG:  # one line per sample: when its open began, the open's and the whole read's seconds
+            with open(OPEN_LOG, "a") as log:
+                log.write(f"{t0:.6f} {t_open:.6f} {time.perf_counter() - t0:.6f} {os.getpid()} {self.paths[i]}\n")
         return got, t_open
 
 

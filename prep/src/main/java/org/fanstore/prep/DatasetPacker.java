@@ -74,6 +74,8 @@ public final class DatasetPacker {
         final List<byte[]> broadcastDirs = broadcastDirs();
 
         final NavigableMap<byte[], SourceEntry> entries;
+        progress.phase("listing " + (bucket != null ? "the bucket's objects" : input) + " ...");
+        final long walkStart = System.nanoTime();
         if (bucket != null) {
             entries = bucket.walk();
         } else {
@@ -89,6 +91,8 @@ public final class DatasetPacker {
                     " is not a directory under " + inputName + ": give a path relative to it");
             }
         }
+        progress.phase(String.format("listed %d entries in %.1f s", entries.size(),
+            (System.nanoTime() - walkStart) / 1e9));
         final PartitionPlan plan = PartitionPlan.balance(entries.values(), options.partitions(), broadcastDirs);
         PartitionPlan.warnIfFewer(plan, options.partitions(), warnings);
         final byte[] name = options.name() != null ? options.name() :
@@ -100,10 +104,17 @@ public final class DatasetPacker {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
                 progress, bucket == null ? SourceFiles.LOCAL : bucket);
             final List<PartitionInfo> partitions = pipeline.writeAll(plan);
+            progress.close(); // the bar ends here: the table's lines follow it
+            progress.phase("metadata table for " + entries.size() + " entries ...");
+            final long tableStart = System.nanoTime();
             final Manifest manifest = DatasetTable.write(temp, pipeline.tables(), new Manifest(name, pipeline.files(),
                 pipeline.dirs(),
                 pipeline.symlinks(), pipeline.rawBytes(), pipeline.storedBytes(), options.compress(), broadcastDirs,
                 partitions));
+            progress.phase(String.format("metadata table %.1f MiB (%.1f bytes/file) in %.1f s",
+                manifest.table().bytes() / (double) (1 << 20),
+                manifest.table().bytes() / (double) Math.max(1, manifest.files()),
+                (System.nanoTime() - tableStart) / 1e9));
             manifest.write(temp);
             syncDirectory(temp);
             prepOutput.commit();

@@ -13,6 +13,14 @@ public interface PrepProgress extends AutoCloseable {
     /** Called once the tree has been walked. */
     void start(long files, long bytes);
 
+    /**
+     * A phase without a bar of its own (walking the tree, building the metadata table), said when it begins and
+     * again with what it did when it ends: at 14M files each takes tens of seconds, and a silent terminal for that
+     * long looks like a hang. A line on a terminal, nothing elsewhere.
+     */
+    default void phase(final String line) {
+    }
+
     /** Called after each file or symlink is written. */
     void advance(long bytes);
 
@@ -59,6 +67,13 @@ public interface PrepProgress extends AutoCloseable {
             }
 
             @Override
+            public void phase(final String line) {
+                if (bar == null) {
+                    System.err.println(task + ": " + line);
+                }
+            }
+
+            @Override
             public void advance(final long bytes) {
                 bar.stepBy(bytes);
                 done += bytes;
@@ -74,6 +89,7 @@ public interface PrepProgress extends AutoCloseable {
             public void close() {
                 if (bar != null) {
                     bar.close();
+                    bar = null;
                 }
             }
         };

@@ -39,6 +39,45 @@ class DatasetPackerTest {
             null, false, false), PrepProgress.silent(), warnings::add);
     }
 
+    @Test
+    void theListingAndTheTableAreSaidWhenTheyBeginAndEnd() throws Exception {
+        final Path src = tmp.resolve("src");
+        for (int i = 0; i < 5; i++) {
+            Files.createDirectories(src.resolve("d" + i % 2));
+            Files.write(src.resolve("d" + i % 2 + "/f" + i), new byte[] {(byte)i});
+        }
+        final List<String> said = new ArrayList<>();
+        final PrepProgress recording = new PrepProgress() {
+            @Override
+            public void start(final long files, final long bytes) {
+                said.add("start " + files);
+            }
+
+            @Override
+            public void advance(final long bytes) {
+            }
+
+            @Override
+            public void phase(final String line) {
+                said.add(line);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        DatasetPacker.prep(new PrepOptions(src, tmp.resolve("p.fs"), null, 2, Compression.NONE, List.of(), 1, null,
+            false, false), recording, warnings::add);
+        // 5 files, 2 directories and the root: 8 entries
+        assertEquals(5, said.size(), said.toString());
+        assertTrue(said.get(0).startsWith("listing " + src), said.toString());
+        assertTrue(said.get(1).matches("listed 8 entries in [0-9.]+ s"), said.toString());
+        assertEquals("start 5", said.get(2));
+        assertEquals("metadata table for 8 entries ...", said.get(3));
+        assertTrue(said.get(4).matches("metadata table [0-9.]+ MiB \\([0-9.]+ bytes/file\\) in [0-9.]+ s"),
+            said.toString());
+    }
+
     @ParameterizedTest
     @EnumSource(Compression.class)
     void everyFileReadsBackByteForByte(final Compression compress) throws Exception {

@@ -197,7 +197,8 @@ final class FetchDispatcher {
             if (objectLength == FetchSource.NOT_HELD || r.position() <= objectLength
                     && r.length() <= objectLength - r.position() && !source.holds(r.id(), r.position(), r.length(),
                     r.kind() != FetchProtocol.KIND_FETCH)) {
-                refuse(r, RemoteFetchException.Reason.NOT_HELD, -1);
+                // a partition it fills: its length says "not yet" (README, the status table); else -1, "not here"
+                refuse(r, RemoteFetchException.Reason.NOT_HELD, objectLength);
                 return 0;
             }
             if (r.position() > objectLength || r.length() > objectLength - r.position()

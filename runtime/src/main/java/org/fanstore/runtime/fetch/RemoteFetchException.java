@@ -27,12 +27,27 @@ public final class RemoteFetchException extends IOException {
     private final int owner;
     private final long id;
     private final Reason reason;
+    private final long objectLength;
 
     public RemoteFetchException(int owner, long id, Reason reason, String message) {
+        this(owner, id, reason, -1, message);
+    }
+
+    /** @param objectLength the object's length in the owner's refusal, -1 when it sent none (README.md) */
+    public RemoteFetchException(int owner, long id, Reason reason, long objectLength, String message) {
         super(message);
         this.owner = owner;
         this.id = id;
         this.reason = reason;
+        this.objectLength = objectLength;
+    }
+
+    /**
+     * Whether the owner refused with {@link Reason#NOT_HELD} but fills the object: the range has not landed there
+     * yet and will (README.md, the status table).
+     */
+    public boolean ownerFills() {
+        return reason == Reason.NOT_HELD && objectLength >= 0;
     }
 
     public int owner() {

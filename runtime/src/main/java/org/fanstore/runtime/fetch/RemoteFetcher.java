@@ -138,9 +138,12 @@ public final class RemoteFetcher implements AutoCloseable {
             long objectLength = FetchProtocol.objectLength(first, at);
             if (status != FetchProtocol.STATUS_OK) {
                 RemoteFetchException.Reason reason = FetchProtocol.reasonOf(status);
-                throw new RemoteFetchException(owner, id, reason, "rank " + world.rank() + ": " + what
-                        + " refused: " + reason + (objectLength >= 0 ? " (the owner's copy has " + objectLength
-                        + " bytes; do the partitions and the metadata come from the same prep?)" : ""));
+                String why = objectLength < 0 ? ""
+                        : reason == RemoteFetchException.Reason.NOT_HELD ? " (the owner is filling it: not yet)"
+                        : " (the owner's copy has " + objectLength + " bytes; do the partitions and the metadata"
+                        + " come from the same prep?)";
+                throw new RemoteFetchException(owner, id, reason, objectLength, "rank " + world.rank() + ": " + what
+                        + " refused: " + reason + why);
             }
             if (FetchProtocol.replyLength(first, at) != length) {
                 throw new RemoteFetchException(owner, id, RemoteFetchException.Reason.BAD_REQUEST, what

@@ -176,7 +176,7 @@ final class FillDriver {
                     System.err.println("fanstore rank " + fill.rank + ": " + e.getMessage() + "; trying the next"
                             + " source");
                 }
-                boolean left = e instanceof RangeSource.NotHeldException ? scheduler.notHeld(t, now)
+                boolean left = e instanceof RangeSource.NotHeldException n ? scheduler.notHeld(t, now, n.filling())
                         : scheduler.failed(t, down);
                 if (!left && f != null) {
                     toDrop.put(f, "no source of it is left");

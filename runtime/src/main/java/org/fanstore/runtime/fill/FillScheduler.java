@@ -316,31 +316,29 @@ public final class FillScheduler {
     }
 
     /**
-     * The source answered that it does not hold those bytes (yet). A reader's ranges go to the next source at once;
-     * background ones wait {@link Config#retryNanos} and ask the same peer again, up to {@link
-     * Config#notHeldRetries} times per partition, then move on too.
+     * The source answered that it does not hold those bytes (yet). When it fills the partition ({@code filling}:
+     * README.md, "A prefetch never reads the home while its peer fills") the ranges stay with it while it is not
+     * down: a reader's are asked again at once, background ones after {@link Config#retryNanos}. Else a reader's go
+     * to the next source at once, background ones after {@link Config#notHeldRetries} answers per partition.
      */
-    public boolean notHeld(Transfer t, long now) {
+    public boolean notHeld(Transfer t, long now, boolean filling) {
         boolean wasAhead = aheadInFlight.contains(PartRanges.key(t.part(), t.range()));
         PartRanges s = release(t);
-        boolean move = t.foreground() || ++s.notHeld > config.notHeldRetries();
+        boolean move = !filling && (t.foreground() || ++s.notHeld > config.notHeldRetries());
         for (int r = t.range(); r < t.range() + t.count(); r++) {
             s.range[r] = TODO;
             if (move) {
                 s.past(r, t.source());
             }
         }
-        if (!move) {
+        if (!move && !t.foreground()) {
             s.notBefore = now + config.retryNanos();
         }
         again(s, t, wasAhead);
         return sourceOf(s, t.range()) != Integer.MIN_VALUE || abandon(t.part());
     }
 
-    /**
-     * A transfer's ranges are TODO again: the background front goes back to them, read-ahead is due again, and a
-     * reader's asks again.
-     */
+    /** A transfer's ranges are TODO again: the background front, read-ahead, its ask and asks riding it go back. */
     private void again(PartRanges s, Transfer t, boolean wasAhead) {
         s.nextBackground = Math.min(s.nextBackground, t.range());
         if (wasAhead) {
@@ -349,6 +347,8 @@ public final class FillScheduler {
             asks.addFirst(new long[] {t.part(), (long) t.range() * config.rangeBytes(),
                     (long) t.count() * config.rangeBytes()});
         }
+        riding.removeIf(a -> a[0] == t.part() && s.rangeOf(a[1]) < t.range() + t.count()
+                && s.rangeOf(a[1] + Math.max(a[2], 1) - 1) >= t.range() && asks.offerFirst(a));
     }
 
     /** The transfer could not be written locally: its partition is given up (readers stream it). False, always. */

@@ -40,11 +40,12 @@ class FetchProtocolVectorsTest {
     static final long LENGTH = 0x0000000000A0B0C0L;
     static final long OBJECT_LENGTH_OK = 0x0000000123456789L;
     static final long OBJECT_LENGTH_BAD_RANGE = 0x0000000000ABCDEFL;
+    static final long OBJECT_LENGTH_FILLING = 0x0000000007F0F000L;
 
     static final List<String> REQUESTS = List.of("request-fetch.bin", "request-fetch-whole.bin",
             "request-fetch-for-reader.bin", "request-shutdown.bin");
     static final List<String> HEADERS = List.of("reply-header-ok.bin", "reply-header-not-held.bin",
-            "reply-header-bad-range.bin", "reply-header-unauthorized.bin");
+            "reply-header-bad-range.bin", "reply-header-unauthorized.bin", "reply-header-not-held-filling.bin");
 
     @TempDir
     Path dir;
@@ -99,6 +100,8 @@ class FetchProtocolVectorsTest {
                 header(FetchProtocol.statusOf(RemoteFetchException.Reason.BAD_RANGE), OBJECT_LENGTH_BAD_RANGE, 0));
         Files.write(to.resolve("reply-header-unauthorized.bin"),
                 header(FetchProtocol.statusOf(RemoteFetchException.Reason.UNAUTHORIZED), -1, 0));
+        Files.write(to.resolve("reply-header-not-held-filling.bin"),
+                header(FetchProtocol.statusOf(RemoteFetchException.Reason.NOT_HELD), OBJECT_LENGTH_FILLING, 0));
     }
 
     static byte[] golden(String name) throws Exception {
@@ -192,6 +195,7 @@ class FetchProtocolVectorsTest {
             {1, -1, 0},
             {3, OBJECT_LENGTH_BAD_RANGE, 0},
             {5, -1, 0},
+            {1, OBJECT_LENGTH_FILLING, 0},
         };
         for (int i = 0; i < HEADERS.size(); i++) {
             String name = HEADERS.get(i);
@@ -207,6 +211,13 @@ class FetchProtocolVectorsTest {
         }
         assertEquals(RemoteFetchException.Reason.NOT_HELD,
                 FetchProtocol.reasonOf(FetchProtocol.status(ByteBuffer.wrap(golden("reply-header-not-held.bin")), 0)));
+        // NOT_HELD with the object's length: the owner fills it (not yet); with -1 it does not keep it
+        ByteBuffer filling = ByteBuffer.wrap(golden("reply-header-not-held-filling.bin"));
+        assertTrue(new RemoteFetchException(1, 2, FetchProtocol.reasonOf(FetchProtocol.status(filling, 0)),
+                FetchProtocol.objectLength(filling, 0), "filling").ownerFills());
+        ByteBuffer notKept = ByteBuffer.wrap(golden("reply-header-not-held.bin"));
+        assertFalse(new RemoteFetchException(1, 2, FetchProtocol.reasonOf(FetchProtocol.status(notKept, 0)),
+                FetchProtocol.objectLength(notKept, 0), "not kept").ownerFills());
     }
 
     @Test

@@ -94,7 +94,8 @@ class FillSchedulerTest {
                 case "want" -> s.want(Integer.parseInt(w[1]), Long.parseLong(w[2]), Long.parseLong(w[3]));
                 case "land" -> s.landed(parse(w[1]));
                 case "land-all" -> landAll(s, Integer.parseInt(w[1]));
-                case "notheld" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]));
+                case "notheld" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]), false);
+                case "notyet" -> s.notHeld(parse(w[1]), Long.parseLong(w[2]), true);
                 case "down" -> assertTrue(s.failed(parse(w[1]), true), step + ": the partition was given up");
                 case "peerdown" -> s.down(Integer.parseInt(w[1]));
                 default -> {
@@ -109,6 +110,84 @@ class FillSchedulerTest {
                 }
             }
         }
+    }
+
+    /**
+     * Issue 45: a prefetch whose peer fills the partition ("notyet": NOT_HELD with the partition's length) asks that
+     * peer again, never the shared FS, however often, until the peer is down; on main's scheduler the third answer
+     * (retries 2 here) moved the range to the shared FS, which then read those bytes a second time.
+     */
+    @Test
+    void aPrefetchNeverReadsTheHomeWhileItsPeerFills() {
+        followsTheScript("prefetch from a filling peer", 1, new String[] {
+            "land-all 0",
+            "next -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 0",
+            "next@10 ->",
+            "next@60 -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 60",
+            "next@200 -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 200",
+            "next@300 -> 1:0+1@1/b",
+            "notyet 1:0+1@1/b 300",
+            "next@400 -> 1:0+1@1/b",
+            "land 1:0+1@1/b",
+            "next@400 -> 1:1+1@1/b",
+            "notyet 1:1+1@1/b 400",
+            "next@500 -> 1:1+1@1/b",
+            "down 1:1+1@1/b",
+            "next@500 -> 1:1+1@-1/b"});
+    }
+
+    /**
+     * Issue 45: a reader's range whose holder fills the partition (NOT_HELD after the holder's own 1 s wait for it)
+     * is asked of that holder again at once, not of the shared FS, which would send it twice; it moves on only when
+     * the peer is down. On main's scheduler it went to the shared FS at the first answer.
+     */
+    @Test
+    void aReadersRangeStaysWithAFillingHolder() {
+        followsTheScript("a reader's range and a filling holder", 0, new String[] {
+            "want 1 0 250",
+            "next -> 1:0+3@1/f",
+            "notyet 1:0+3@1/f 0",
+            "next -> 1:0+3@1/f",
+            "notyet 1:0+3@1/f 0",
+            "next -> 1:0+3@1/f",
+            "land 1:0+3@1/f",
+            "want 1 0 250",
+            "next ->"});
+        followsTheScript("a reader's range, then its holder is down", 0, new String[] {
+            "want 1 0 250",
+            "next -> 1:0+3@1/f",
+            "notyet 1:0+3@1/f 0",
+            "next -> 1:0+3@1/f",
+            "down 1:0+3@1/f",
+            "want 1 0 250",
+            "next -> 1:0+3@-1/f"});
+    }
+
+    /**
+     * Issue 45: a reader whose range was already in flight as background rides it; when that transfer comes back
+     * NOT_HELD (a prefetch reaching the peer's stage-in front) or fails, the reader's ask starts again at once. On
+     * main's scheduler the ask was dropped with the ride: the reader waited for its own deadline, then read the
+     * home, while the range waited for a background retry.
+     */
+    @Test
+    void aReaderRidingABackgroundRangeThatComesBackAsksAgain() {
+        followsTheScript("a ride that comes back not held", 1, new String[] {
+            "land-all 0",
+            "next -> 1:0+1@1/b",
+            "want 1 0 10",
+            "next ->",
+            "notyet 1:0+1@1/b 0",
+            "next -> 1:0+1@1/f"});
+        followsTheScript("a ride whose peer is lost", 1, new String[] {
+            "land-all 0",
+            "next -> 1:0+1@1/b",
+            "want 1 0 10",
+            "next ->",
+            "down 1:0+1@1/b",
+            "next -> 1:0+1@-1/f"});
     }
 
     /** Lands every range of partition p through a foreground ask, and whatever background started beside it. */

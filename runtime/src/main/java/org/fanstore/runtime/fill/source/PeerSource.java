@@ -37,7 +37,8 @@ public final class PeerSource implements RangeSource {
             fetcher.fetchRangeQuietly(rank, object, position, length, sink, stall, forReader);
         } catch (RemoteFetchException e) {
             if (e.reason() == RemoteFetchException.Reason.NOT_HELD) {
-                throw new NotHeldException("rank " + rank + " does not hold those bytes of partition " + p);
+                throw new NotHeldException("rank " + rank + " does not hold those bytes of partition " + p
+                        + (e.ownerFills() ? " yet" : ""), e.ownerFills());
             }
             throw e;
         } catch (RankFailedException e) {

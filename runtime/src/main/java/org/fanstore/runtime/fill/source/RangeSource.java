@@ -57,9 +57,21 @@ public interface RangeSource {
     /** The source does not hold the bytes asked for (yet). */
     final class NotHeldException extends IOException {
         private static final long serialVersionUID = 1L;
+        private final boolean filling;
 
         public NotHeldException(String message) {
+            this(message, false);
+        }
+
+        /** @param filling the source fills that partition: the bytes will land there (ask it again later) */
+        public NotHeldException(String message, boolean filling) {
             super(message);
+            this.filling = filling;
+        }
+
+        /** Whether the source fills the partition, so the bytes will come from it later (README.md, prefetch). */
+        public boolean filling() {
+            return filling;
         }
     }
 
