@@ -29,7 +29,7 @@ public final class RuntimeMain {
                 halt(1);
             });
             runtime = NodeRuntime.start(config);
-            runtime.failWith(e -> fail(e.getMessage()), RuntimeMain::lost);
+            runtime.failWith(e -> fail(FatalMessage.of(e)), RuntimeMain::lost);
             System.out.println("FANSTORE-READY " + runtime.readyFields());
             System.out.flush();
             link.awaitStop();
@@ -44,9 +44,7 @@ public final class RuntimeMain {
             System.out.flush();
             runtime = null;
         } catch (Throwable t) {
-            String message = t.getMessage() != null ? t.getMessage()
-                    : "internal error without a message (FANSTORE_DEBUG=1 shows where)";
-            System.out.println("FANSTORE-ERROR " + message.replace('\n', ' '));
+            System.out.println("FANSTORE-ERROR " + FatalMessage.of(t));
             System.out.flush();
             if (System.getenv("FANSTORE_DEBUG") != null) {
                 t.printStackTrace();

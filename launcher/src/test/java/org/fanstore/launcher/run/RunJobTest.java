@@ -118,6 +118,20 @@ class RunJobTest {
         assertNothingLeft(job);
     }
 
+    /** --unpack eager on nodes whose --local-capacity keeps none of their share: nothing to unpack, all served. */
+    @ParameterizedTest
+    @CsvSource({"plain", "lz4"})
+    void eagerUnpackOnNodesThatKeepNothingServesEveryFile(String which) throws Exception {
+        String job = "teager0" + which + System.nanoTime();
+        FanstoreProcess.Result r = ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 240, "run",
+                "--ranks", "2", "--data", (which.equals("lz4") ? lz4 : plain).toString(), "--only-rank", "0",
+                "--unpack", "eager", "--local-capacity", "1", "--local-dir", work.toString(), "--", "sh", "-c",
+                client() + " \"$FANSTORE_SHM_DIR\" " + work.resolve("keys.txt")));
+        assertEquals(expected, readBack(r.stdout()), r.stderr());
+        assertTrue(r.stderr().contains("each node keeps 0 B locally"), r.stderr());
+        assertNothingLeft(job);
+    }
+
     @Test
     void theCacheNeverExceedsItsBound() throws Exception {
         String job = "tcache" + System.nanoTime();

@@ -87,11 +87,15 @@ public final class Unpacker implements AutoCloseable {
         return target;
     }
 
-    /** Unpacks every LOCAL_RAW entry not unpacked yet; returns how many entries it visited. */
+    /**
+     * Unpacks every LOCAL_RAW entry not unpacked yet whose partition this node has a copy of; returns how many
+     * entries it visited. A partition placement gives the node but --local-capacity left out has no copy: its files
+     * are served as any remote file's (OpenService asks the same of a LOCAL_RAW open).
+     */
     public int unpackAll() throws IOException {
         int count = 0;
         for (int i = 0; i < table.entryCount() && !closed; i++) {
-            if (table.localRaw(i)) {
+            if (table.localRaw(i) && local.holds(bodies.partition(i))) {
                 try {
                     ensure(i);
                 } catch (CorruptBodyException logged) {
