@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -151,7 +152,23 @@ class LeftoversTest {
 
     @Test
     void aDrainCutOffBySigkillIsNamedAtTheNextJobsStartAndItsPartialRemoved() throws Exception {
+        // The output directory behind a bindfs whose writes run at 100 MB/s: each 300 MB checkpoint's copy takes
+        // ~3 s, so the freeze below lands mid-way whatever the machine's disk (an unthrottled copy of zeros can end
+        // within the time a SIGSTOP takes to stop every thread, and did, three times in a row, in one suite run).
+        Path backing = Files.createDirectories(work.resolve("out-backing"));
         Path out = Files.createDirectories(work.resolve("out"));
+        Process mount = new ProcessBuilder("bindfs", "--write-rate=100M", backing.toString(), out.toString())
+                .redirectErrorStream(true).start();
+        String mountSaid = new String(mount.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        Assumptions.assumeTrue(mount.waitFor() == 0, "bindfs could not mount: " + mountSaid);
+        try {
+            drainCutOff(out);
+        } finally {
+            FillStressTest.unmountFuse(out);
+        }
+    }
+
+    private void drainCutOff(Path out) throws Exception {
         Path local = Files.createDirectories(work.resolve("local-drain"));
         String job = "drain" + System.nanoTime();
         Process launcher = start(work.resolve("drain.log"), job, "run", "--ranks", "1", "--data", data.toString(),
