@@ -107,10 +107,16 @@ public final class DatasetPacker {
             progress.close(); // the bar ends here: the table's lines follow it
             progress.phase("metadata table for " + entries.size() + " entries ...");
             final long tableStart = System.nanoTime();
-            final Manifest manifest = DatasetTable.write(temp, pipeline.tables(), new Manifest(name, pipeline.files(),
-                pipeline.dirs(),
-                pipeline.symlinks(), pipeline.rawBytes(), pipeline.storedBytes(), options.compress(), broadcastDirs,
-                partitions));
+            final Manifest manifest;
+            try {
+                manifest = DatasetTable.write(temp, pipeline.tables(), new Manifest(name, pipeline.files(),
+                    pipeline.dirs(), pipeline.symlinks(), pipeline.rawBytes(), pipeline.storedBytes(),
+                    options.compress(), broadcastDirs, partitions));
+            } catch (final IllegalArgumentException e) {
+                // the namespace is past what one table holds (README: the table's limits): a user's line, no trace
+                throw new PrepException(e.getMessage() + ": " + inputName + " cannot be one fanstore dataset as it"
+                    + " is; split it or normalise its owners and modes");
+            }
             progress.phase(String.format("metadata table %.1f MiB (%.1f bytes/file) in %.1f s",
                 manifest.table().bytes() / (double) (1 << 20),
                 manifest.table().bytes() / (double) Math.max(1, manifest.files()),

@@ -39,6 +39,37 @@ class DatasetPackerTest {
             null, false, false), PrepProgress.silent(), warnings::add);
     }
 
+    /** 512 permission sets x 129 owners: one (mode, uid, gid) past the 65,536 a table holds: one line, no trace. */
+    @Test
+    void aNamespaceWithMoreOwnerAndModeKindsThanATableHoldsIsOneUserLine() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
+            "needs root to give files other owners");
+        final Path src = tmp.resolve("kinds");
+        final java.nio.file.attribute.PosixFilePermission[] bits =
+            java.nio.file.attribute.PosixFilePermission.values();
+        for (int uid = 0; uid < 129; uid++) {
+            final Path dir = Files.createDirectories(src.resolve("u" + uid));
+            for (int m = 0; m < 512; m++) {
+                final Path f = Files.createFile(dir.resolve("m" + m));
+                final java.util.Set<java.nio.file.attribute.PosixFilePermission> perms =
+                    java.util.EnumSet.noneOf(java.nio.file.attribute.PosixFilePermission.class);
+                for (int b = 0; b < 9; b++) {
+                    if ((m & (1 << b)) != 0) {
+                        perms.add(bits[b]);
+                    }
+                }
+                Files.setPosixFilePermissions(f, perms);
+                Files.setAttribute(f, "unix:uid", 100_000 + uid);
+            }
+        }
+        final PrepException e = assertThrows(PrepException.class, () -> DatasetPacker.prep(new PrepOptions(src,
+            tmp.resolve("kinds.fs"), null, 2, Compression.NONE, List.of(), 2, null, false, false),
+            PrepProgress.silent(), warnings::add));
+        assertTrue(e.getMessage().contains("more than 65536 distinct (mode, uid, gid)")
+            && e.getMessage().contains("--input " + src) && !e.getMessage().contains("Exception"), e.getMessage());
+        assertFalse(Files.exists(tmp.resolve("kinds.fs")), "nothing that looks like a dataset is left");
+    }
+
     @Test
     void theListingAndTheTableAreSaidWhenTheyBeginAndEnd() throws Exception {
         final Path src = tmp.resolve("src");
