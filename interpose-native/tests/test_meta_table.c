@@ -4,6 +4,7 @@
  * every malformed table refused with -EINVAL, then random byte flips of a valid table: open either refuses the
  * copy or every lookup and walk on it stays inside the mapping (valgrind checks the latter when run under it). */
 #include "meta_expect.h"
+#include "meta_walk.h"
 
 static void test_fnv_reference_values(void)
 {
@@ -69,33 +70,10 @@ static void test_open_errors_keep_errno(void)
     CHECK(fs_table_open(vectors, &t) == -EINVAL, "a directory is -EINVAL");
 }
 
-/* Everything a shim does with an open table, over every entry: must stay inside the mapping. */
+/* Everything a shim does with an open table, over every entry: must stay inside the mapping (meta_walk.h). */
 static unsigned long walk_everything(const fs_table *t, const char *original, size_t original_len)
 {
-    unsigned long sum = 0;
-    for (uint64_t i = 0; i < t->entry_count; i++) {
-        const fs_entry *e = fs_table_entry(t, (uint32_t)i);
-        fs_name n;
-        fs_entry_name(t, e, &n);
-        sum += n.tail_len ? (unsigned char)n.tail[n.tail_len - 1] : 0;
-        sum += n.head_len ? (unsigned char)n.head[0] : 0;
-        char key[4096];
-        ssize_t len = fs_table_key(t, (uint32_t)i, key, sizeof key);
-        if (len >= 0)
-            sum += (uint64_t)fs_table_lookup(t, key, (size_t)len);
-        sum += fs_entry_mode(t, fs_table_entry(t, fs_entry_parent(e)));
-        uint32_t mode = fs_entry_mode(t, e);
-        if (S_ISDIR(mode))
-            for (uint32_t k = 0; k < fs_dir_count(e); k++)
-                sum += fs_entry_name_len(fs_table_entry(t, fs_dir_first(e) + k));
-        if (S_ISLNK(mode))
-            for (uint64_t k = 0; k < fs_entry_size(e); k++)
-                sum += (unsigned char)fs_entry_link_target(t, e)[k];
-    }
-    /* Keys that are not in the table: substrings of the original file, so probes hit real hashes too. */
-    for (size_t off = 0; off + 16 <= original_len; off += 61)
-        sum += (uint64_t)fs_table_lookup(t, original + off, 1 + off % 16);
-    return sum;
+    return meta_walk(t, original, original_len, 61);
 }
 
 static void test_random_corruption(void)

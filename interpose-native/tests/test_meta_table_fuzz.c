@@ -18,6 +18,7 @@
 
 #include "meta3_build.h"
 #include "meta_table.h"
+#include "meta_walk.h"
 
 #define MAX_INPUTS 64
 #define MAX_LEN (1 << 16)
@@ -130,29 +131,7 @@ static size_t mutate(char *buf, size_t len)
 
 static unsigned long walk(const fs_table *t, const char *original, size_t original_len)
 {
-    unsigned long sum = 0;
-    for (uint64_t i = 0; i < t->entry_count; i++) {
-        const fs_entry *e = fs_table_entry(t, (uint32_t)i);
-        fs_name n;
-        fs_entry_name(t, e, &n);
-        sum += n.tail_len ? (unsigned char)n.tail[n.tail_len - 1] : 0;
-        sum += n.head_len ? (unsigned char)n.head[0] : 0;
-        char key[4096];
-        ssize_t len = fs_table_key(t, (uint32_t)i, key, sizeof key);
-        if (len >= 0)
-            sum += (uint64_t)fs_table_lookup(t, key, (size_t)len);
-        sum += fs_entry_mode(t, fs_table_entry(t, fs_entry_parent(e)));
-        uint32_t mode = fs_entry_mode(t, e);
-        if (S_ISDIR(mode))
-            for (uint32_t k = 0; k < fs_dir_count(e); k++)
-                sum += fs_entry_name_len(fs_table_entry(t, fs_dir_first(e) + k));
-        if (S_ISLNK(mode))
-            for (uint64_t k = 0; k < fs_entry_size(e); k++)
-                sum += (unsigned char)fs_entry_link_target(t, e)[k];
-    }
-    for (size_t off = 0; off + 16 <= original_len; off += 37)
-        sum += (uint64_t)fs_table_lookup(t, original + off, 1 + off % 16);
-    return sum;
+    return meta_walk(t, original, original_len, 37);
 }
 
 int main(void)
