@@ -30,7 +30,7 @@ final class RuntimeCommandLine {
                 System.getenv().getOrDefault("FANSTORE_RUNTIME_JAVA_OPTS", "")));
         cmd.addAll(all.subList(build.size(), all.size()));
         cmd.add("-cp");
-        cmd.add(classPath);
+        cmd.add(ClassPathWildcard.compact(classPath));
         cmd.add("org.fanstore.runtime.RuntimeMain");
         cmd.addAll(new RuntimeConfig(rank, worldSize, rv.host(), rv.port(), run.datasetArgument(),
                 layout.localDir(rank), layout.shmDir(rank),

@@ -213,6 +213,13 @@ class RunJobTest {
         ProcessHandle rank1 = ProcessHandle.allProcesses()
                 .filter(p -> p.info().commandLine().map(c -> c.contains("--rank=1 ") && c.contains(job)).orElse(false))
                 .findFirst().orElseThrow();
+        // ps-like tools (and ProcessHandle) show only a command line's first page: a rank's arguments must fit in it
+        // under a long install path too, so the runtime's own part stays well under half a page.
+        byte[] cmdline = Files.readAllBytes(Path.of("/proc", Long.toString(rank1.pid()), "cmdline"));
+        long ours = new String(cmdline, StandardCharsets.UTF_8).replace(FanstoreProcess.repo()
+                .toString(), "").length();
+        assertTrue(ours < 2048, () -> "rank 1's command line is " + ours + " bytes without the install path: "
+                + new String(cmdline, StandardCharsets.UTF_8).replace('\0', ' '));
         // Kill while the job runs, not while it starts: wait for the launcher (rank 1's parent) to have
         // started both ranks' commands.
         ProcessHandle launcher = rank1.parent().orElseThrow();
