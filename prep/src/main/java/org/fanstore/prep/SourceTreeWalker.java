@@ -127,7 +127,7 @@ final class SourceTreeWalker {
     }
 
     private Path absolute(final byte[] relative) {
-        return NativePaths.pathOf(PathBytes.child(rootBytes, relative));
+        return relative.length == 0 ? root : NativePaths.pathOf(PathBytes.child(rootBytes, relative));
     }
 
     /**
@@ -150,7 +150,7 @@ final class SourceTreeWalker {
             done.await();
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while walking " + top.source());
+            throw new IOException("interrupted while walking " + absolute(top.path()));
         } finally {
             pool.shutdownNow();
         }
@@ -162,7 +162,7 @@ final class SourceTreeWalker {
             throw io;
         }
         if (e != null) {
-            throw new IllegalStateException("walking " + top.source() + " failed", e);
+            throw new IllegalStateException("walking " + absolute(top.path()) + " failed", e);
         }
         for (final SourceEntry entry : results) {
             found.putIfAbsent(entry.path(), entry);
@@ -194,7 +194,8 @@ final class SourceTreeWalker {
 
     private List<SourceEntry> list(final SourceEntry dir) throws IOException, PrepException {
         final List<SourceEntry> children = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.source())) {
+        final Path source = absolute(dir.path());
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(source)) {
             for (final Path child : stream) {
                 final byte[] path = PathBytes.child(dir.path(), NativePaths.bytesOf(child.getFileName()));
                 final SourceEntry entry = stat(path, child, false);
@@ -203,7 +204,7 @@ final class SourceTreeWalker {
                 }
             }
         } catch (final AccessDeniedException e) {
-            unreadable(dir.source(), "directory");
+            unreadable(source, "directory");
         }
         return children;
     }
@@ -248,7 +249,7 @@ final class SourceTreeWalker {
         if (type == PartitionDescriptor.TYPE_DIRECTORY) {
             size = 0;
         }
-        return new SourceEntry(path, source, type, mode, (Integer)a.get("uid"), (Integer)a.get("gid"),
+        return new SourceEntry(path, type, mode, (Integer)a.get("uid"), (Integer)a.get("gid"),
             mtime.getEpochSecond(), mtime.getNano(), size, target);
     }
 
