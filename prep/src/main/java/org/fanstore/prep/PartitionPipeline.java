@@ -125,6 +125,8 @@ final class PartitionPipeline {
             for (final Future<?> sync : syncs) {
                 await(sync);
             }
+            slots = null; // 8 bytes per entry, all null by now, not to be held through the table
+            batches = null;
             return infos;
         } finally {
             pool.shutdownNow();
