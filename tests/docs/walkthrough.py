@@ -9,8 +9,8 @@ line matches any text. Lines the page leaves out may appear in between. A comman
 shows its status (`cmd; echo "exit $?"`).
 
 Each file runs in order in one fresh session: the repository root as working directory, TMPDIR a directory of
-its own (removed at the end, with any test SLURM cluster started under it), and what one command exports or its
-`cd` carried to the next. A block tagged `console setup` (the README's two set-up commands, which CI itself runs)
+its own (removed at the end, with any test SLURM cluster or S3Proxy started under it), and what one command
+exports or its `cd` carried to the next. A block tagged `console setup` (the README's two set-up commands, which CI itself runs)
 is only checked: each command's program must exist and be executable. Any other fenced block holding `$ ` lines,
 or tagged sh/bash/shell, is an error: every command on the pages is run.
 
@@ -107,10 +107,14 @@ def run(cmd, state):
     return p.returncode, out
 
 
-def stop_clusters(sandbox):
+def stop_servers(sandbox):
+    """Stops what the page's commands started under the sandbox, whichever command failed: test SLURM clusters and
+    S3Proxy servers (a page stops its own when it runs to the end)."""
     for root, _, names in os.walk(sandbox):
         if "slurm.conf" in names and "slurmctld.pid" in names:
             subprocess.run([os.path.join(REPO, "tests/slurm/cluster.sh"), "stop", root], timeout=120)
+        if "s3proxy.pid" in names:
+            subprocess.run([os.path.join(REPO, "tests/s3/s3proxy.sh"), "stop", root], timeout=30)
 
 
 def walk(path):
@@ -157,7 +161,7 @@ def walk(path):
                 print(f"ok {dt:5.1f} s  {where.splitlines()[0]}", flush=True)
         return ran, None
     finally:
-        stop_clusters(sandbox)
+        stop_servers(sandbox)
         shutil.rmtree(sandbox, ignore_errors=True)
 
 

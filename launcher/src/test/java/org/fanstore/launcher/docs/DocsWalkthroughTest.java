@@ -75,6 +75,22 @@ class DocsWalkthroughTest {
         assertTrue(r.output.contains("$ false\n  exited 1"), r.output);
     }
 
+    /** A page that starts a test S3 server and then fails leaves no server behind (it would hold its port). */
+    @Test
+    void aPageThatFailsAfterStartingAServerLeavesNoneRunning(@TempDir Path dir) throws Exception {
+        Path page = dir.resolve("page.md");
+        Path where = dir.resolve("sandbox.txt");
+        Files.writeString(page, "# p\n```console\n$ echo $TMPDIR > " + where + "\n$ mkdir -p $TMPDIR/s3/data/b\n"
+                + "$ tests/s3/s3proxy.sh start $TMPDIR/s3 >/dev/null\n$ false\n```\n");
+        Run r = run(page.toString());
+        assertEquals(1, r.status, r.output);
+        assertTrue(r.output.contains("$ false\n  exited 1"), r.output);
+        String sandbox = Files.readString(where).strip();
+        List<String> left = ProcessHandle.allProcesses().map(p -> p.info().commandLine().orElse(""))
+                .filter(c -> c.contains("s3proxy") && c.contains(sandbox)).toList();
+        assertTrue(left.isEmpty(), "servers the failed page left running: " + left);
+    }
+
     @Test
     void thePagesHaveTheirPromisedShape() throws IOException {
         assertTrue(lines("README.md").size() < 150, "README.md must stay under 150 lines");
