@@ -8,9 +8,9 @@ import org.fanstore.runtime.shm.NativeCalls;
  * copy of an LZ4 partition (docs/slices.md, "compressed partitions"). Its first write of each page then finds the
  * block already mapped (an unwritten extent) instead of reserving a delayed allocation page by page: on ext4 that
  * reservation (ext4_da_get_block_prep, the extent status tree) was about a fifth of the first pass's decode thread,
- * and a 128 KiB write into new pages ran 1.6x faster preallocated (bench/journal/2026-11-28-lz4-first-pass-*.txt).
- * Where the file system cannot (no fallocate, or not room enough now) nothing is allocated and the caller keeps the
- * sparse file it had: slower first writes, never an error.
+ * and 128 KiB writes into new pages ran 1.6x faster preallocated
+ * (bench/journal/2026-11-28-lz4-first-pass-fe515dd.txt). Where the file system cannot (no fallocate, or not room
+ * enough now) the caller keeps the sparse file it had: slower first writes, never an error.
  */
 public final class Preallocate {
     private static final int O_WRONLY = 1;
