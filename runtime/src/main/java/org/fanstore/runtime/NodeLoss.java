@@ -31,7 +31,7 @@ final class NodeLoss {
     static RankFailedException goOn(RuntimeConfig config, RankFailedException e, Fill fill, RankStats stats,
                      Consumer<String> lostLine) {
         long at = System.currentTimeMillis();
-        System.err.println(PlainMessages.ofRank(config.rank(), e.getMessage()) + "; going on without it"
+        System.err.println(RankFailedException.logLine(config.rank(), e.getMessage()) + "; going on without it"
                 + " (--on-node-loss continue): what this node does not hold is read from the dataset's home from"
                 + " now on");
         if (fill != null) {

@@ -38,15 +38,6 @@ public final class PlainMessages {
         return sb.toString();
     }
 
-    /**
-     * A rank's log line: "fanstore rank R: " and {@code text}, without the "rank R: " a world failure's message
-     * starts with (it names the rank that saw it, which the prefix already does).
-     */
-    public static String ofRank(int rank, String text) {
-        String self = "rank " + rank + ": ";
-        return "fanstore " + self + (text.startsWith(self) ? text.substring(self.length()) : text);
-    }
-
     /** "ConnectException" -> "connection refused"; otherwise the class name's words: "bind failure". */
     public static String words(String simpleName) {
         String known = KNOWN.get(simpleName);

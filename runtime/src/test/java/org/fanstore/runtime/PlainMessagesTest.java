@@ -26,13 +26,6 @@ class PlainMessagesTest {
     }
 
     @Test
-    void aRanksLineNamesItOnce() {
-        assertEquals("fanstore rank 0: rank 1 died", PlainMessages.ofRank(0, "rank 0: rank 1 died"));
-        assertEquals("fanstore rank 2: rank 0: not me", PlainMessages.ofRank(2, "rank 0: not me"));
-        assertEquals("fanstore rank 1: rank 10: a fetch", PlainMessages.ofRank(1, "rank 10: a fetch"));
-    }
-
-    @Test
     void theRuntimesStderrFilterTakesClassNamesOutOfEveryLine() {
         ByteArrayOutputStream sink = new ByteArrayOutputStream();
         PrintStream saved = System.err;

@@ -18,8 +18,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.fanstore.runtime.PlainMessages;
 import org.fanstore.runtime.fill.source.RangeSource;
+import org.fanstore.runtime.liveness.RankFailedException;
 import org.fanstore.runtime.timing.Timing;
 
 /**
@@ -171,10 +171,10 @@ final class FillDriver {
                 boolean down = e instanceof RangeSource.SourceDownException;
                 // the home's outage has its own line (HomeWatch); its ranges wait for it, not the next source
                 if (down && !(e instanceof HomeOutage.DownException) && warnedDown.add(t.source())) {
-                    System.err.println(PlainMessages.ofRank(fill.rank, e.getMessage()) + "; reading from the"
+                    System.err.println(RankFailedException.logLine(fill.rank, e.getMessage()) + "; reading from the"
                             + " next source instead");
                 } else if (!down && !(e instanceof RangeSource.NotHeldException)) {
-                    System.err.println(PlainMessages.ofRank(fill.rank, e.getMessage()) + "; trying the next"
+                    System.err.println(RankFailedException.logLine(fill.rank, e.getMessage()) + "; trying the next"
                             + " source");
                 }
                 boolean left = e instanceof RangeSource.NotHeldException n ? scheduler.notHeld(t, now, n.filling())

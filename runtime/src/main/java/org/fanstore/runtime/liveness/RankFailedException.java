@@ -31,4 +31,13 @@ public final class RankFailedException extends IOException {
     public static String describe(int[] ranks) {
         return ranks.length == 1 ? "rank " + ranks[0] : "ranks " + Arrays.toString(ranks);
     }
+
+    /**
+     * A rank's log line: "fanstore rank R: " and {@code text}, without the "rank R: " this exception's messages
+     * start with (they name the rank that saw the failure, which the prefix already does).
+     */
+    public static String logLine(int rank, String text) {
+        String self = "rank " + rank + ": ";
+        return "fanstore " + self + (text.startsWith(self) ? text.substring(self.length()) : text);
+    }
 }
