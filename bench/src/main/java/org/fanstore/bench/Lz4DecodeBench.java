@@ -20,6 +20,7 @@ import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.fill.PositionalSink;
+import org.fanstore.runtime.slices.Preallocate;
 
 /**
  * The LZ4 decoder alone on the bodies of a prepared dataset: every LZ4 body whose raw size is SIZE, read from the
@@ -30,7 +31,8 @@ import org.fanstore.runtime.fill.PositionalSink;
  * {@code write} (the runtime's way: decoded off-heap, one write) and {@code mmap} (decoded straight into a mapping
  * of the new file; bodies of one chunk only); and {@code arena}, the runtime's decoded copy (docs/slices.md): every
  * body decoded into its place in one new sparse file in OUT_DIR per round (each from a 4 KiB boundary), removed after
- * the round. So {@code arena} pays what a first pass pays on top of the decoder: new page-cache pages.
+ * the round, its blocks allocated up front as the runtime's are ({@link Preallocate}; {@code arena-sparse}: left
+ * sparse, as before that). So {@code arena} pays what a first pass pays on top of the decoder: new page-cache pages.
  *
  * <pre>java -cp ... org.fanstore.bench.Lz4DecodeBench DATASET_DIR SIZE_BYTES THREADS ROUNDS [MODE [OUT_DIR]]</pre>
  */
@@ -76,10 +78,12 @@ public final class Lz4DecodeBench {
         for (int round = 1; round <= rounds; round++) {
             FileChannel arena = null;
             Path arenaPath = outDir.resolve("lz4bench-arena-" + ProcessHandle.current().pid() + "-" + round);
-            if (mode.equals("arena")) {
+            if (mode.startsWith("arena")) {
                 arena = FileChannel.open(arenaPath, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
                         StandardOpenOption.WRITE);
-                arena.write(ByteBuffer.wrap(new byte[1]), arenaLength - 1);
+                if (mode.equals("arena-sparse") || !Preallocate.blocks(arenaPath, arenaLength)) {
+                    arena.write(ByteBuffer.wrap(new byte[1]), arenaLength - 1);
+                }
             }
             FileChannel arenaOfRound = arena;
             long t0 = System.nanoTime();
@@ -147,7 +151,7 @@ public final class Lz4DecodeBench {
                         mapped(open, b, in, out, crc);
                         Files.delete(out);
                     }
-                    case "arena" -> decoder.decode(open, b.offset(), b.stored(), b.raw(),
+                    case "arena", "arena-sparse" -> decoder.decode(open, b.offset(), b.stored(), b.raw(),
                             PositionalSink.throwing(arena, places[i], null), crc);
                     default -> decoder.decode(open, b.offset(), b.stored(), b.raw(), DiscardChannel.INSTANCE, crc);
                 }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.fanstore.launcher.badinput.PartitionSurgery;
@@ -143,6 +144,60 @@ class Lz4ReadTest {
         } finally {
             FillStressTest.unmountFuse(mnt);
         }
+    }
+
+    /**
+     * Each decoded copy has every block allocated when it is made, before any file is decoded into it (one
+     * fallocate instead of a delayed allocation per new page: docs/slices.md), and the files decoded into it then
+     * read back exact. Two ranks, each keeping its own partitions and pulling the other's; --unpack lazy, so nothing
+     * is decoded before the reader's first opens. The command waits for both fills, records each of rank 0's decoded
+     * copies' size and allocated bytes, then reads every file through the shim, SHA-256-checked. A sparse copy (the
+     * way before) holds one block at this point and fails the allocation check.
+     */
+    @Test
+    void decodedCopiesHoldTheirBlocksBeforeTheFirstDecodeAndReadBackExact() throws Exception {
+        Path probe = work.resolve("fallocate-probe");
+        Assumptions.assumeTrue(new ProcessBuilder("fallocate", "-l", "8192", probe.toString()).inheritIO().start()
+                .waitFor() == 0, "the file system of " + work + " has no fallocate: the copies stay sparse there");
+        Files.delete(probe);
+        Path src = work.resolve("src/pa");
+        Files.createDirectories(src);
+        Map<String, String> sums = new TreeMap<>();
+        StringBuilder files = new StringBuilder();
+        for (int i = 0; i < 48; i++) {
+            byte[] body = SampleDataset.compressibleText(96 * 1024 + 37 * i);
+            String name = String.format("p%03d.csv", i);
+            Files.write(src.resolve(name), body);
+            sums.put(name, HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body)));
+            files.append(" /fanstore/pa/").append(name);
+        }
+        Path data = work.resolve("pa.fs");
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                data.toString(), "--partitions", "4", "--compress", "lz4"));
+        String afterFills = "i=0; while [ \"$(ls \"$FANSTORE_SHM_DIR\"/../rank-*/prefetched 2>/dev/null | wc -l)\""
+                + " -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i + 1)); done; ";
+        String copies = "for c in " + work + "/fanstore-*/rank-0/parts/*.fsp.raw; do"
+                + " echo \"COPY $(stat -c '%s %b %B' \"$c\") $c\"; done; ";
+        String reads = "for f in" + files + "; do echo \"$(sha256sum < $f | cut -d' ' -f1)  $f\"; done > sums.txt";
+        FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 180, "run", "--ranks", "2",
+                "--only-rank", "0", "--unpack", "lazy", "--data", data.toString(), "--local-dir", work.toString(),
+                "--", "sh", "-c", afterFills + copies + reads));
+        List<String> made = r.stdout().lines().filter(l -> l.startsWith("COPY ")).toList();
+        assertEquals(4, made.size(), "a decoded copy per partition on rank 0 (2 kept, 2 pulled)\n" + r.stdout()
+                + r.stderr());
+        for (String line : made) {
+            String[] f = line.split(" ");
+            long size = Long.parseLong(f[1]);
+            long allocated = Long.parseLong(f[2]) * Long.parseLong(f[3]);
+            assertTrue(size > 0 && allocated >= size, "blocks not allocated before the first decode: " + line);
+        }
+        Map<String, String> got = new TreeMap<>();
+        for (String line : Files.readAllLines(work.resolve("sums.txt"))) {
+            String[] f = line.split(" +", 2);
+            got.put(f[1].substring("/fanstore/pa/".length()), f[0]);
+        }
+        assertEquals(sums, got, r.stderr());
+        assertFalse(r.stderr().contains("cannot"), r.stderr());
     }
 
     @Test

@@ -35,7 +35,7 @@ import org.fanstore.runtime.placement.CorruptBodyException;
  * Decoded copies of this node's compressed partitions, read as slices (docs/slices.md, "compressed partitions").
  * Without one, each open of an LZ4 file makes a new tmpfs file (decode, create, write, rename: the per-open path),
  * and the kernel's part of that alone (bench/native/tmpfs-floor.c) is slower than LZ4-java's decode. Here each
- * compressed partition copy {@code part-N.fsp} this node holds gets one sparse file beside it, {@code part-N.fsp.raw},
+ * compressed partition copy {@code part-N.fsp} this node holds gets one file beside it, {@code part-N.fsp.raw},
  * holding every entry's raw bytes at a fixed offset (entries in index order, each from a 4 KiB boundary, so no page is
  * shared by two files). An entry is decoded into its place once, its CRC32C checked on the decoded bytes
  * ({@link BodyCheck#settle}), and only then published as a slice of that file; the slot of partition N in
@@ -136,7 +136,7 @@ public final class DecodedArenas implements AutoCloseable {
             } else {
                 for (Map.Entry<Integer, Long> e : ends.entrySet()) {
                     Path path = copyPath(local, e.getKey());
-                    FileChannel c = openSparse(path, e.getValue());
+                    FileChannel c = openCopy(path, e.getValue());
                     paths.put(e.getKey(), path);
                     channels.put(e.getKey(), c);
                 }
@@ -201,7 +201,7 @@ public final class DecodedArenas implements AutoCloseable {
         }
         FileChannel c = null;
         try {
-            c = openSparse(path, length);
+            c = openCopy(path, length);
             if (!claim.test(path)) {
                 c.close();
                 Files.deleteIfExists(path);
@@ -246,12 +246,15 @@ public final class DecodedArenas implements AutoCloseable {
         return local.file(p).resolveSibling(local.file(p).getFileName() + ".raw");
     }
 
-    /** A new file of {@code length} bytes with no blocks yet (each entry's are written when it is decoded). */
-    private static FileChannel openSparse(Path path, long length) throws IOException {
+    /**
+     * A new file of {@code length} bytes whose blocks are allocated now ({@link Preallocate}), or a sparse one where
+     * the file system cannot; each entry's bytes are written when it is decoded.
+     */
+    private static FileChannel openCopy(Path path, long length) throws IOException {
         FileChannel c = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
                 StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
         try {
-            if (length > 0) {
+            if (length > 0 && !Preallocate.blocks(path, length)) {
                 c.write(ByteBuffer.wrap(new byte[1]), length - 1);
             }
             return c;
