@@ -142,7 +142,7 @@ final class SourceTreeWalker {
             return t;
         });
         final Queue<SourceEntry> results = new ConcurrentLinkedQueue<>();
-        final AtomicReference<Exception> failure = new AtomicReference<>();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicInteger pendingDirs = new AtomicInteger();
         final CountDownLatch done = new CountDownLatch(1);
         try {
@@ -154,7 +154,10 @@ final class SourceTreeWalker {
         } finally {
             pool.shutdownNow();
         }
-        final Exception e = failure.get();
+        final Throwable e = failure.get();
+        if (e instanceof Error error) {
+            throw error;
+        }
         if (e instanceof PrepException p) {
             throw p;
         }
@@ -170,7 +173,7 @@ final class SourceTreeWalker {
     }
 
     private void listLater(final ExecutorService pool, final SourceEntry dir, final Queue<SourceEntry> results,
-        final AtomicReference<Exception> failure, final AtomicInteger pendingDirs, final CountDownLatch done) {
+        final AtomicReference<Throwable> failure, final AtomicInteger pendingDirs, final CountDownLatch done) {
         pendingDirs.incrementAndGet();
         pool.execute(() -> {
             try {
@@ -182,7 +185,9 @@ final class SourceTreeWalker {
                         }
                     }
                 }
-            } catch (final Exception e) {
+            } catch (final Exception | Error e) {
+                // an Error too (a heap too small for the tree): a directory whose listing died must fail the walk,
+                // never leave the dataset without its files
                 failure.compareAndSet(null, e);
             } finally {
                 if (pendingDirs.decrementAndGet() == 0) {

@@ -11,6 +11,7 @@ import java.util.Map;
 import org.fanstore.launcher.run.FanstoreProcess;
 import org.fanstore.prep.format.DatasetVerifier;
 import org.fanstore.prep.format.Manifest;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,12 +26,21 @@ class PrepHeapTest {
     static final int FILES = 150_000;
     static final int HEAP_MB = 80;
 
+    /** The tree both cases prep (150,000 files: made once). */
+    @TempDir
+    static Path shared;
+    static Path src;
+
     @TempDir
     Path work;
 
+    @BeforeAll
+    static void makeTree() throws IOException {
+        src = tree(shared.resolve("src"));
+    }
+
     @Test
     void aTreeOfManyFilesPrepsInAHeapTheOldListingCouldNotHold() throws Exception {
-        final Path src = tree(work.resolve("src"));
         final Path out = work.resolve("heap.fs");
         final FanstoreProcess.Result r = FanstoreProcess.run(work,
             Map.of("FANSTORE_JAVA_OPTS", "-Xmx" + HEAP_MB + "m -XX:-UseGCOverheadLimit"), 300,
@@ -41,6 +51,26 @@ class PrepHeapTest {
         assertEquals(FILES, m.files());
         assertEquals(DIRS + 1, m.dirs());
         assertTrue(DatasetVerifier.verify(out).ok(), "the dataset prepped in a small heap verifies");
+    }
+
+    /** A heap too small for the tree: one line saying how to give prep more, no trace, nothing left behind. */
+    @Test
+    void aHeapTooSmallForTheTreeIsOneLineAndLeavesNothing() throws Exception {
+        final Path out = work.resolve("small.fs");
+        final FanstoreProcess.Result r = FanstoreProcess.run(work,
+            Map.of("FANSTORE_JAVA_OPTS", "-Xmx16m -XX:-UseGCOverheadLimit"), 300,
+            "prep", "--input=" + src, "--output=" + out, "--partitions=8");
+        assertEquals(1, r.status(), r.stderr());
+        assertTrue(r.stderr().startsWith("fanstore prep: out of memory: the launcher's Java heap (at most "),
+            r.stderr());
+        assertTrue(r.stderr().contains("FANSTORE_JAVA_OPTS=-Xmx"), r.stderr());
+        assertEquals(1, r.stderr().strip().lines().count(), "one line:\n" + r.stderr());
+        assertTrue(!r.stderr().contains("Error") && !r.stderr().contains("\tat "), r.stderr());
+        try (var left = Files.list(work)) {
+            assertEquals(java.util.List.of(), left.map(p -> p.getFileName().toString())
+                .filter(n -> !n.startsWith("stdout") && !n.startsWith("stderr")).sorted().toList(),
+                "prep left something beside its input");
+        }
     }
 
     /** {@code n00000000/n00000000_0.JPEG} ...: {@link #DIRS} directories of empty files (inodes, not bytes). */
