@@ -4,8 +4,7 @@ import static org.fanstore.prep.format.FileModes.isDirectory;
 import static org.fanstore.prep.format.FileModes.isSymlink;
 import static org.fanstore.prep.format.table.MetadataTableDescriptor.*;
 
-import java.util.HashMap;
-import java.util.Map;
+import java.util.Arrays;
 
 /**
  * A {@link SortedNamespace} put in format 3's order (README.md "Order"): breadth first over directories, each
@@ -37,7 +36,8 @@ final class BreadthFirstNamespace {
 
     BreadthFirstNamespace(final SortedNamespace ns) {
         this.ns = ns;
-        final int n = ns.entries.length;
+        final NamespaceColumns c = ns.entries;
+        final int n = c.count;
         order = new int[n];
         firstChild = new int[n];
         parent = new int[n];
@@ -49,7 +49,7 @@ final class BreadthFirstNamespace {
             if (k > 0) {
                 parent[k] = finalIndex[ns.parent[s]];
             }
-            final int count = isDirectory(ns.entries[s].mode()) ? ns.childCount[s] : 0;
+            final int count = isDirectory(c.mode(s)) ? ns.childCount[s] : 0;
             if (count > 0) {
                 firstChild[k] = next;
                 System.arraycopy(ns.children, ns.firstChild[s], order, next, count);
@@ -58,33 +58,22 @@ final class BreadthFirstNamespace {
         }
         ns.releaseChildren();
         attribute = new char[n];
-        final Map<Attr, Integer> seen = new HashMap<>();
-        final int[] triples = new int[3 * Math.min(n, MAX_ATTRIBUTES)];
-        Attr last = null;
-        int lastIndex = 0;
+        // The columns number (mode, uid, gid) in order of addition; the table numbers them in order of first use.
+        final int[] given = c.triples();
+        final int[] renumber = new int[c.attributeCount()];
+        Arrays.fill(renumber, -1);
+        final int[] triples = new int[3 * c.attributeCount()];
+        int used = 0;
         for (int k = 0; k < n; k++) {
-            final NamespaceEntry e = ns.entries[order[k]];
-            final Attr a = new Attr(e.mode(), e.uid(), e.gid());
-            if (!a.equals(last)) {
-                final Integer known = seen.get(a);
-                if (known == null) {
-                    if (seen.size() == MAX_ATTRIBUTES) {
-                        throw new IllegalArgumentException(KeyText.of(e.key()) + ": more than " + MAX_ATTRIBUTES
-                            + " distinct (mode, uid, gid) in the namespace, the most one table holds");
-                    }
-                    lastIndex = seen.size();
-                    seen.put(a, lastIndex);
-                    triples[3 * lastIndex] = a.mode;
-                    triples[3 * lastIndex + 1] = a.uid;
-                    triples[3 * lastIndex + 2] = a.gid;
-                } else {
-                    lastIndex = known;
-                }
-                last = a;
+            final int a = c.attribute[order[k]];
+            if (renumber[a] < 0) {
+                renumber[a] = used;
+                System.arraycopy(given, 3 * a, triples, 3 * used, 3);
+                used++;
             }
-            attribute[k] = (char)lastIndex;
+            attribute[k] = (char)renumber[a];
         }
-        attributeCount = seen.size();
+        attributeCount = used;
         attributes = triples;
         storedFrom = new int[n];
         extendsParent = new boolean[n];
@@ -94,37 +83,47 @@ final class BreadthFirstNamespace {
         namesLength = layOutNames();
     }
 
-    private record Attr(int mode, int uid, int gid) {
-    }
-
-    NamespaceEntry entry(final int k) {
-        return ns.entries[order[k]];
+    /** Key-order index of entry k. */
+    int sorted(final int k) {
+        return order[k];
     }
 
     long hash(final int k) {
         return ns.hashes[order[k]];
     }
 
+    /** Key length of entry k. */
+    int keyLength(final int k) {
+        return ns.entries.keyLength[order[k]];
+    }
+
     /** Stored name length of entry k (0 for the root). */
     int storedLength(final int k) {
-        return k == 0 ? 0 : entry(k).key().length - storedFrom[k];
+        return k == 0 ? 0 : keyLength(k) - storedFrom[k];
     }
 
     /** Where each name starts in its key, and which names extend their parent's. */
     private void names() {
+        final NamespaceColumns c = ns.entries;
         for (int k = 1; k < order.length; k++) {
-            final byte[] key = entry(k).key();
+            final int s = order[k];
+            final byte[] key = c.chunk(s);
+            final int from = c.from(s);
+            final int length = c.keyLength[s];
             final int p = parent[k];
-            final int nameFrom = p == 0 ? 0 : SortedNamespace.parentLength(key) + 1;
+            final int nameFrom = p == 0 ? 0 : SortedNamespace.parentLength(key, from, length) + 1;
             storedFrom[k] = nameFrom;
             if (p == 0 || extendsParent[p]) {
                 continue;
             }
-            final byte[] parentKey = entry(p).key();
+            final int ps = order[p];
             final int parentFrom = storedFrom[p];
-            if (TableSink.extendsName(parentKey, parentFrom, key, nameFrom)) {
+            final int parentName = c.keyLength[ps] - parentFrom;
+            final int parentAt = c.from(ps) + parentFrom;
+            if (parentName < length - nameFrom && Arrays.equals(c.chunk(ps), parentAt, parentAt + parentName,
+                key, from + nameFrom, from + nameFrom + parentName)) {
                 extendsParent[k] = true;
-                storedFrom[k] = nameFrom + parentKey.length - parentFrom;
+                storedFrom[k] = nameFrom + parentName;
             }
         }
     }
@@ -133,8 +132,7 @@ final class BreadthFirstNamespace {
     private long layOutNames() {
         long at = 0;
         for (int k = 0; k < order.length; k++) {
-            final NamespaceEntry d = entry(k);
-            final int count = isDirectory(d.mode()) ? ns.childCount[order[k]] : 0;
+            final int count = isDirectory(ns.entries.mode(order[k])) ? ns.childCount[order[k]] : 0;
             if (count == 0) {
                 continue;
             }
@@ -143,13 +141,13 @@ final class BreadthFirstNamespace {
             for (int c = firstChild[k]; c < firstChild[k] + count; c++) {
                 final long offset = at - base;
                 if (offset > 0xffffffffL) {
-                    throw new IllegalArgumentException(KeyText.of(d.key()) + ": its names exceed the 4 GiB one "
-                        + "directory's names may take in a table");
+                    throw new IllegalArgumentException(KeyText.of(ns.entries.keyOf(order[k]))
+                        + ": its names exceed the 4 GiB one directory's names may take in a table");
                 }
                 nameOffset[c] = (int)offset;
                 at += storedLength(c);
-                if (isSymlink(entry(c).mode())) {
-                    at += entry(c).linkTarget().length;
+                if (isSymlink(ns.entries.mode(order[c]))) {
+                    at += ns.entries.size[order[c]];
                 }
             }
         }

@@ -10,7 +10,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import org.fanstore.prep.format.Manifest;
@@ -48,15 +47,16 @@ public final class DatasetTable {
     public static Manifest write(final Path datasetDir, final List<List<PartitionEntry>> tables,
         final Manifest manifest) throws IOException {
         final byte[] name = manifest.nameBytes();
-        final List<NamespaceEntry> entries = new ArrayList<>((int)Math.min(Integer.MAX_VALUE - 8,
-            manifest.files() + manifest.dirs() + manifest.symlinks() + 1));
+        final NamespaceColumns entries = new NamespaceColumns((int)Math.min(Integer.MAX_VALUE - 8,
+            manifest.files() + manifest.dirs() + manifest.symlinks() + 2), manifest.regularPartitions().size(),
+            manifest.broadcastPartitions().size());
         for (int k = 0; k < manifest.partitions().size(); k++) {
             final PartitionInfo info = manifest.partitions().get(k);
             final int partition = info.broadcast() ? -1 - info.index() : info.index();
             final List<PartitionEntry> given = tables == null ? null : tables.get(k);
             if (given != null && given.stream().noneMatch(PartitionEntry::isSymlink)) {
                 for (final PartitionEntry e : given) {
-                    entries.add(entryOf(keyOf(name, e.path()), e, partition, null));
+                    add(entries, keyOf(name, e.path()), e, partition, null);
                 }
                 tables.set(k, null);
                 continue;
@@ -66,13 +66,12 @@ public final class DatasetTable {
             }
             try (PartitionReader reader = PartitionReader.open(datasetDir.resolve(info.fileName()))) {
                 for (final PartitionEntry e : reader.entries()) {
-                    entries.add(entryOf(keyOf(name, e.path()), e, partition, e.isSymlink() ? reader.readRaw(e) : null));
+                    add(entries, keyOf(name, e.path()), e, partition, e.isSymlink() ? reader.readRaw(e) : null);
                 }
             }
         }
         final Path target = datasetDir.resolve(TableInfo.FILE_NAME);
-        MetadataTableWriter.write(target, entries, manifest.datasetId(), manifest.regularPartitions().size(),
-            manifest.broadcastPartitions().size(), MetadataTableDescriptor.DATASET_ST_DEV);
+        MetadataTableWriter.write(target, entries, manifest.datasetId(), MetadataTableDescriptor.DATASET_ST_DEV);
         // The writer's own output: its header is read back, not every entry validated again (verify does that).
         final ByteBuffer header = ByteBuffer.allocate(MetadataTableDescriptor.HEADER_LENGTH)
             .order(ByteOrder.LITTLE_ENDIAN);
@@ -93,14 +92,27 @@ public final class DatasetTable {
             return new NamespaceEntry(key, e.mode(), 0, e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(), 0,
                 NO_PARTITION, e.isSymlink() ? link : null, 0, 0, 0, 0);
         }
-        int flags = 0;
-        if (e.codec() != PartitionDescriptor.CODEC_RAW) {
-            flags |= FLAG_COMPRESSED;
-        } else if (LocalNames.unpackable(key)) {
-            flags |= FLAG_UNPACKABLE;
+        return new NamespaceEntry(key, e.mode(), e.rawLength(), e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(),
+            flagsOf(key, e), partition, null, e.bodyOffset(), e.storedLength(), e.crc32c(), e.codec());
+    }
+
+    /** Adds what {@link #entryOf} makes to {@code entries}, without making the entry object. */
+    private static void add(final NamespaceColumns entries, final byte[] key, final PartitionEntry e,
+        final int partition, final byte[] link) {
+        if (!e.isFile()) {
+            entries.add(key, e.mode(), 0, e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(), 0, NO_PARTITION,
+                e.isSymlink() ? link : null, 0, 0, 0);
+            return;
         }
-        return new NamespaceEntry(key, e.mode(), e.rawLength(), e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(), flags,
-            partition, null, e.bodyOffset(), e.storedLength(), e.crc32c(), e.codec());
+        entries.add(key, e.mode(), e.rawLength(), e.mtimeSec(), e.mtimeNsec(), e.uid(), e.gid(), flagsOf(key, e),
+            partition, null, e.bodyOffset(), e.storedLength(), e.crc32c());
+    }
+
+    private static int flagsOf(final byte[] key, final PartitionEntry e) {
+        if (e.codec() != PartitionDescriptor.CODEC_RAW) {
+            return FLAG_COMPRESSED;
+        }
+        return LocalNames.unpackable(key) ? FLAG_UNPACKABLE : 0;
     }
 
     /** {@code <name>/<path>}, or {@code <name>} for the dataset root (the empty path). */

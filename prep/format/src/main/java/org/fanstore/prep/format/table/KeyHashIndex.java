@@ -3,18 +3,17 @@ package org.fanstore.prep.format.table;
 import java.util.Arrays;
 
 /**
- * The table's bucket index built in memory: open addressing with linear probing from {@code hash & (B - 1)},
- * each bucket holding entry index + 1 (0 = empty), exactly the on-disk bucket section. The writer uses it both
- * to resolve parent keys while building and as the bucket array it then writes out.
- * Keys must be distinct; primitive arrays only, so a million-entry index costs a few tens of MB.
+ * The keys of a {@link NamespaceColumns} by hash, to resolve parent keys while the writer builds: open addressing
+ * with linear probing from {@code hash & (B - 1)}, each bucket holding entry index + 1 (0 = empty). Keys must be
+ * distinct; primitive arrays only, so a million-entry index costs a few tens of MB.
  */
 final class KeyHashIndex {
-    private final byte[][] keys;
+    private final NamespaceColumns keys;
     private final long[] hashes;
     private final int[] buckets;
     private final int mask;
 
-    private KeyHashIndex(final byte[][] keys, final long[] hashes, final int[] buckets) {
+    private KeyHashIndex(final NamespaceColumns keys, final long[] hashes, final int[] buckets) {
         this.keys = keys;
         this.hashes = hashes;
         this.buckets = buckets;
@@ -30,12 +29,13 @@ final class KeyHashIndex {
         return Integer.highestOneBit(wanted - 1) << 1;
     }
 
-    static KeyHashIndex build(final byte[][] keys) {
-        final long[] hashes = new long[keys.length];
-        final int[] buckets = new int[bucketCountFor(keys.length)];
+    static KeyHashIndex build(final NamespaceColumns keys) {
+        final int n = keys.count;
+        final long[] hashes = new long[n];
+        final int[] buckets = new int[bucketCountFor(n)];
         final int mask = buckets.length - 1;
-        for (int i = 0; i < keys.length; i++) {
-            final long h = Fnv1a64.hash(keys[i]);
+        for (int i = 0; i < n; i++) {
+            final long h = Fnv1a64.hash(keys.chunk(i), keys.from(i), keys.keyLength[i]);
             hashes[i] = h;
             int slot = (int)h & mask;
             while (buckets[slot] != 0) {
@@ -46,33 +46,24 @@ final class KeyHashIndex {
         return new KeyHashIndex(keys, hashes, buckets);
     }
 
-    /** Index of the key equal to {@code key[0 .. length)}, or -1. */
-    int find(final byte[] key, final int length) {
-        final long h = Fnv1a64.hash(key, 0, length);
+    /** Index of the key equal to {@code key[from .. from + length)}, or -1. */
+    int find(final byte[] key, final int from, final int length) {
+        final long h = Fnv1a64.hash(key, from, length);
         for (int slot = (int)h & mask; ; slot = (slot + 1) & mask) {
             final int b = buckets[slot];
             if (b == 0) {
                 return -1;
             }
             final int i = b - 1;
-            final byte[] candidate = keys[i];
-            if (hashes[i] == h && Arrays.equals(candidate, 0, candidate.length, key, 0, length)) {
+            final int at = keys.from(i);
+            if (hashes[i] == h && Arrays.equals(keys.chunk(i), at, at + keys.keyLength[i], key, from, from + length)) {
                 return i;
             }
         }
     }
 
-    long hash(final int index) {
-        return hashes[index];
-    }
-
     /** Every key's hash by index (not a copy): what a caller keeps once it no longer looks keys up. */
     long[] hashes() {
         return hashes;
-    }
-
-    /** The bucket section as it goes on disk (not a copy: callers only read it). */
-    int[] buckets() {
-        return buckets;
     }
 }

@@ -1,6 +1,7 @@
 package org.fanstore.prep.format.table;
 
 import static org.fanstore.prep.format.FileModes.isDirectory;
+import static org.fanstore.prep.format.FileModes.isSymlink;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -29,15 +30,26 @@ public final class MetadataTableWriter {
     public static long write(
         final Path target, final List<NamespaceEntry> entries, final long datasetId, final int partitions,
         final int broadcastPartitions, final int stDev) throws IOException {
-        final BreadthFirstNamespace bf = new BreadthFirstNamespace(
-            SortedNamespace.of(entries, partitions, broadcastPartitions));
+        return write(target, NamespaceColumns.of(entries, partitions, broadcastPartitions), datasetId, stDev);
+    }
+
+    /**
+     * As {@link #write(Path, List, long, int, int, int)}, from a namespace in columns (its partition counts are the
+     * table's). {@code entries} is consumed: its columns are reordered and added to.
+     */
+    public static long write(final Path target, final NamespaceColumns entries, final long datasetId,
+        final int stDev) throws IOException {
+        final BreadthFirstNamespace bf = new BreadthFirstNamespace(SortedNamespace.of(entries));
+        final NamespaceColumns c = entries;
         final int n = bf.order.length;
         try (TableSink sink = TableSink.create(target, n, bf.attributes, bf.attributeCount, bf.namesLength,
-            datasetId, partitions, broadcastPartitions, stDev)) {
+            datasetId, c.partitions, c.broadcastPartitions, stDev)) {
             for (int k = 0; k < n; k++) {
-                final NamespaceEntry e = bf.entry(k);
-                final int count = isDirectory(e.mode()) ? bf.ns.childCount[bf.order[k]] : 0;
-                sink.entry(k, e, bf.attribute[k], bf.parent[k], bf.nameOffset[k], bf.storedLength(k),
+                final int s = bf.sorted(k);
+                final int mode = c.mode(s);
+                final int count = isDirectory(mode) ? bf.ns.childCount[s] : 0;
+                sink.entry(k, mode, c.size[s], c.mtime[s], c.tableFlags(s), c.partition[s], c.bodyOffset[s], c.crc[s],
+                    c.storedLength[s], bf.attribute[k], bf.parent[k], bf.nameOffset[k], bf.storedLength(k),
                     bf.extendsParent[k], bf.namesBase[k], bf.firstChild[k], count);
                 sink.bucket(bf.hash(k), k);
             }
@@ -48,15 +60,15 @@ public final class MetadataTableWriter {
 
     /** Each directory's children's stored names (and symlink targets), directories in entry order. */
     private static void writeNames(final TableSink sink, final BreadthFirstNamespace bf) {
+        final NamespaceColumns c = bf.ns.entries;
         for (int k = 1; k < bf.order.length; k++) {
-            final NamespaceEntry e = bf.entry(k);
+            final int s = bf.sorted(k);
             final long at = bf.namesBase[bf.parent[k]] + (bf.nameOffset[k] & 0xffffffffL);
-            final byte[] key = e.key();
             final int from = bf.storedFrom[k];
-            sink.name(at, key, from, key.length - from);
-            if (e.linkTarget() != null) {
-                sink.name(at + key.length - from, e.linkTarget(), 0, e.linkTarget().length);
-            }
+            final int length = c.keyLength[s];
+            // The key, then a symlink's target (its size), lie together in the arena.
+            final int tail = isSymlink(c.mode(s)) ? (int)c.size[s] : 0;
+            sink.name(at, c.chunk(s), c.from(s) + from, length - from + tail);
         }
     }
 }

@@ -121,28 +121,42 @@ public final class TableSink implements AutoCloseable {
     public void entry(final int k, final NamespaceEntry e, final int attribute, final int parent,
         final int nameOffset, final int storedLength, final boolean extendsParent, final long namesBase,
         final int firstChild, final int childCount) {
-        final long at = entryOffset(entriesOffset, k);
-        final boolean directory = isDirectory(e.mode());
         final byte[] link = e.linkTarget();
-        final long size = directory ? DIRECTORY_SIZE : link != null ? link.length : e.size();
-        buffer.putLong(at + ENTRY_MTIME_OFFSET, e.mtimeSec() * 1_000_000_000L + e.mtimeNsec());
-        buffer.putLong(at + ENTRY_SIZE_OFFSET, size | (long)attribute << 48);
+        entry(k, e.mode(), link != null ? link.length : e.size(), e.mtimeSec() * 1_000_000_000L + e.mtimeNsec(),
+            e.flags(), e.partition(), e.bodyOffset(), e.crc32c(),
+            (e.flags() & FLAG_COMPRESSED) != 0 ? (int)e.storedLength() : 0,
+            attribute, parent, nameOffset, storedLength, extendsParent, namesBase, firstChild, childCount);
+    }
+
+    /**
+     * As {@link #entry(int, NamespaceEntry, int, int, int, int, boolean, long, int, int)}, from the entry's fields.
+     *
+     * @param size       st_size of a file, a symlink's target length (ignored for a directory)
+     * @param mtime      nanoseconds since the epoch
+     * @param storedBody a compressed body's stored length, else 0
+     */
+    void entry(final int k, final int mode, final long size, final long mtime, final int flags,
+        final int partition, final long bodyOffset, final int crc32c, final int storedBody, final int attribute,
+        final int parent, final int nameOffset, final int storedLength, final boolean extendsParent,
+        final long namesBase, final int firstChild, final int childCount) {
+        final long at = entryOffset(entriesOffset, k);
+        final boolean directory = isDirectory(mode);
+        buffer.putLong(at + ENTRY_MTIME_OFFSET, mtime);
+        buffer.putLong(at + ENTRY_SIZE_OFFSET, (directory ? DIRECTORY_SIZE : size) | (long)attribute << 48);
         buffer.putInt(at + ENTRY_PARENT_OFFSET, parent);
         buffer.putInt(at + ENTRY_NAME_OFFSET_OFFSET, nameOffset);
-        final int flags = e.flags() | (extendsParent ? FLAG_NAME_EXTENDS_PARENT : 0);
         buffer.putByte(at + ENTRY_NAME_LENGTH_OFFSET, (byte)storedLength);
-        buffer.putByte(at + ENTRY_FLAGS_OFFSET, (byte)flags);
+        buffer.putByte(at + ENTRY_FLAGS_OFFSET, (byte)(flags | (extendsParent ? FLAG_NAME_EXTENDS_PARENT : 0)));
         if (directory) {
             buffer.putLong(at + ENTRY_NAMES_BASE_OFFSET, namesBase);   // u48: the next two writes cover the rest
             buffer.putInt(at + ENTRY_FIRST_CHILD_OFFSET, childCount > 0 ? firstChild : 0);
             buffer.putInt(at + ENTRY_CHILD_COUNT_OFFSET, childCount);
             buffer.putInt(at + 40, 0);
-        } else if (e.partition() != NO_PARTITION) {
-            buffer.putLong(at + ENTRY_BODY_OFFSET_OFFSET, e.bodyOffset());   // u48, as above
-            buffer.putInt(at + ENTRY_PARTITION_OFFSET, e.partition());
-            buffer.putInt(at + ENTRY_CRC_OFFSET, e.crc32c());
-            buffer.putInt(at + ENTRY_STORED_LENGTH_OFFSET, (e.flags() & FLAG_COMPRESSED) != 0 ?
-                (int)e.storedLength() : 0);
+        } else if (partition != NO_PARTITION) {
+            buffer.putLong(at + ENTRY_BODY_OFFSET_OFFSET, bodyOffset);   // u48, as above
+            buffer.putInt(at + ENTRY_PARTITION_OFFSET, partition);
+            buffer.putInt(at + ENTRY_CRC_OFFSET, crc32c);
+            buffer.putInt(at + ENTRY_STORED_LENGTH_OFFSET, storedBody);
         } else {
             buffer.setMemory(at + ENTRY_BODY_OFFSET_OFFSET, ENTRY_LENGTH - ENTRY_BODY_OFFSET_OFFSET, (byte)0);
         }
