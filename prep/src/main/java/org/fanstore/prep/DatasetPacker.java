@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import org.fanstore.prep.format.DatasetPaths;
 import org.fanstore.prep.format.Manifest;
 import org.fanstore.prep.format.table.DatasetTable;
+import org.fanstore.prep.format.table.NamespaceColumns;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.store.DatasetLocation;
 import org.fanstore.prep.store.ObjectStore;
@@ -82,22 +83,22 @@ public final class DatasetPacker {
         final PrepOutput prepOutput = PrepOutput.create(output, options.force(), warnings); // cleans leftovers
         final Path temp = prepOutput.temp();
         try (prepOutput) {
+            // Grows as partitions are written (preallocated, its columns would sit beside every walk object).
+            final NamespaceColumns namespace = new NamespaceColumns(1 << 16, plan.regular().size(),
+                plan.broadcast().size());
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
-                progress, bucket == null ? SourceFiles.local(input) : bucket);
+                progress, bucket == null ? SourceFiles.local(input) : bucket, namespace, name, inputName);
             final List<PartitionInfo> partitions = pipeline.writeAll(plan); // empties the plan's lists
             progress.close(); // the bar ends here: the table's lines follow it
             progress.phase("metadata table for " + entryCount + " entries ...");
             final long tableStart = System.nanoTime();
             final Manifest manifest;
             try {
-                // consumes the tables
-                manifest = DatasetTable.write(temp, pipeline.tables(), new Manifest(name, pipeline.files(),
+                manifest = DatasetTable.write(temp, namespace, new Manifest(name, pipeline.files(),
                     pipeline.dirs(), pipeline.symlinks(), pipeline.rawBytes(), pipeline.storedBytes(),
                     options.compress(), broadcastDirs, partitions));
             } catch (final IllegalArgumentException e) {
-                // the namespace is past what one table holds (README: the table's limits): a user's line, no trace
-                throw new PrepException(e.getMessage() + ": " + inputName + " cannot be one fanstore dataset as it"
-                    + " is; split it or normalise its owners and modes");
+                throw refused(e, inputName);
             }
             progress.phase(String.format("metadata table %.1f MiB (%.1f bytes/file) in %.1f s",
                 manifest.table().bytes() / (double) (1 << 20),
@@ -114,6 +115,12 @@ public final class DatasetPacker {
         } finally {
             progress.close();
         }
+    }
+
+    /** The namespace is past what one table holds (README: the table's limits): a user's line, no trace. */
+    static PrepException refused(final IllegalArgumentException e, final String inputName) {
+        return new PrepException(e.getMessage() + ": " + inputName + " cannot be one fanstore dataset as it"
+            + " is; split it or normalise its owners and modes");
     }
 
     /**

@@ -14,9 +14,10 @@ import java.util.zip.CRC32C;
 
 import org.fanstore.prep.format.Compression;
 import org.fanstore.prep.format.PartitionDescriptor;
-import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionInfo;
 import org.fanstore.prep.format.PartitionWriter;
+import org.fanstore.prep.format.table.DatasetTable;
+import org.fanstore.prep.format.table.NamespaceColumns;
 
 /**
  * Writes the planned partitions one after another. Worker threads read (and compress) small files ahead of
@@ -37,8 +38,13 @@ final class PartitionPipeline {
     private final Path dir;
     private final int threads;
     private final BodyEncoder encoder;
-    /** The tables of the partitions written so far, kept for the metadata table (no second read of them). */
-    private final List<List<PartitionEntry>> tables = new ArrayList<>();
+    /**
+     * The metadata table's namespace: each written partition's table goes into it at once (no second read of it, and
+     * no partition's entry objects held past the partition: README "Memory").
+     */
+    private final NamespaceColumns namespace;
+    private final byte[] name;
+    private final String inputName;
     private final PrepProgress progress;
 
     private final List<Future<?>> syncs = new ArrayList<>();
@@ -56,18 +62,20 @@ final class PartitionPipeline {
 
     private final SourceFiles sources;
 
+    /**
+     * @param namespace where each written partition's entries go, as keys {@code <name>/<path>}
+     * @param inputName the input as a user named it (for a namespace the table cannot hold)
+     */
     PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress,
-        final SourceFiles sources) {
+        final SourceFiles sources, final NamespaceColumns namespace, final byte[] name, final String inputName) {
         this.dir = dir;
+        this.namespace = namespace;
+        this.name = name;
+        this.inputName = inputName;
         this.threads = threads;
         this.sources = sources;
         this.encoder = new BodyEncoder(compression, sources);
         this.progress = progress;
-    }
-
-    /** Each written partition's table, in the order of the infos writeAll returns (regular, then broadcast). */
-    List<List<PartitionEntry>> tables() {
-        return tables;
     }
 
     /**
@@ -154,9 +162,14 @@ final class PartitionPipeline {
             PartitionWriter.sync(file);
             return null;
         }));
-        tables.add(written.table());
-        return new PartitionInfo(index, fileName, written.fileBytes(), written.crc32c(), written.entries(),
-            broadcast);
+        final PartitionInfo info = new PartitionInfo(index, fileName, written.fileBytes(), written.crc32c(),
+            written.entries(), broadcast);
+        try {
+            DatasetTable.add(namespace, name, dir, info, written.table());
+        } catch (final IllegalArgumentException e) {
+            throw DatasetPacker.refused(e, inputName);
+        }
+        return info;
     }
 
     private void writeEntry(final PartitionWriter writer, final int slot) throws IOException, PrepException {

@@ -34,41 +34,52 @@ public final class DatasetTable {
      * @return the manifest with its table record (not written: the caller writes it)
      */
     public static Manifest write(final Path datasetDir, final Manifest manifest) throws IOException {
-        return write(datasetDir, null, manifest);
-    }
-
-    /**
-     * As {@link #write(Path, Manifest)}, from the partitions' tables as their writer returned them ({@code tables},
-     * in the manifest's partition order; null to read them from the files): prep's way, with no second read of
-     * its own output but for the partitions that hold symlinks (their targets are bodies). {@code tables} is
-     * consumed: each partition's list is replaced by null once converted, so a partition's entries and their
-     * table entries are not both held for the whole namespace.
-     */
-    public static Manifest write(final Path datasetDir, final List<List<PartitionEntry>> tables,
-        final Manifest manifest) throws IOException {
-        final byte[] name = manifest.nameBytes();
         final NamespaceColumns entries = new NamespaceColumns((int)Math.min(Integer.MAX_VALUE - 8,
             manifest.files() + manifest.dirs() + manifest.symlinks() + 2), manifest.regularPartitions().size(),
             manifest.broadcastPartitions().size());
-        for (int k = 0; k < manifest.partitions().size(); k++) {
-            final PartitionInfo info = manifest.partitions().get(k);
-            final int partition = info.broadcast() ? -1 - info.index() : info.index();
-            final List<PartitionEntry> given = tables == null ? null : tables.get(k);
-            if (given != null && given.stream().noneMatch(PartitionEntry::isSymlink)) {
-                for (final PartitionEntry e : given) {
-                    add(entries, keyOf(name, e.path()), e, partition, null);
-                }
-                tables.set(k, null);
-                continue;
+        for (final PartitionInfo info : manifest.partitions()) {
+            add(entries, manifest.nameBytes(), datasetDir, info, null);
+        }
+        return write(datasetDir, entries, manifest);
+    }
+
+    /**
+     * Adds the entries of partition {@code info} to {@code entries}, from its table as its writer returned it
+     * ({@code given}; null to read it from the file): prep's way, as each partition is written, so that no
+     * partition's entry objects outlive it. A partition that holds symlinks is read back (their targets are bodies).
+     *
+     * @param name the dataset's name: keys are {@code <name>/<path>}
+     * @throws IllegalArgumentException naming the key, for an entry the table cannot hold
+     */
+    public static void add(final NamespaceColumns entries, final byte[] name, final Path datasetDir,
+        final PartitionInfo info, final List<PartitionEntry> given) throws IOException {
+        final int partition = info.broadcast() ? -1 - info.index() : info.index();
+        if (given != null && given.stream().noneMatch(PartitionEntry::isSymlink)) {
+            for (final PartitionEntry e : given) {
+                add(entries, keyOf(name, e.path()), e, partition, null);
             }
-            if (given != null) {
-                tables.set(k, null);
+            return;
+        }
+        try (PartitionReader reader = PartitionReader.open(datasetDir.resolve(info.fileName()))) {
+            for (final PartitionEntry e : reader.entries()) {
+                add(entries, keyOf(name, e.path()), e, partition, e.isSymlink() ? reader.readRaw(e) : null);
             }
-            try (PartitionReader reader = PartitionReader.open(datasetDir.resolve(info.fileName()))) {
-                for (final PartitionEntry e : reader.entries()) {
-                    add(entries, keyOf(name, e.path()), e, partition, e.isSymlink() ? reader.readRaw(e) : null);
-                }
-            }
+        }
+    }
+
+    /**
+     * Writes {@code datasetDir/namespace.tbl} from every partition's entries, added with
+     * {@link #add(NamespaceColumns, byte[], Path, PartitionInfo, List)} (consumed: reordered and added to).
+     *
+     * @return the manifest with its table record (not written: the caller writes it)
+     */
+    public static Manifest write(final Path datasetDir, final NamespaceColumns entries, final Manifest manifest)
+        throws IOException {
+        if (entries.partitions != manifest.regularPartitions().size() ||
+            entries.broadcastPartitions != manifest.broadcastPartitions().size()) {
+            throw new IllegalStateException("namespace built for " + entries.partitions + " + "
+                + entries.broadcastPartitions + " partitions, manifest lists " + manifest.regularPartitions().size()
+                + " + " + manifest.broadcastPartitions().size());
         }
         final Path target = datasetDir.resolve(TableInfo.FILE_NAME);
         MetadataTableWriter.write(target, entries, manifest.datasetId(), MetadataTableDescriptor.DATASET_ST_DEV);
