@@ -10,6 +10,7 @@ import java.nio.file.NotDirectoryException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.fanstore.prep.PrepException;
 import org.fanstore.prep.format.BadManifestException;
@@ -29,11 +30,27 @@ public final class Main {
     /** Exit code for errors the user can fix. */
     public static final int EXIT_USER_ERROR = 2;
 
+    /** The out-of-memory line is said once, by whichever thread meets the error first. */
+    private static final AtomicBoolean OUT_OF_MEMORY_SAID = new AtomicBoolean();
+
     private Main() {
     }
 
     public static void main(final String[] args) {
         LauncherTmp.install();
+        // a thread that dies of what it did not catch says one line, never the JVM's trace
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
+            if (e instanceof OutOfMemoryError) {
+                outOfMemory(commandOf(args), System.err);
+            } else {
+                System.err.println("fanstore: internal error in " + thread.getName() + ": "
+                    + PlainMessages.plain(String.valueOf(e.getMessage())) + " (please report it; FANSTORE_DEBUG=1"
+                    + " shows details)");
+                if (System.getenv("FANSTORE_DEBUG") != null) {
+                    e.printStackTrace();
+                }
+            }
+        });
         System.exit(execute(args, System.out, System.err));
     }
 
@@ -51,9 +68,34 @@ public final class Main {
             return EXIT_USER_ERROR;
         });
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) -> report(ex, commandLine, err));
-        final int code = cl.execute(args);
+        int code;
+        try {
+            code = cl.execute(args);
+        } catch (final OutOfMemoryError e) {
+            code = outOfMemory(commandOf(args), err);
+        }
         err.flush();
         return code;
+    }
+
+    /**
+     * The launcher JVM's heap ran out (a huge tree to prep, a tiny -Xmx): one line saying how to give it more,
+     * never the JVM's trace. What the command wrote is cleaned as for any failure (prep's temporary directory).
+     */
+    static int outOfMemory(final String command, final PrintStream err) {
+        if (!OUT_OF_MEMORY_SAID.compareAndSet(false, true)) {
+            return EXIT_FAULT;
+        }
+        final long maxMib = Runtime.getRuntime().maxMemory() >> 20;
+        err.println(command + ": out of memory: the launcher's Java heap (at most " + maxMib + " MiB here) is too"
+            + " small for this command; give it more with FANSTORE_JAVA_OPTS=-Xmx<size> (prep holds about 260 bytes"
+            + " per file of the tree: 14M files need about 4g), or run it on a node with more memory");
+        return EXIT_FAULT;
+    }
+
+    /** "fanstore prep" for {@code prep --input ...}: the command a line speaks for before picocli has parsed it. */
+    private static String commandOf(final String[] args) {
+        return args.length > 0 && !args[0].startsWith("-") ? "fanstore " + args[0] : "fanstore";
     }
 
     /** One line to the user, without Java class names a cause's message may carry. */
@@ -63,6 +105,11 @@ public final class Main {
 
     private static int report(final Exception ex, final CommandLine commandLine, final PrintStream err) {
         final String who = name(commandLine);
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return outOfMemory(who, err);
+            }
+        }
         if (ex instanceof PrepException || ex instanceof UserError || ex instanceof BadManifestException) {
             say(err, who + ": " + ex.getMessage());
             return EXIT_USER_ERROR;

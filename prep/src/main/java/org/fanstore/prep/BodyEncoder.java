@@ -48,10 +48,6 @@ final class BodyEncoder {
 
     private final SourceFiles files;
 
-    BodyEncoder(final Compression compression) {
-        this(compression, SourceFiles.LOCAL);
-    }
-
     BodyEncoder(final Compression compression, final SourceFiles files) {
         this.encoder = compression == Compression.NONE ? null : Lz4Chunked.encoder(compression);
         this.files = files;

@@ -77,7 +77,7 @@ final class BucketTree implements SourceFiles {
                 continue;
             }
             final Instant m = o.lastModified() == null ? Instant.EPOCH : o.lastModified();
-            found.put(path, new SourceEntry(path, null, PartitionDescriptor.TYPE_FILE, FILE_MODE, owner[0], owner[1],
+            found.put(path, new SourceEntry(path, PartitionDescriptor.TYPE_FILE, FILE_MODE, owner[0], owner[1],
                 m.getEpochSecond(), m.getNano(), o.size(), null));
         }
         final List<byte[]> files = new ArrayList<>(found.keySet());
@@ -93,7 +93,7 @@ final class BucketTree implements SourceFiles {
                 }
                 if (d == null || d.isFile() || d.mtimeSec() < e.mtimeSec() ||
                     d.mtimeSec() == e.mtimeSec() && d.mtimeNsec() < e.mtimeNsec()) {
-                    found.put(dir, new SourceEntry(dir, null, PartitionDescriptor.TYPE_DIRECTORY, DIR_MODE, owner[0],
+                    found.put(dir, new SourceEntry(dir, PartitionDescriptor.TYPE_DIRECTORY, DIR_MODE, owner[0],
                         owner[1], e.mtimeSec(), e.mtimeNsec(), 0, null));
                 } else if (d.isDir()) {
                     break;   // this directory and its ancestors already carry an mtime at least as new
@@ -104,7 +104,7 @@ final class BucketTree implements SourceFiles {
                 dir = PathBytes.parent(dir);
             }
         }
-        found.putIfAbsent(new byte[0], new SourceEntry(new byte[0], null, PartitionDescriptor.TYPE_DIRECTORY,
+        found.putIfAbsent(new byte[0], new SourceEntry(new byte[0], PartitionDescriptor.TYPE_DIRECTORY,
             DIR_MODE, owner[0], owner[1], 0, 0, 0, null));
         skipped.forEach(warnings);
         return found;

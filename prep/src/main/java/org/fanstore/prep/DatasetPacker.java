@@ -73,28 +73,9 @@ public final class DatasetPacker {
         final Path output = checkOutput(input);
         final List<byte[]> broadcastDirs = broadcastDirs();
 
-        final NavigableMap<byte[], SourceEntry> entries;
-        progress.phase("listing " + (bucket != null ? "the bucket's objects" : input) + " ...");
-        final long walkStart = System.nanoTime();
-        if (bucket != null) {
-            entries = bucket.walk();
-        } else {
-            final SourceTreeWalker walker = new SourceTreeWalker(input, options.skipUnreadable(), warnings,
-                options.threads());
-            entries = options.fileList() == null ? walker.walkAll() : walker.walkList(checkFileList());
-        }
+        final PartitionPlan plan = listAndPlan(input, broadcastDirs); // the listing's objects die with this call
+        final long entryCount = plan.entryCount();
         final String inputName = bucket == null ? "--input " + input : "--input";
-        for (final byte[] dir : broadcastDirs) {
-            final SourceEntry e = entries.get(dir);
-            if (e == null || !e.isDir()) {
-                throw new PrepException("--broadcast " + new String(dir, StandardCharsets.UTF_8) +
-                    " is not a directory under " + inputName + ": give a path relative to it");
-            }
-        }
-        progress.phase(String.format("listed %d entries in %.1f s", entries.size(),
-            (System.nanoTime() - walkStart) / 1e9));
-        final PartitionPlan plan = PartitionPlan.balance(entries.values(), options.partitions(), broadcastDirs);
-        PartitionPlan.warnIfFewer(plan, options.partitions(), warnings);
         final byte[] name = options.name() != null ? options.name() :
             bucket != null ? bucket.defaultName() : defaultName(input);
 
@@ -102,13 +83,14 @@ public final class DatasetPacker {
         final Path temp = prepOutput.temp();
         try (prepOutput) {
             final PartitionPipeline pipeline = new PartitionPipeline(temp, options.compress(), options.threads(),
-                progress, bucket == null ? SourceFiles.LOCAL : bucket);
-            final List<PartitionInfo> partitions = pipeline.writeAll(plan);
+                progress, bucket == null ? SourceFiles.local(input) : bucket);
+            final List<PartitionInfo> partitions = pipeline.writeAll(plan); // empties the plan's lists
             progress.close(); // the bar ends here: the table's lines follow it
-            progress.phase("metadata table for " + entries.size() + " entries ...");
+            progress.phase("metadata table for " + entryCount + " entries ...");
             final long tableStart = System.nanoTime();
             final Manifest manifest;
             try {
+                // consumes the tables
                 manifest = DatasetTable.write(temp, pipeline.tables(), new Manifest(name, pipeline.files(),
                     pipeline.dirs(), pipeline.symlinks(), pipeline.rawBytes(), pipeline.storedBytes(),
                     options.compress(), broadcastDirs, partitions));
@@ -132,6 +114,37 @@ public final class DatasetPacker {
         } finally {
             progress.close();
         }
+    }
+
+    /**
+     * Lists the input and plans the partitions. The listing (a map of every entry) is dropped when this returns:
+     * from here on only the plan holds the entries, and the pipeline lets go of each once it is written.
+     */
+    private PartitionPlan listAndPlan(final Path input, final List<byte[]> broadcastDirs)
+        throws PrepException, IOException {
+        final NavigableMap<byte[], SourceEntry> entries;
+        progress.phase("listing " + (bucket != null ? "the bucket's objects" : input) + " ...");
+        final long walkStart = System.nanoTime();
+        if (bucket != null) {
+            entries = bucket.walk();
+        } else {
+            final SourceTreeWalker walker = new SourceTreeWalker(input, options.skipUnreadable(), warnings,
+                options.threads());
+            entries = options.fileList() == null ? walker.walkAll() : walker.walkList(checkFileList());
+        }
+        final String inputName = bucket == null ? "--input " + input : "--input";
+        for (final byte[] dir : broadcastDirs) {
+            final SourceEntry e = entries.get(dir);
+            if (e == null || !e.isDir()) {
+                throw new PrepException("--broadcast " + new String(dir, StandardCharsets.UTF_8) +
+                    " is not a directory under " + inputName + ": give a path relative to it");
+            }
+        }
+        progress.phase(String.format("listed %d entries in %.1f s", entries.size(),
+            (System.nanoTime() - walkStart) / 1e9));
+        final PartitionPlan plan = PartitionPlan.balance(entries.values(), options.partitions(), broadcastDirs);
+        PartitionPlan.warnIfFewer(plan, options.partitions(), warnings);
+        return plan;
     }
 
     private Path checkInput() throws PrepException {

@@ -56,10 +56,6 @@ final class PartitionPipeline {
 
     private final SourceFiles sources;
 
-    PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress) {
-        this(dir, compression, threads, progress, SourceFiles.LOCAL);
-    }
-
     PartitionPipeline(final Path dir, final Compression compression, final int threads, final PrepProgress progress,
         final SourceFiles sources) {
         this.dir = dir;
@@ -74,22 +70,35 @@ final class PartitionPipeline {
         return tables;
     }
 
+    /**
+     * Writes every partition of {@code plan}, emptying its lists: each entry is then held by {@link #slots} alone,
+     * until it is written, so the walk's objects do not outlive their partition (README "Memory").
+     */
     List<PartitionInfo> writeAll(final PartitionPlan plan) throws IOException, PrepException {
-        final List<SourceEntry> order = new ArrayList<>();
+        final List<List<SourceEntry>> partitions = new ArrayList<>(plan.regular());
+        partitions.addAll(plan.broadcast());
+        final int[] counts = new int[partitions.size()];
+        final long[] tableLengths = new long[partitions.size()];
+        int total = 0;
+        for (int k = 0; k < partitions.size(); k++) {
+            counts[k] = partitions.get(k).size();
+            tableLengths[k] = PartitionPlan.tableLength(partitions.get(k));
+            total = Math.addExact(total, counts[k]);
+        }
+        slots = new SourceEntry[total];
         long totalFiles = 0;
         long totalBytes = 0;
-        for (final List<List<SourceEntry>> kind : List.of(plan.regular(), plan.broadcast())) {
-            for (final List<SourceEntry> partition : kind) {
-                order.addAll(partition);
-                for (final SourceEntry e : partition) {
-                    if (!e.isDir()) {
-                        totalFiles++;
-                        totalBytes += e.size();
-                    }
+        int at = 0;
+        for (final List<SourceEntry> partition : partitions) {
+            for (final SourceEntry e : partition) {
+                slots[at++] = e;
+                if (!e.isDir()) {
+                    totalFiles++;
+                    totalBytes += e.size();
                 }
             }
+            partition.clear();
         }
-        slots = order.toArray(new SourceEntry[0]);
         batches = new ReadBatch[slots.length];
         progress.start(totalFiles, totalBytes);
 
@@ -105,18 +114,19 @@ final class PartitionPipeline {
         });
         try {
             final List<PartitionInfo> infos = new ArrayList<>();
+            final int regular = plan.regular().size();
             int next = 0;
-            for (int p = 0; p < plan.regular().size(); p++) {
-                infos.add(write(pool, syncer, plan.regular().get(p), p, false, next));
-                next += plan.regular().get(p).size();
-            }
-            for (int p = 0; p < plan.broadcast().size(); p++) {
-                infos.add(write(pool, syncer, plan.broadcast().get(p), p, true, next));
-                next += plan.broadcast().get(p).size();
+            for (int k = 0; k < partitions.size(); k++) {
+                final boolean broadcast = k >= regular;
+                infos.add(write(pool, syncer, counts[k], tableLengths[k], broadcast ? k - regular : k, broadcast,
+                    next));
+                next += counts[k];
             }
             for (final Future<?> sync : syncs) {
                 await(sync);
             }
+            slots = null; // 8 bytes per entry, all null by now, not to be held through the table
+            batches = null;
             return infos;
         } finally {
             pool.shutdownNow();
@@ -124,15 +134,15 @@ final class PartitionPipeline {
         }
     }
 
-    private PartitionInfo write(final ExecutorService pool, final ExecutorService syncer,
-        final List<SourceEntry> entries, final int index, final boolean broadcast, final int firstSlot)
+    private PartitionInfo write(final ExecutorService pool, final ExecutorService syncer, final int count,
+        final long tableLength, final int index, final boolean broadcast, final int firstSlot)
         throws IOException, PrepException {
         final String fileName = broadcast ? PartitionDescriptor.broadcastFileName(index) :
             PartitionDescriptor.regularFileName(index);
         final PartitionWriter.Written written;
         try (PartitionWriter writer = PartitionWriter.create(dir.resolve(fileName), index, broadcast,
-            entries.size(), PartitionPlan.tableLength(entries))) {
-            for (int i = 0; i < entries.size(); i++) {
+            count, tableLength)) {
+            for (int i = 0; i < count; i++) {
                 final int slot = firstSlot + i;
                 submitAhead(pool, slot);
                 writeEntry(writer, slot);

@@ -66,6 +66,17 @@ record PartitionPlan(List<List<SourceEntry>> regular, List<List<SourceEntry>> br
         return new PartitionPlan(regular, broadcast);
     }
 
+    /** Entries in all partitions (before {@link PartitionPipeline#writeAll} empties the lists). */
+    long entryCount() {
+        long count = 0;
+        for (final List<List<SourceEntry>> kind : List.of(regular, broadcast)) {
+            for (final List<SourceEntry> partition : kind) {
+                count += partition.size();
+            }
+        }
+        return count;
+    }
+
     /** Says so when {@code plan} has fewer regular partitions than {@code --partitions} asked for. */
     static void warnIfFewer(final PartitionPlan plan, final int requested, final Consumer<String> warnings) {
         final int made = plan.regular().size();

@@ -3,11 +3,14 @@ package org.fanstore.prep;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
+import org.fanstore.prep.format.PathBytes;
+
 /**
- * Where the packer reads a file's bytes from: the local tree ({@link #LOCAL}, the walk's path) or a bucket
- * ({@link BucketTree}, ranged GETs). One instance serves every reader thread.
+ * Where the packer reads a file's bytes from: the local tree ({@link #local}, the input root plus the entry's path)
+ * or a bucket ({@link BucketTree}, ranged GETs). One instance serves every reader thread.
  */
 interface SourceFiles {
     /** A channel over the entry's bytes from the start; the caller reads at most the listed size. */
@@ -22,21 +25,29 @@ interface SourceFiles {
      */
     boolean remote();
 
-    /** The walked tree's files. */
-    SourceFiles LOCAL = new SourceFiles() {
-        @Override
-        public ReadableByteChannel open(final SourceEntry entry) throws IOException {
-            return FileChannel.open(entry.source(), StandardOpenOption.READ);
-        }
+    /** The walked tree's files: {@code root} (absolute, normalised) plus each entry's path. */
+    static SourceFiles local(final Path root) {
+        final byte[] rootBytes = NativePaths.bytesOf(root);
+        return new SourceFiles() {
+            @Override
+            public ReadableByteChannel open(final SourceEntry entry) throws IOException {
+                return FileChannel.open(pathOf(entry), StandardOpenOption.READ);
+            }
 
-        @Override
-        public String describe(final SourceEntry entry) {
-            return String.valueOf(entry.source());
-        }
+            @Override
+            public String describe(final SourceEntry entry) {
+                return String.valueOf(pathOf(entry));
+            }
 
-        @Override
-        public boolean remote() {
-            return false;
-        }
-    };
+            @Override
+            public boolean remote() {
+                return false;
+            }
+
+            private Path pathOf(final SourceEntry entry) {
+                return entry.path().length == 0 ? root :
+                    NativePaths.pathOf(PathBytes.child(rootBytes, entry.path()));
+            }
+        };
+    }
 }

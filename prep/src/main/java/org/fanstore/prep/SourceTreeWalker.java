@@ -127,7 +127,7 @@ final class SourceTreeWalker {
     }
 
     private Path absolute(final byte[] relative) {
-        return NativePaths.pathOf(PathBytes.child(rootBytes, relative));
+        return relative.length == 0 ? root : NativePaths.pathOf(PathBytes.child(rootBytes, relative));
     }
 
     /**
@@ -142,7 +142,7 @@ final class SourceTreeWalker {
             return t;
         });
         final Queue<SourceEntry> results = new ConcurrentLinkedQueue<>();
-        final AtomicReference<Exception> failure = new AtomicReference<>();
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicInteger pendingDirs = new AtomicInteger();
         final CountDownLatch done = new CountDownLatch(1);
         try {
@@ -150,11 +150,14 @@ final class SourceTreeWalker {
             done.await();
         } catch (final InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("interrupted while walking " + top.source());
+            throw new IOException("interrupted while walking " + absolute(top.path()));
         } finally {
             pool.shutdownNow();
         }
-        final Exception e = failure.get();
+        final Throwable e = failure.get();
+        if (e instanceof Error error) {
+            throw error;
+        }
         if (e instanceof PrepException p) {
             throw p;
         }
@@ -162,7 +165,7 @@ final class SourceTreeWalker {
             throw io;
         }
         if (e != null) {
-            throw new IllegalStateException("walking " + top.source() + " failed", e);
+            throw new IllegalStateException("walking " + absolute(top.path()) + " failed", e);
         }
         for (final SourceEntry entry : results) {
             found.putIfAbsent(entry.path(), entry);
@@ -170,7 +173,7 @@ final class SourceTreeWalker {
     }
 
     private void listLater(final ExecutorService pool, final SourceEntry dir, final Queue<SourceEntry> results,
-        final AtomicReference<Exception> failure, final AtomicInteger pendingDirs, final CountDownLatch done) {
+        final AtomicReference<Throwable> failure, final AtomicInteger pendingDirs, final CountDownLatch done) {
         pendingDirs.incrementAndGet();
         pool.execute(() -> {
             try {
@@ -182,7 +185,9 @@ final class SourceTreeWalker {
                         }
                     }
                 }
-            } catch (final Exception e) {
+            } catch (final Exception | Error e) {
+                // an Error too (a heap too small for the tree): a directory whose listing died must fail the walk,
+                // never leave the dataset without its files
                 failure.compareAndSet(null, e);
             } finally {
                 if (pendingDirs.decrementAndGet() == 0) {
@@ -194,7 +199,8 @@ final class SourceTreeWalker {
 
     private List<SourceEntry> list(final SourceEntry dir) throws IOException, PrepException {
         final List<SourceEntry> children = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir.source())) {
+        final Path source = absolute(dir.path());
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(source)) {
             for (final Path child : stream) {
                 final byte[] path = PathBytes.child(dir.path(), NativePaths.bytesOf(child.getFileName()));
                 final SourceEntry entry = stat(path, child, false);
@@ -203,7 +209,7 @@ final class SourceTreeWalker {
                 }
             }
         } catch (final AccessDeniedException e) {
-            unreadable(dir.source(), "directory");
+            unreadable(source, "directory");
         }
         return children;
     }
@@ -248,7 +254,7 @@ final class SourceTreeWalker {
         if (type == PartitionDescriptor.TYPE_DIRECTORY) {
             size = 0;
         }
-        return new SourceEntry(path, source, type, mode, (Integer)a.get("uid"), (Integer)a.get("gid"),
+        return new SourceEntry(path, type, mode, (Integer)a.get("uid"), (Integer)a.get("gid"),
             mtime.getEpochSecond(), mtime.getNano(), size, target);
     }
 

@@ -22,8 +22,8 @@ class ReadBatchTest {
     Path tmp;
 
     private SourceEntry file(final String name, final long size) {
-        return new SourceEntry(name.getBytes(StandardCharsets.US_ASCII), tmp.resolve(name),
-            PartitionDescriptor.TYPE_FILE, 0100644, 0, 0, 0, 0, size, null);
+        return new SourceEntry(name.getBytes(StandardCharsets.US_ASCII), PartitionDescriptor.TYPE_FILE, 0100644, 0, 0,
+            0, 0, size, null);
     }
 
     @Test
@@ -31,7 +31,7 @@ class ReadBatchTest {
         Files.writeString(tmp.resolve("a"), "first");
         Files.writeString(tmp.resolve("c"), "third");
         final SourceEntry[] files = {file("a", 5), null, file("b-gone", 4), file("c", 5)};
-        final ReadBatch batch = new ReadBatch(new BodyEncoder(Compression.NONE), 10, files);
+        final ReadBatch batch = new ReadBatch(new BodyEncoder(Compression.NONE, SourceFiles.local(tmp)), 10, files);
         final ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             batch.submitTo(pool);
@@ -48,7 +48,7 @@ class ReadBatchTest {
     @Test
     void aFileIsReadUpToTheSizeTheWalkSaw() throws Exception {
         Files.writeString(tmp.resolve("grew"), "walked+appended");
-        final ReadBatch batch = new ReadBatch(new BodyEncoder(Compression.NONE), 0,
+        final ReadBatch batch = new ReadBatch(new BodyEncoder(Compression.NONE, SourceFiles.local(tmp)), 0,
             new SourceEntry[] {file("grew", 6)});
         final ExecutorService pool = Executors.newSingleThreadExecutor();
         try {

@@ -56,6 +56,7 @@ final class BreadthFirstNamespace {
                 next += count;
             }
         }
+        ns.releaseChildren();
         attribute = new char[n];
         final Map<Attr, Integer> seen = new HashMap<>();
         final int[] triples = new int[3 * Math.min(n, MAX_ATTRIBUTES)];
@@ -101,7 +102,7 @@ final class BreadthFirstNamespace {
     }
 
     long hash(final int k) {
-        return ns.index.hash(order[k]);
+        return ns.hashes[order[k]];
     }
 
     /** Stored name length of entry k (0 for the root). */

@@ -41,7 +41,9 @@ public final class DatasetTable {
     /**
      * As {@link #write(Path, Manifest)}, from the partitions' tables as their writer returned them ({@code tables},
      * in the manifest's partition order; null to read them from the files): prep's way, with no second read of
-     * its own output but for the partitions that hold symlinks (their targets are bodies).
+     * its own output but for the partitions that hold symlinks (their targets are bodies). {@code tables} is
+     * consumed: each partition's list is replaced by null once converted, so a partition's entries and their
+     * table entries are not both held for the whole namespace.
      */
     public static Manifest write(final Path datasetDir, final List<List<PartitionEntry>> tables,
         final Manifest manifest) throws IOException {
@@ -56,7 +58,11 @@ public final class DatasetTable {
                 for (final PartitionEntry e : given) {
                     entries.add(entryOf(keyOf(name, e.path()), e, partition, null));
                 }
+                tables.set(k, null);
                 continue;
+            }
+            if (given != null) {
+                tables.set(k, null);
             }
             try (PartitionReader reader = PartitionReader.open(datasetDir.resolve(info.fileName()))) {
                 for (final PartitionEntry e : reader.entries()) {

@@ -66,6 +66,11 @@ final class KeyHashIndex {
         return hashes[index];
     }
 
+    /** Every key's hash by index (not a copy): what a caller keeps once it no longer looks keys up. */
+    long[] hashes() {
+        return hashes;
+    }
+
     /** The bucket section as it goes on disk (not a copy: callers only read it). */
     int[] buckets() {
         return buckets;

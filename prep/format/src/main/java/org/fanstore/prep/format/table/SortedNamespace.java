@@ -25,24 +25,32 @@ final class SortedNamespace {
     final NamespaceEntry[] entries;
     /** True for directories this class added because a key needed them. */
     final boolean[] synthesized;
-    final KeyHashIndex index;
+    /** Each key's FNV-1a 64 hash (the index's buckets are dropped once the parents are linked). */
+    final long[] hashes;
     final int[] parent;
-    final int[] firstChild;
+    /** Where each directory's run starts in {@link #children}; null with it after {@link #releaseChildren}. */
+    int[] firstChild;
     final int[] childCount;
     /** Children of every directory, contiguous per directory, each run in name order. */
-    final int[] children;
+    int[] children;
 
     private SortedNamespace(final NamespaceEntry[] entries, final boolean[] synthesized, final KeyHashIndex index) {
         this.entries = entries;
         this.synthesized = synthesized;
-        this.index = index;
+        this.hashes = index.hashes();
         final int n = entries.length;
         parent = new int[n];
         firstChild = new int[n];
         childCount = new int[n];
         children = new int[n - 1];
-        link();
+        link(index);
         inheritNewestChild();
+    }
+
+    /** Drops {@link #children} and {@link #firstChild} once the breadth-first order is made (8 B per entry). */
+    void releaseChildren() {
+        children = null;
+        firstChild = null;
     }
 
     /**
@@ -170,7 +178,7 @@ final class SortedNamespace {
         return missing;
     }
 
-    private void link() {
+    private void link(final KeyHashIndex index) {
         final int n = entries.length;
         final ParentCache parents = new ParentCache(index);
         for (int i = 1; i < n; i++) {
