@@ -10,9 +10,10 @@
 #   VARIANTS="ra4=$PWD ra0=$PWD,-Dfanstore.fill.readahead=0" bench/first-pass-ranks.sh /tmp/fpr 3
 # HOME_RATE=R (e.g. 256M) puts the dataset behind ONE bindfs mount read at R (1024-based, direct_io) shared by the
 # ranks: a home slower than the peer link, as on a cluster; unset, the home is this machine's page cache (~2 GB/s).
-# Prints one row per run (files/s, the runtime's p99 open, the share of rank 0's opens the shim answered itself) and
-# a table of medians. A pass with >= 90% direct opens is warm (the fill had ended before it opened most files: at 1
-# rank from the page cache it often has); the table also gives the median of the other, racing, rounds.
+# Prints one row per run (files/s, the runtime's p99 open, the share of rank 0's opens the shim answered itself, rank
+# 0's fill time: stats fill.ms) and a table of medians. A pass with >= 90% direct opens is warm (the fill had ended
+# before it opened most files: at 1 rank from the page cache it often has); the table also gives the median of the
+# other, racing, rounds.
 # Run under `flock /work/bench.lock`.
 set -euo pipefail
 repo="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -39,15 +40,16 @@ if [ -n "${HOME_RATE:-}" ]; then
   trap 'fusermount -u "$work/home" 2>/dev/null || true' EXIT
   data="$work/home"
 fi
-one() { # one REPO OPTS RANKS -> "FILES_PER_S P99_MS DIRECT_PCT"
+one() { # one REPO OPTS RANKS -> "FILES_PER_S P99_MS DIRECT_PCT FILL_MS"
   local out rt direct
   rm -f "$work/stats.json"
   out=$(FANSTORE_RUNTIME_JAVA_OPTS="${2//,/ }" "$1/fanstore" run --data "$data" --local-dir "$work/local" \
     --ranks "$3" --only-rank 0 --stats "$work/stats.json" -- "$repo/bench/other-nodes-core.sh" "$work/reader" read 1 \
     "$work/fs.list" 2 2>"$work/run.err") || { echo "FAILED $(tail -n1 "$work/run.err")"; return; }
   rt=$(grep -o 'p99 open via runtime [0-9]* us' "$work/run.err" | awk '{printf "%.1f", $5 / 1000}')
-  direct=$(python3 -c 'import json, sys; o = json.load(open(sys.argv[1]))["ranks"][0]["opens"]
-print(round(100 * o["local_direct"] / max(1, o["total"])))' "$work/stats.json" 2>/dev/null || echo -)
+  direct=$(python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))["ranks"][0]; o = r["opens"]
+print(round(100 * o["local_direct"] / max(1, o["total"])), r.get("fill", {}).get("ms", "-"))' "$work/stats.json" \
+    2>/dev/null || echo - -)
   echo "$(awk '{for (i = 1; i < NF; i++) if ($i == "files_per_s") print $(i + 1)}' <<<"$out") ${rt:--} $direct"
 }
 native() {
@@ -78,13 +80,15 @@ for line in open(sys.argv[1]):
     if len(f) >= 5 and f[4] != "FAILED":
         rows.setdefault((f[2], f[3]), []).append(f)
 print("| variant | ranks | first pass files/s (median) | runtime p99 open ms (median) | rounds | warm rounds |"
-      " racing rounds' median files/s |")
-print("|---|---:|---:|---:|---:|---:|---:|")
+      " racing rounds' median files/s | rank 0's fill ms (median) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
 for (v, n), rs in rows.items():
     fps = st.median(float(r[4]) for r in rs)
     p99 = [float(r[5]) for r in rs if len(r) > 5 and r[5] != "-"]
     warm = [r for r in rs if len(r) > 6 and r[6] != "-" and int(r[6]) >= 90]
     racing = [float(r[4]) for r in rs if r not in warm]
+    fill = [float(r[7]) for r in rs if len(r) > 7 and r[7] != "-"]
     print(f"| {v} | {n} | {fps:.0f} | {st.median(p99) if p99 else '-'} | {len(rs)} | {len(warm) if n != '-' else '-'} |"
-          f" {f'{st.median(racing):.0f}' if racing and n != '-' else '-'} |")
+          f" {f'{st.median(racing):.0f}' if racing and n != '-' else '-'} |"
+          f" {f'{st.median(fill):.0f}' if fill else '-'} |")
 PY

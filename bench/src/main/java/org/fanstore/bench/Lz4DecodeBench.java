@@ -20,7 +20,7 @@ import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.PartitionEntry;
 import org.fanstore.prep.format.PartitionReader;
 import org.fanstore.runtime.fill.PositionalSink;
-import org.fanstore.runtime.slices.Preallocate;
+import org.fanstore.runtime.fileblocks.Preallocate;
 
 /**
  * The LZ4 decoder alone on the bodies of a prepared dataset: every LZ4 body whose raw size is SIZE, read from the

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.IntStream;
+import org.fanstore.runtime.fileblocks.Preallocate;
 import org.fanstore.runtime.placement.BodyCheck;
 import org.fanstore.runtime.placement.BodyIndex;
 
@@ -44,10 +45,14 @@ final class FillFiles {
         return files.get(p);
     }
 
-    /** The partition's fill file, created on its first transfer. */
+    /**
+     * The partition's fill file, created on its first transfer (the driver thread, before it starts that transfer)
+     * with all its blocks allocated, or sparse where the file system cannot (README.md, "The fill file's blocks").
+     */
     FillFile file(int p) throws IOException {
+        FillFile f;
         synchronized (fill.lock) {
-            FillFile f = files.get(p);
+            f = files.get(p);
             if (f != null) {
                 return f;
             }
@@ -58,8 +63,11 @@ final class FillFiles {
             int[] entries = entriesOf.getOrDefault(p, new int[0]);
             f = new FillFile(info, p, tmp, out, entries, LandedCrcs.of(info, Fill.RANGE_BYTES, bodies, entries));
             files.put(p, f);
-            return f;
         }
+        if (f.info.bytes() > 0) {
+            Preallocate.blocks(f.tmp, f.info.bytes());   // outside the lock; false: sparse, as before
+        }
+        return f;
     }
 
     /** The name kept partition p's complete copy has in the parts directory. */

@@ -25,6 +25,7 @@ import java.util.zip.CRC32C;
 import org.fanstore.prep.format.Lz4Chunked;
 import org.fanstore.prep.format.PartitionDescriptor;
 import org.fanstore.prep.format.table.MetadataTable;
+import org.fanstore.runtime.fileblocks.Preallocate;
 import org.fanstore.runtime.fill.PositionalSink;
 import org.fanstore.runtime.placement.BodyIndex;
 import org.fanstore.runtime.placement.BodyCheck;
