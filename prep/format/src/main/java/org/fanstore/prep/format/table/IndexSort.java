@@ -6,15 +6,16 @@ import java.util.function.IntBinaryOperator;
  * Sorts the indices 0..n-1 by a comparator over indices: a bottom-up merge sort over two int arrays (8 bytes per
  * entry), in place of sorting an array of objects. Runs already in order are not merged again, so a namespace that
  * arrives nearly sorted (prep's partitions hold their files in path order) costs little more than one pass.
+ * Prep's partition plan sorts its files by size with it too.
  */
-final class IndexSort {
+public final class IndexSort {
     private static final int INSERTION_RUN = 32;
 
     private IndexSort() {
     }
 
     /** The permutation p with {@code p[k]} the index of the k-th smallest element (ties keep index order). */
-    static int[] sort(final int n, final IntBinaryOperator compare) {
+    public static int[] sort(final int n, final IntBinaryOperator compare) {
         int[] a = new int[n];
         for (int i = 0; i < n; i++) {
             a[i] = i;
