@@ -88,8 +88,8 @@ public final class Main {
         }
         final long maxMib = Runtime.getRuntime().maxMemory() >> 20;
         err.println(command + ": out of memory: the launcher's Java heap (at most " + maxMib + " MiB here) is too"
-            + " small for this command; give it more with FANSTORE_JAVA_OPTS=-Xmx<size> (prep holds about 260 bytes"
-            + " per file of the tree: 14M files need about 4g), or run it on a node with more memory");
+            + " small for this command; give it more with FANSTORE_JAVA_OPTS=-Xmx<size> (prep holds about 200 bytes"
+            + " per file of the tree: 14M files need about 3g), or run it on a node with more memory");
         return EXIT_FAULT;
     }
 
