@@ -32,10 +32,7 @@ class FillPreallocTest {
 
     @Test
     void fillFilesHoldTheirBlocksBeforeTheirBytesLandAndReadBackExact() throws Exception {
-        Path probe = work.resolve("fallocate-probe");
-        Assumptions.assumeTrue(new ProcessBuilder("fallocate", "-l", "8192", probe.toString()).inheritIO().start()
-                .waitFor() == 0, "the file system of " + work + " has no fallocate: the fill files stay sparse there");
-        Files.delete(probe);
+        FallocateProbe.assumeIn(work, "the fill files stay sparse there");
         Path src = work.resolve("src/pf");
         Files.createDirectories(src);
         Map<String, String> sums = new TreeMap<>();
