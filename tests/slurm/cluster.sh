@@ -59,13 +59,18 @@ munged --force --socket="$dir"/munge/munge.sock --key-file="$dir"/munge/munge.ke
   --pid-file="$dir"/munged.pid --log-file="$dir"/munged.log --seed-file="$dir"/munge/seed \
   || fail "munged did not start"
 
-# Five consecutive free ports from a pid-derived base, so two clusters on one machine do not collide.
-base=$(( 20000 + ($$ % 400) * 50 ))
+# Five consecutive free ports from a pid-derived base, so two clusters on one machine do not collide; all below the
+# kernel's ephemeral range, where any outgoing connection may hold a port as its own end (nothing listens there, so
+# the check below cannot see it, and slurmd's bind failed on one: "Address already in use").
+low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+slots=$(( (low - 20000 - 5) / 50 )); [ "$slots" -ge 1 ] || slots=1
+slot=$(( $$ % slots ))
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 for _ in $(seq 40); do
+  base=$(( 20000 + slot * 50 ))
   all=1; for p in $(seq "$base" $((base + 4))); do port_free "$p" || { all=0; break; }; done
   [ "$all" -eq 1 ] && break
-  base=$((base + 50))
+  slot=$(( (slot + 1) % slots ))
 done
 host="$(hostname)"
 # Job ids from a random start: a real machine belongs to one cluster, whose job ids are unique on it; two test
