@@ -95,7 +95,7 @@ for r in $(seq "$rounds"); do
   for ranks in 1 2; do
     start "1.3M new, $ranks rank(s), broadcast, round $r" "$repo" "$work/in1k-new.fs" "$ranks"
     [ "$ranks" = 2 ] && start "1.3M new, 2 ranks, read itself, round $r" "$repo" "$work/in1k-new.fs" 2 --table-load read
-    [ -n "$old" ] && start "1.3M old build, $ranks rank(s), round $r" "$old" "$work/in1k-old.fs" "$ranks"
+    if [ -n "$old" ]; then start "1.3M old build, $ranks rank(s), round $r" "$old" "$work/in1k-old.fs" "$ranks"; fi
   done
 done
 
@@ -118,7 +118,9 @@ if [ "$synth" -gt 0 ]; then
     for ranks in 1 2; do
       start "$synth synthetic, $ranks rank(s), broadcast, round $r" "$repo" "$sds" "$ranks"
       [ "$ranks" = 2 ] && start "$synth synthetic, 2 ranks, read itself, round $r" "$repo" "$sds" 2 --table-load read
-      [ -n "$old" ] && start "$synth synthetic, old build, $ranks rank(s), round $r" "$old" "${OLD_SYNTH:-$sds}" "$ranks"
+      if [ -n "$old" ]; then
+        start "$synth synthetic, old build, $ranks rank(s), round $r" "$old" "${OLD_SYNTH:-$sds}" "$ranks"
+      fi
     done
   done
 fi
