@@ -31,17 +31,20 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReadersOwnBytesTest {
     private static final int LARGE = 7;
-    /** Prints "TAG path t_asked t_opened sha256": the open through the shim (python's open(2)). */
-    private static final String OPEN = "import hashlib,sys,time\np=sys.argv[2]\na=time.monotonic()\n"
+    /**
+     * Prints "TAG path t_asked t_opened sha256" in one write (atomic on the shared pipe): the open through the shim
+     * (python's open(2)).
+     */
+    private static final String OPEN = "import hashlib,os,sys,time\np=sys.argv[2]\na=time.monotonic()\n"
             + "f=open(p,'rb')\nb=time.monotonic()\nh=hashlib.sha256(f.read()).hexdigest()\n"
-            + "print(sys.argv[1],p,a,b,h,flush=True)\n";
+            + "os.write(1,('%s %s %r %r %s\\n'%(sys.argv[1],p,a,b,h)).encode())\n";
     /** The same through fopen(3), which the shim serves with a plain file (never a slice). */
     private static final String FOPEN = "import ctypes,hashlib,os,sys,time\nc=ctypes.CDLL(None)\n"
             + "c.fopen.restype=ctypes.c_void_p\nc.fopen.argtypes=[ctypes.c_char_p,ctypes.c_char_p]\n"
             + "c.fileno.argtypes=[ctypes.c_void_p]\np=sys.argv[2]\na=time.monotonic()\n"
             + "fp=c.fopen(p.encode(),b'r')\nb=time.monotonic()\nassert fp, 'fopen failed'\nfd=c.fileno(fp)\n"
             + "h=hashlib.sha256()\nwhile True:\n    d=os.read(fd,1<<20)\n    if not d: break\n    h.update(d)\n"
-            + "print(sys.argv[1],p,a,b,h.hexdigest(),flush=True)\n";
+            + "os.write(1,('%s %s %r %r %s\\n'%(sys.argv[1],p,a,b,h.hexdigest())).encode())\n";
 
     @TempDir
     Path work;
