@@ -42,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A reader's wait for ranges holds no thread (README.md, "A reader's wait holds no thread"): a real {@link Fill} of a
- * real packed dataset, 1 rank, whose home serves nothing until the test opens its gate. {@link Fill#whenBytes} returns
+ * real packed dataset, 1 rank, whose home serves nothing until the test opens its gate (one partition's; the other
+ * stays shut, so the fill never ends during a case). {@link Fill#whenBytes} returns
  * before the bytes are there; the fill's driver answers when they landed (with the right bytes), at the deadline
  * (null), or when the fill stops (null). No timing is asserted: each case waits for an event, bounded.
  */
@@ -51,7 +52,11 @@ class ReaderWaitsTest {
 
     @TempDir
     Path root;
+    /** Opens the home for the partition of the entry under test; the other partition's stays shut until the end. */
     private final CountDownLatch gate = new CountDownLatch(1);
+    /** The other partition: while it cannot land the fill cannot end, so no wait is answered by its end. */
+    private final CountDownLatch others = new CountDownLatch(1);
+    private volatile int target = -1;
     private final AtomicLong clock = new AtomicLong(1_000_000_000L);
     private MetadataTable table;
     private LocalPartitions local;
@@ -61,6 +66,7 @@ class ReaderWaitsTest {
     @AfterEach
     void close() throws IOException {
         gate.countDown();
+        others.countDown();
         if (fill != null) {
             fill.close();
         }
@@ -151,10 +157,11 @@ class ReaderWaitsTest {
         fill = new Fill(plan, new Governor(Governor.Config.fromProperties(), now), Map.of(FillScheduler.HOME, home),
                 local, parts, bodies, check, Long.MAX_VALUE / 4, 0, false, root.resolve("prefetched"));
         local.attach(fill);
-        fill.start();
         int entry = table.lookup("ds/f0".getBytes(StandardCharsets.UTF_8));
         assertTrue(entry >= 0 && bodies.partition(entry) != BodyIndex.NO_BODY, "no body for ds/f0");
         assertNotEquals(0, bodies.storedLength(entry));
+        target = bodies.partition(entry);
+        fill.start();
         return entry;
     }
 
@@ -189,7 +196,7 @@ class ReaderWaitsTest {
         public void read(int p, long position, long length, WritableByteChannel sink, boolean forReader)
                 throws IOException {
             try {
-                if (!gate.await(BOUND_S, TimeUnit.SECONDS)) {
+                if (!(p == target ? gate : others).await(BOUND_S, TimeUnit.SECONDS)) {
                     throw new IOException("the test never opened the gate");
                 }
             } catch (InterruptedException e) {
