@@ -8,7 +8,12 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.IntConsumer;
 import java.util.function.IntPredicate;
 import java.util.function.ObjLongConsumer;
@@ -25,12 +30,13 @@ import org.fanstore.runtime.world.MpiWorld;
  * The fill path's facade (README.md): runs the {@link FillScheduler}'s transfers from the {@link RangeSource}s into
  * each kept partition's {@link FillFile}, publishes a partition once every range landed and its whole-file CRC32C
  * (summed as the ranges landed) matches the manifest, and lets readers wait for the bytes they need ({@link
- * #awaitBytes}) or read a partition this node does not keep straight from its sources ({@link #read}).
+ * #whenBytes}, no thread held) or read a partition this node does not keep straight from its sources ({@link
+ * #stream}).
  *
- * <p>By concern: this class holds the sources, the readers' waits and the capacity; {@link FillDriver} the threads
- * (driver, transfers, publish); {@link FillFiles} the files' lifecycle. The scheduler and the files' slice
- * bookkeeping are guarded by {@link #lock}; readers wait on it for their ranges. Every time is on the governor's
- * clock ({@link Governor#now}), so a test can move it.
+ * <p>By concern: this class holds the sources and the capacity; {@link FillDriver} the threads (driver, transfers,
+ * publish); {@link FillFiles} the files' lifecycle; {@link ReaderWaits} the readers' waits. The scheduler, the waits
+ * and the files' slice bookkeeping are guarded by {@link #lock}. Every time is on the governor's clock ({@link
+ * Governor#now}), so a test can move it.
  */
 public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, AutoCloseable {
     /**
@@ -69,6 +75,8 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     /** The home's mark-down (README.md, "A silent home"), under {@link #lock}. */
     final HomeOutage outage = new HomeOutage(Timing.HOME_DOWN.toNanos());
     private final HomeWatch homeWatch = new HomeWatch(this);
+    /** Readers waiting for ranges (README.md, "A reader's wait holds no thread"), under {@link #lock}. */
+    final ReaderWaits waits = new ReaderWaits(this);
 
     /**
      * @param sources by source id: {@link FillScheduler#HOME}, and every peer rank
@@ -297,45 +305,33 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     }
 
     /**
-     * The channel from which bytes [offset, offset + length) of kept partition p can be read: the local copy once
-     * it is one, else its fill file once those ranges landed. A reader that needs ranges not landed yet has them
-     * started first and waits for them until {@code deadline} ({@link Governor#now()}). Null when p is not kept
-     * (or no longer), or the deadline passed: the caller then reads from the sources ({@link #read}). The caller
-     * checks each body's CRC32C, so nothing read here is trusted blindly.
+     * Answers {@code then} with the channel from which bytes [offset, offset + length) of kept partition p can be
+     * read: the local copy once it is one, else its fill file once those ranges landed; ranges not landed yet are
+     * started first. Null when p is not kept (or no longer), the home they need is marked down, the fill stops, or
+     * {@code deadline} ({@link Governor#now()}) passed: the caller then reads from the sources ({@link #stream}).
+     * No thread waits (README.md, "A reader's wait holds no thread"): {@code then} runs on this thread when the
+     * answer is known now, else on the fill's driver thread, so it must only hand the rest of its work off. The
+     * caller checks each body's CRC32C, so nothing read here is trusted blindly.
      */
-    public FileChannel awaitBytes(int p, long offset, long length, long deadline) {
-        boolean asked = false;
-        synchronized (lock) {
-            while (true) {
-                if (local.holds(p)) {
-                    return local.channel(p);
-                }
-                if (stopping || !scheduler.keeps(p)) {
-                    return null;
-                }
-                if (!asked) {
-                    asked = true;
-                    scheduler.want(p, offset, length);
-                    lock.notifyAll();
-                }
-                FillFile f = files.get(p);
-                if (f != null && scheduler.covers(p, offset, length)) {
-                    return f.channel;
-                }
-                if (scheduler.waitsOnDownHome(p, offset, length, governor.now())) {
-                    return null;   // the home stopped answering: the reader is refused at once, not after the wait
-                }
-                long wait = deadline - governor.now();
-                if (wait <= 0) {
-                    return null;
-                }
-                try {
-                    lock.wait(Math.max(1, Math.min(Timing.FILL_READER_POLL_MILLIS, wait / 1_000_000)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return null;
-                }
-            }
+    public void whenBytes(int p, long offset, long length, long deadline, Consumer<FileChannel> then) {
+        waits.add(p, offset, length, deadline, then);
+    }
+
+    /**
+     * {@link #whenBytes} for a caller that waits on its own thread (a fetch worker serving a peer's reader): the
+     * answer, or null at the deadline. The driver answers at the deadline; the get's own bound is only a backstop.
+     */
+    private FileChannel awaitBytes(int p, long offset, long length, long deadline) {
+        CompletableFuture<FileChannel> answer = new CompletableFuture<>();
+        whenBytes(p, offset, length, deadline, answer::complete);
+        try {
+            long backstop = Math.max(0, deadline - governor.now()) + Timing.FILL_DRIVER_IDLE_MILLIS * 1_000_000;
+            return answer.get(backstop, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
         }
     }
 

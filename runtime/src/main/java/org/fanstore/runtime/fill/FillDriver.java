@@ -78,6 +78,7 @@ final class FillDriver {
         List<FillFile> toPublish = new ArrayList<>();
         Map<FillFile, String> toDrop = new LinkedHashMap<>();
         List<FillScheduler.Transfer> toStart = new ArrayList<>();
+        List<Runnable> toAnswer = new ArrayList<>();
         Object lock = fill.lock;
         try {
             while (!fill.stopping) {
@@ -85,17 +86,20 @@ final class FillDriver {
                     long now = fill.governor().now();
                     takeLandings(now, toPublish, toDrop);
                     toStart.addAll(fill.scheduler.next(now));
-                    if (toStart.isEmpty() && toPublish.isEmpty() && toDrop.isEmpty()) {
+                    fill.waits.settled(now, toAnswer);
+                    if (toStart.isEmpty() && toPublish.isEmpty() && toDrop.isEmpty() && toAnswer.isEmpty()) {
                         if (fill.scheduler.finished() && publishing.isEmpty()) {
                             break;
                         }
-                        long wake = fill.scheduler.wakeAt(now);
+                        long wake = Math.min(fill.scheduler.wakeAt(now), fill.waits.wakeAt());
                         long ms = wake == Long.MAX_VALUE ? Timing.FILL_DRIVER_IDLE_MILLIS
                                 : Math.max(1, (wake - now) / 1_000_000);
                         lock.wait(Math.min(Timing.FILL_DRIVER_IDLE_MILLIS, ms));
                         continue;
                     }
                 }
+                toAnswer.forEach(Runnable::run);   // each only hands its open off (Fill.whenBytes)
+                toAnswer.clear();
                 toStart.forEach(this::run);
                 toStart.clear();
                 for (FillFile f : toPublish) {
@@ -111,6 +115,10 @@ final class FillDriver {
             System.err.println("fanstore rank " + fill.rank + ": the fill stopped: " + e.getMessage()
                     + "; files are read from their sources on each open");
         }
+        synchronized (lock) {
+            fill.waits.driverGone(toAnswer);   // no wait outlives the driver
+        }
+        toAnswer.forEach(Runnable::run);
         finishedNanos = fill.governor().now() - started;
         if (!fill.stopping) {
             writeMarker();

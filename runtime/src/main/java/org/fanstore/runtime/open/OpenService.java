@@ -36,8 +36,9 @@ import org.fanstore.runtime.stats.RemoteStage;
  * shim asks about is not unpacked yet: it is unpacked now (see {@link Unpacker}); a file already in the tmpfs
  * cache is answered at once on the dispatcher thread; anything else is materialised into the cache on a worker
  * thread, decompressed from the local partition copy or fetched from a rank that holds it (owner first, then
- * its replicas), and CRC-checked before it becomes visible. Most cache hits never get here: the shim opens
- * present files itself (see {@link MaterializedCache}).
+ * its replicas), and CRC-checked before it becomes visible. A file of a partition still filling here waits for its
+ * ranges without holding a worker ({@link LandedFirst}). Most cache hits never get here: the shim opens present
+ * files itself (see {@link MaterializedCache}).
  *
  * <p>Errno choices: ENOENT for an unknown key, EROFS for write access or O_TRUNC on an input file (the shim's
  * rule, so a file answers the same whether the shim opens it directly or asks here: O_CREAT without O_EXCL on
@@ -69,6 +70,7 @@ public final class OpenService implements RequestHandler {
     private final ExecutorService workers;
     private final Duration fetchTimeout;
     private final RankStats stats;
+    private final LandedFirst landedFirst;
     private volatile SlicePublisher slices;
     /** Logged once: unpacking failed for a full local directory and the cache served instead. */
     private volatile boolean warnedUnpackFull;
@@ -86,6 +88,7 @@ public final class OpenService implements RequestHandler {
         this.workers = workers;
         this.fetchTimeout = fetchTimeout;
         this.stats = stats;
+        this.landedFirst = new LandedFirst(fill, bodies, workers, fetchTimeout.toNanos() / 2);
     }
 
     /** From now on an OPEN with {@link #SLICE_OK} for a publishable entry is answered "slice" (docs/slices.md). */
@@ -114,7 +117,7 @@ public final class OpenService implements RequestHandler {
         if (sp != null && sp.publishable(index)) {
             handOff(timer, t -> {
                 if (!slice(sp, index, t)) {
-                    plainFile(index, t);
+                    landedFirst.then(index, t, landed -> plainFile(index, landed, t));
                 }
             });
             return;
@@ -126,11 +129,12 @@ public final class OpenService implements RequestHandler {
         }
         boolean rider = sp != null && riderCanSlice(index);
         boolean decodedRider = sp != null && decodedRiderCanSlice(sp, index);
-        handOff(timer, t -> {
-            if (!(decodedRider && decodedRiderSlice(sp, index, t)) && !(rider && riderSlice(sp, index, t))) {
-                plainFile(index, t);
+        handOff(timer, t -> landedFirst.then(index, t, landed -> {
+            if (!(decodedRider && decodedRiderSlice(sp, index, landed, t))
+                    && !(rider && riderSlice(sp, index, landed, t))) {
+                plainFile(index, landed, t);
             }
-        });
+        }));
     }
 
     /**
@@ -171,9 +175,9 @@ public final class OpenService implements RequestHandler {
 
     /**
      * The answer without slices: the unpacked file for a raw entry of a partition copy here, else the materialised
-     * one (worker).
+     * one (worker), from the ranges that landed when there are some.
      */
-    private void plainFile(int index, OpenTimer responder) {
+    private void plainFile(int index, LandedFirst.Landed landed, OpenTimer responder) {
         if (table.localRaw(index) && local.holds(bodies.partition(index))) {
             unpack(index, responder);
             return;
@@ -182,7 +186,7 @@ public final class OpenService implements RequestHandler {
         if (present != null) {
             responder.ok(pathOf(present));
         } else {
-            materialize(index, responder);
+            materialize(index, landed, responder);
         }
     }
 
@@ -239,7 +243,7 @@ public final class OpenService implements RequestHandler {
                     System.err.println("fanstore rank " + myRank + ": " + unpacker.filesDir() + " is full: files"
                             + " that must be plain files (mmap, fopen, exec) are copied into the cache instead");
                 }
-                materialize(index, responder);
+                materialize(index, null, responder);
                 return;
             }
             System.err.println("fanstore rank " + myRank + ": cannot unpack " + keyOf(index) + " ("
@@ -248,13 +252,13 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    private void materialize(int index, OpenTimer responder) {
+    private void materialize(int index, LandedFirst.Landed landed, OpenTimer responder) {
         try {
             long asked = System.nanoTime();
             long[] written = new long[1];
             Path path = cache.obtain(index, table.size(index), out -> {
                 responder.stage(RemoteStage.CACHE_SETUP, System.nanoTime() - asked);
-                writeBody(index, out, responder, responder.started() + fetchTimeout.toNanos());
+                writeBody(index, out, responder, responder.started() + fetchTimeout.toNanos(), landed);
                 written[0] = System.nanoTime();
             }, fetchTimeout.toNanos());
             if (written[0] != 0) {
@@ -272,8 +276,12 @@ public final class OpenService implements RequestHandler {
         }
     }
 
-    /** The body of entry index into out; a read from a source gives up at {@code deadline} (System.nanoTime()). */
-    private void writeBody(int index, FileChannel out, OpenTimer timer, long deadline) throws IOException {
+    /**
+     * The body of entry index into out: from the local copy, the ranges that landed, else from a source, whose read
+     * gives up at {@code deadline} (System.nanoTime()).
+     */
+    private void writeBody(int index, FileChannel out, OpenTimer timer, long deadline, LandedFirst.Landed landed)
+            throws IOException {
         int partition = bodies.partition(index);
         long stored = bodies.storedLength(index);
         if (local.holds(partition)) {
@@ -288,7 +296,7 @@ public final class OpenService implements RequestHandler {
             }
             return;
         }
-        if (fromFill(index, partition, out, timer)) {
+        if (fromFill(index, partition, out, timer, landed)) {
             return;
         }
         IOException last = null;
@@ -307,49 +315,32 @@ public final class OpenService implements RequestHandler {
     }
 
     /**
-     * A miss on a partition this node keeps and is still filling waits for its ranges, which go first, and decodes
-     * the file from them: no byte is read twice. Waits at most half the fetch timeout, so reading from the sources
-     * directly still answers within the deadline; false: read from the sources (not kept, a stall, or a body that
-     * failed its check there).
+     * A miss on a partition this node keeps and is still filling decodes the file from the ranges it waited for
+     * ({@link LandedFirst}), which went first: no byte is read twice. False: read from the sources (not kept, not in
+     * time, or a body that failed its check there).
      */
-    private boolean fromFill(int index, int partition, FileChannel out, OpenTimer timer) throws IOException {
-        if (!fill.filling(partition)) {
+    private boolean fromFill(int index, int partition, FileChannel out, OpenTimer timer, LandedFirst.Landed landed)
+            throws IOException {
+        if (landed == null || landed.channel() == null) {
             return false;
         }
-        long asked = System.nanoTime();
-        long offset = bodies.bodyOffset(index);
-        FileChannel filled = awaitRanges(index, asked);
-        if (filled == null) {
-            return false;
-        }
-        long landed = System.nanoTime();
         try {
-            decode(filled, offset, index, out);
+            decode(landed.channel(), bodies.bodyOffset(index), index, out);
         } catch (IOException e) {
             notFromFill(index, partition, e.getMessage());
             out.truncate(0);
             out.position(0);
             return false;
         }
-        fromRanges(timer, index, asked, landed);
+        fromRanges(timer, index, landed);
         return true;
     }
 
-    /**
-     * Entry index's ranges, from the fill that brings them in first; null after half the fetch timeout from
-     * {@code asked}, so reading from the sources directly still answers within the deadline (runtime/fill's README,
-     * "Giving way to readers").
-     */
-    private FileChannel awaitRanges(int index, long asked) {
-        return fill.awaitBytes(bodies.partition(index), bodies.bodyOffset(index), bodies.storedLength(index),
-                asked + fetchTimeout.toNanos() / 2);
-    }
-
     /** An open served from the fill's ranges counts as a fetch: the wait for them is its first byte. */
-    private void fromRanges(OpenTimer timer, int index, long asked, long landed) {
+    private void fromRanges(OpenTimer timer, int index, LandedFirst.Landed landed) {
         timer.kind(OpenKind.REMOTE, bodies.storedLength(index));
-        timer.stage(RemoteStage.FETCH_FIRST_BYTE, landed - asked);
-        timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed);
+        timer.stage(RemoteStage.FETCH_FIRST_BYTE, landed.landed() - landed.asked());
+        timer.stage(RemoteStage.FETCH_REST, System.nanoTime() - landed.resumed());
     }
 
     private void notFromFill(int index, int partition, String why) {
@@ -374,22 +365,23 @@ public final class OpenService implements RequestHandler {
      * landed bytes, and the fill file keeps its name for the rest of the job. Anything else (a stall past half the
      * fetch timeout, a bad body, a path too long) takes the usual path: false, not answered.
      */
-    private boolean riderSlice(SlicePublisher sp, int index, OpenTimer responder) {
+    private boolean riderSlice(SlicePublisher sp, int index, LandedFirst.Landed landed, OpenTimer responder) {
+        FileChannel filled = landed == null ? null : landed.channel();
+        if (filled == null) {
+            return false;
+        }
         int p = bodies.partition(index);
         long offset = bodies.bodyOffset(index);
         long stored = bodies.storedLength(index);
-        long asked = System.nanoTime();
-        FileChannel filled = awaitRanges(index, asked);
-        long landed = System.nanoTime();
         try {
-            if (filled != null && fill.bodyCrc(p, filled, offset, stored) == bodies.crc32c(index)) {
+            if (fill.bodyCrc(p, filled, offset, stored) == bodies.crc32c(index)) {
                 Path copy = fill.sliceablePath(p, offset, stored);
                 if (copy != null && sp.publishCopy(index, copy)) {
-                    fromRanges(responder, index, asked, landed);
+                    fromRanges(responder, index, landed);
                     responder.ok(NO_PATH);
                     return true;
                 }
-            } else if (filled != null) {
+            } else {
                 notFromFill(index, p, "CRC32C mismatch");
             }
         } catch (IOException e) {
@@ -416,13 +408,14 @@ public final class OpenService implements RequestHandler {
      * decoded copy (no room, a raw rider named the fill file first), on a stall past half the fetch timeout, or when
      * the fill file's bytes did not check out: the usual path decides.
      */
-    private boolean decodedRiderSlice(SlicePublisher sp, int index, OpenTimer responder) {
-        if (!sp.riderCopy(bodies.partition(index))) {
+    private boolean decodedRiderSlice(SlicePublisher sp, int index, LandedFirst.Landed landed,
+            OpenTimer responder) {
+        FileChannel filled = landed == null ? null : landed.channel();
+        if (filled == null || !sp.riderCopy(bodies.partition(index))) {
             return false;
         }
-        FileChannel filled = awaitRanges(index, System.nanoTime());
         try {
-            int got = filled == null ? SlicePublisher.NOT_SLICE : sp.publishRider(index, filled);
+            int got = sp.publishRider(index, filled);
             if (got == SlicePublisher.NOT_SLICE) {
                 return false;
             }

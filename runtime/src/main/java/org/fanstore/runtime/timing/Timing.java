@@ -111,8 +111,6 @@ public final class Timing {
     public static final int FILL_NOT_HELD_RETRIES = 100;
     /** The fill driver looks again at least this often with nothing to do: a missed notify costs at most this. */
     public static final long FILL_DRIVER_IDLE_MILLIS = 1000;
-    /** A reader waiting for its ranges looks again at least this often: a missed notify costs a reader little. */
-    public static final long FILL_READER_POLL_MILLIS = 20;
     /** A wait for whole partitions looks again at least this often: start-up waits run for seconds. */
     public static final long FILL_COMPLETE_POLL_MILLIS = 100;
     /** Closing waits this long for the driver: it wakes on the stop within one look (notified, or the idle bound). */
