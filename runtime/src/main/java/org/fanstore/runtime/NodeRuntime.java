@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.fanstore.prep.format.Compression;
 import org.fanstore.prep.format.FileModes;
@@ -29,6 +28,7 @@ import org.fanstore.runtime.fetch.RemoteFetcher;
 import org.fanstore.prep.format.table.MetadataTable;
 import org.fanstore.runtime.open.OpenService;
 import org.fanstore.runtime.open.OpenTimer;
+import org.fanstore.runtime.open.OpenWorkers;
 import org.fanstore.runtime.output.DirectoryDrain;
 import org.fanstore.runtime.output.FetchedOutputData;
 import org.fanstore.runtime.output.LocalOutputNamespace;
@@ -79,7 +79,6 @@ final class NodeRuntime implements AutoCloseable {
     private static final int SLOTS = 64;
     private static final int SLOT_BYTES = 8192;
     private static final int RING_BYTES = 64 << 10;
-    private static final int OPEN_WORKERS = 4;
     /** Output journal size: sparse in /dev/shm, ~64 bytes a record, so about a million commits. */
     private static final int JOURNAL_BYTES = 64 << 20;
 
@@ -282,7 +281,7 @@ final class NodeRuntime implements AutoCloseable {
                 PIN_GRACE_NANOS, i -> new String(table.key(i), StandardCharsets.UTF_8),
                 line -> System.err.println("fanstore rank " + config.rank() + ": " + line));
         stats.attach(cache, ShimCounters.create(RankDirectory.SHIM_COUNTERS.in(config.shmDir())));
-        ExecutorService workers = Executors.newFixedThreadPool(OPEN_WORKERS, r -> daemon("fanstore-open", r));
+        ExecutorService workers = OpenWorkers.start(SLOTS, r -> daemon("fanstore-open", r));
         opened(workers::shutdownNow);
         Unpacker unpacker = opened(new Unpacker(RankDirectory.FILES_DIR.in(config.localDir()), table, data.bodies(),
                 data.local(), data.check()));

@@ -121,6 +121,81 @@ class ReadersOwnBytesTest {
         }
     }
 
+    /**
+     * The same for partitions this node does NOT keep ({@code --local-capacity 1M}: only the small files' partition
+     * fits): each large open streams its file from the slow home on its open worker (open/README.md), and the small
+     * local file's fopen must still end before every large open still reading when it began; before, five such
+     * reads held the 4 open workers and it queued behind their I/O.
+     */
+    @Test
+    void anOpenOfALocalFileNeverQueuesBehindStreamedReadsOfPartitionsNotKept() throws Exception {
+        Path src = work.resolve("src/ro");
+        Files.createDirectories(src);
+        Map<String, String> sums = new TreeMap<>();
+        Random rnd = new Random(452);
+        for (int i = 0; i < LARGE; i++) {
+            sums.put(String.format("big%d.bin", i), write(src, String.format("big%d.bin", i), 3 << 20, rnd));
+        }
+        sums.put("s0.bin", write(src, "s0.bin", 20_000, rnd));
+        sums.put("s1.bin", write(src, "s1.bin", 30_000, rnd));
+        Path shared = Files.createDirectories(work.resolve("shared"));
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                shared.resolve("ro.fs").toString(), "--partitions", String.valueOf(LARGE + 1)));
+        List<PartitionInfo> parts = Manifest.read(shared.resolve("ro.fs")).regularPartitions();
+        PartitionInfo small = parts.stream().min(Comparator.comparingLong(PartitionInfo::bytes)).orElseThrow();
+        assertTrue(small.bytes() < 1 << 20, "the small files share a partition: " + parts);
+        Files.writeString(work.resolve("open.py"), OPEN);
+        Files.writeString(work.resolve("fopen.py"), FOPEN);
+        Path home = Files.createDirectories(work.resolve("home"));
+        Assumptions.assumeTrue(FillStressTest.bindfs(shared, home, "4M"), "bindfs could not mount");
+        try {
+            StringBuilder cmd = new StringBuilder("cd " + work + " && i=0; while ! ls " + work
+                    + "/fanstore-*/rank-0/parts/" + small.fileName() + " >/dev/null 2>&1 && [ $i -lt 600 ];"
+                    + " do sleep 0.05; i=$((i + 1)); done; python3 open.py WARM /fanstore/ro/s0.bin; ");
+            for (int i = 0; i < LARGE; i++) {
+                cmd.append("python3 open.py LARGE /fanstore/ro/big").append(i).append(".bin & ");
+            }
+            cmd.append("sleep 1.5; python3 fopen.py QUICK /fanstore/ro/s1.bin; wait");
+            FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 180, "run", "--ranks",
+                    "1", "--data", home.resolve("ro.fs").toString(), "--local-dir", work.toString(),
+                    "--local-capacity", "1M", "--", "sh", "-c", cmd.toString()));
+            String log = r.stdout() + r.stderr();
+            Map<String, String> got = new TreeMap<>();
+            List<double[]> large = new ArrayList<>();
+            double[] quick = null;
+            for (String line : r.stdout().lines().toList()) {
+                String[] f = line.split(" ");
+                if (f.length != 5 || !f[1].startsWith("/fanstore/ro/")) {
+                    continue;
+                }
+                got.put(f[1].substring("/fanstore/ro/".length()), f[4]);
+                double[] t = {Double.parseDouble(f[2]), Double.parseDouble(f[3])};
+                if (f[0].equals("LARGE")) {
+                    large.add(t);
+                } else if (f[0].equals("QUICK")) {
+                    quick = t;
+                }
+            }
+            assertEquals(sums, got, "bytes read back wrong or not at all\n" + log);
+            assertTrue(quick != null && large.size() == LARGE, log);
+            double asked = quick[0];
+            List<double[]> reading = large.stream().filter(t -> t[0] < asked && t[1] > asked).toList();
+            assertTrue(reading.size() > 4, "only " + reading.size() + " large opens were streaming when the small"
+                    + " one was asked: the home was not slow enough to hold them\n" + log);
+            double quickMs = (quick[1] - quick[0]) * 1000;
+            double firstLarge = reading.stream().mapToDouble(t -> t[1]).min().orElseThrow();
+            assertTrue(quick[1] < firstLarge, String.format("the small local file's open took %.0f ms and ended"
+                    + " %.0f ms after the first of %d streamed large opens: it queued behind their I/O%n%s",
+                    quickMs, (quick[1] - firstLarge) * 1000, reading.size(), log));
+            assertFalse(r.stderr().contains("cannot"), r.stderr());
+            System.out.printf("small local file opened in %.0f ms while %d large opens streamed from the home"
+                    + " (first done %.0f ms after it was asked); every byte read back right%n", quickMs,
+                    reading.size(), (firstLarge - asked) * 1000);
+        } finally {
+            FillStressTest.unmountFuse(home);
+        }
+    }
+
     private static String write(Path dir, String name, int size, Random rnd) throws Exception {
         byte[] body = new byte[size];
         rnd.nextBytes(body);
