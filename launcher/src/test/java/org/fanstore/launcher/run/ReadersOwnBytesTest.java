@@ -84,24 +84,11 @@ class ReadersOwnBytesTest {
                     "1", "--data", home.resolve("ro.fs").toString(), "--local-dir", work.toString(), "--", "sh",
                     "-c", cmd.toString()));
             String log = r.stdout() + r.stderr();
-            Map<String, String> got = new TreeMap<>();
-            List<double[]> large = new ArrayList<>();
-            double[] quick = null;
-            for (String line : r.stdout().lines().toList()) {
-                String[] f = line.split(" ");
-                if (f.length != 5 || !f[1].startsWith("/fanstore/ro/")) {
-                    continue;
-                }
-                got.put(f[1].substring("/fanstore/ro/".length()), f[4]);
-                double[] t = {Double.parseDouble(f[2]), Double.parseDouble(f[3])};
-                if (f[0].equals("LARGE")) {
-                    large.add(t);
-                } else if (f[0].equals("QUICK")) {
-                    quick = t;
-                }
-            }
-            assertEquals(sums, got, "bytes read back wrong or not at all\n" + log);
-            assertTrue(quick != null && large.size() == LARGE, log);
+            Readers readers = Readers.parse(r.stdout());
+            assertEquals(sums, readers.got(), "bytes read back wrong or not at all\n" + log);
+            assertTrue(readers.quick() != null && readers.large().size() == LARGE, log);
+            double[] quick = readers.quick();
+            List<double[]> large = readers.large();
             double asked = quick[0];
             List<double[]> waiting = large.stream().filter(t -> t[0] < asked && t[1] > asked).toList();
             // the setup: the large opens hold more than the 4 open workers when the small one is asked
@@ -160,24 +147,11 @@ class ReadersOwnBytesTest {
                     "1", "--data", home.resolve("ro.fs").toString(), "--local-dir", work.toString(),
                     "--local-capacity", "1M", "--", "sh", "-c", cmd.toString()));
             String log = r.stdout() + r.stderr();
-            Map<String, String> got = new TreeMap<>();
-            List<double[]> large = new ArrayList<>();
-            double[] quick = null;
-            for (String line : r.stdout().lines().toList()) {
-                String[] f = line.split(" ");
-                if (f.length != 5 || !f[1].startsWith("/fanstore/ro/")) {
-                    continue;
-                }
-                got.put(f[1].substring("/fanstore/ro/".length()), f[4]);
-                double[] t = {Double.parseDouble(f[2]), Double.parseDouble(f[3])};
-                if (f[0].equals("LARGE")) {
-                    large.add(t);
-                } else if (f[0].equals("QUICK")) {
-                    quick = t;
-                }
-            }
-            assertEquals(sums, got, "bytes read back wrong or not at all\n" + log);
-            assertTrue(quick != null && large.size() == LARGE, log);
+            Readers readers = Readers.parse(r.stdout());
+            assertEquals(sums, readers.got(), "bytes read back wrong or not at all\n" + log);
+            assertTrue(readers.quick() != null && readers.large().size() == LARGE, log);
+            double[] quick = readers.quick();
+            List<double[]> large = readers.large();
             double asked = quick[0];
             List<double[]> reading = large.stream().filter(t -> t[0] < asked && t[1] > asked).toList();
             assertTrue(reading.size() > 4, "only " + reading.size() + " large opens were streaming when the small"
@@ -201,5 +175,28 @@ class ReadersOwnBytesTest {
         rnd.nextBytes(body);
         Files.write(dir.resolve(name), body);
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body));
+    }
+
+    /** The readers' lines ("KIND PATH START END SHA256"): each file's SHA-256, the large and quick opens' times. */
+    private record Readers(Map<String, String> got, List<double[]> large, double[] quick) {
+        static Readers parse(String stdout) {
+            Map<String, String> got = new TreeMap<>();
+            List<double[]> large = new ArrayList<>();
+            double[] quick = null;
+            for (String line : stdout.lines().toList()) {
+                String[] f = line.split(" ");
+                if (f.length != 5 || !f[1].startsWith("/fanstore/ro/")) {
+                    continue;
+                }
+                got.put(f[1].substring("/fanstore/ro/".length()), f[4]);
+                double[] t = {Double.parseDouble(f[2]), Double.parseDouble(f[3])};
+                if (f[0].equals("LARGE")) {
+                    large.add(t);
+                } else if (f[0].equals("QUICK")) {
+                    quick = t;
+                }
+            }
+            return new Readers(got, large, quick);
+        }
     }
 }
