@@ -56,10 +56,11 @@ class FillPreallocTest {
         Path home = Files.createDirectories(work.resolve("home"));
         Assumptions.assumeTrue(FillStressTest.bindfs(shared, home, "4M"), "bindfs could not mount");
         try {
-            // samples every 50 ms until rank 0's fill ends (its marker), at most 60 s
+            // samples every 50 ms until rank 0's fill ends (its marker), at most 60 s; a fill file renamed
+            // between the -e test and stat (its partition complete) is not a sample
             String sample = "i=0; while [ ! -e \"$FANSTORE_SHM_DIR\"/../rank-0/prefetched ] && [ $i -lt 1200 ]; do"
                     + " for f in " + work + "/fanstore-*/rank-0/parts/.fill-*; do [ -e \"$f\" ] &&"
-                    + " stat -c 'FILL %n %s %b %B' \"$f\"; done; sleep 0.05; i=$((i + 1)); done; ";
+                    + " stat -c 'FILL %n %s %b %B' \"$f\" 2>/dev/null; done; sleep 0.05; i=$((i + 1)); done; ";
             String reads = "for f in" + files + "; do echo \"$(sha256sum < $f | cut -d' ' -f1)  $f\"; done"
                     + " > sums.txt";
             FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 180, "run", "--ranks",
