@@ -11,7 +11,9 @@
 #        (FANSTORE_E2E_COMPRESS=none|lz4) and this script re-runs itself as the command of
 #        `fanstore run --ranks FANSTORE_E2E_RANKS --only-rank 0`, so non-local and compressed files are
 #        materialised by the runtime (decompressed, or fetched from rank 1); FANSTORE_E2E_UNPACK picks
-#        `--unpack` (lazy: every local file's first open goes through the runtime).
+#        `--unpack` (lazy: every local file's first open goes through the runtime). FANSTORE_E2E_TORCH=0 leaves
+#        out the two torch checks (about 24 s of the ~27 s here), saying so: RealProgramsTest runs them in two
+#        of its six modes, and in all six with FANSTORE_SOAK=1.
 set -uo pipefail
 verbose=0; [ "${1:-}" = "-v" ] && verbose=1
 here="$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)"
@@ -205,7 +207,9 @@ from PIL import Image; import sys, hashlib
 im = Image.open(sys.argv[1]); print(im.format, im.size, im.mode, hashlib.md5(im.tobytes()).hexdigest())" "$D/val/picture.png"'
 fi
 
-if needs torch python3-torch "torch DataLoader workers (fork, spawn)"; then
+torch_checks="${FANSTORE_E2E_TORCH:-1}"
+[ "$torch_checks" = 1 ] || echo "SKIP torch DataLoader and torchvision checks (FANSTORE_E2E_TORCH=0)"
+if [ "$torch_checks" = 1 ] && needs torch python3-torch "torch DataLoader workers (fork, spawn)"; then
     cat > "$work/loader.py" <<'EOF'
 import hashlib, os, sys
 from torch.utils.data import Dataset, DataLoader
@@ -226,7 +230,7 @@ EOF
         '/usr/bin/python3 -W ignore::UserWarning:multiprocessing.resource_tracker "'"$work"'/loader.py" "$D"'
 fi
 label="torchvision ImageFolder + DataLoader(num_workers=2) epoch (fork, spawn)"
-if needs torch python3-torch "$label" && needs torchvision python3-torchvision "$label" &&
+if [ "$torch_checks" = 1 ] && needs torch python3-torch "$label" && needs torchvision python3-torchvision "$label" &&
    needs PIL python3-pil "$label"; then
     cat > "$work/imagefolder.py" <<'EOF'
 import sys, torch

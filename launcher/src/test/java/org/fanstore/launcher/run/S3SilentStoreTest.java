@@ -77,6 +77,8 @@ class S3SilentStoreTest {
     @ParameterizedTest(name = "{0} rank(s)")
     @ValueSource(ints = {1, 2})
     void aStoreThatStopsAnsweringMidJob(int ranks) throws Exception {
+        // the bounded run keeps 2 ranks: every check of 1 rank's but the reader's own node holding the kept partition
+        Soak.orBounded(ranks == 2, "1 rank");
         Path marks = Files.createDirectories(work.resolve("marks-" + ranks));
         Path local = Files.createDirectories(work.resolve("local-" + ranks));
         Path results = work.resolve("results-" + ranks + ".json");

@@ -101,6 +101,7 @@ class UnpackRaceTest {
     @ParameterizedTest(name = "{0} rank(s), compress {1}")
     @CsvSource({"1, none", "1, lz4", "2, none", "2, lz4"})
     void everyReadOfEveryProcessIsRightWhileUnpacking(int ranks, String compress) throws Exception {
+        Soak.orBounded(ranks == 1 == compress.equals("lz4"), ranks + " rank(s), " + compress);  // 1 LZ4, 2 raw
         Path data = compress.equals("lz4") ? lz4 : plain;
         String job = "trace" + ranks + compress + System.nanoTime();
         FanstoreProcess.Result r = RunJobTest.ok(FanstoreProcess.run(work, Map.of("FANSTORE_JOB_ID", job), 240,
