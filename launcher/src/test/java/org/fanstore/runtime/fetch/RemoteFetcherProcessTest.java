@@ -59,7 +59,7 @@ class RemoteFetcherProcessTest {
                         "" + RemoteFetcher.DEFAULT_CHUNK_BYTES, threads));
             }
             server.awaitCompletion();
-            assertAllExitCleanly(ranks, ps);
+            assertAllExitCleanly(ranks, ps, threads);
         }
     }
 
@@ -172,6 +172,11 @@ class RemoteFetcherProcessTest {
     }
 
     private static void assertAllExitCleanly(RankProcesses ranks, List<Process> ps) throws Exception {
+        assertAllExitCleanly(ranks, ps, "8");
+    }
+
+    /** Every rank exited 0 having gathered, fetched, fetched with {@code threads} threads at once and finalized. */
+    private static void assertAllExitCleanly(RankProcesses ranks, List<Process> ps, String threads) throws Exception {
         for (int r = 0; r < ps.size(); r++) {
             int code = ranks.exitCode(ps.get(r), RANK_TIMEOUT_MILLIS);
             int rank = r;
@@ -179,8 +184,8 @@ class RemoteFetcherProcessTest {
         }
         for (int r = 0; r < ps.size(); r++) {
             String out = ranks.output(r);
-            assertTrue(out.contains("ALLGATHER_OK") && out.contains("FETCH_OK") && out.contains("CONCURRENT_OK 8")
-                    && out.contains("FINALIZED true"), out);
+            assertTrue(out.contains("ALLGATHER_OK") && out.contains("FETCH_OK")
+                    && out.contains("CONCURRENT_OK " + threads + " ") && out.contains("FINALIZED true"), out);
         }
     }
 
