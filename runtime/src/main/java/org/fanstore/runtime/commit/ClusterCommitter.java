@@ -118,13 +118,34 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         }
         int owner = alone ? world.rank() : deciderOf(r, world.size());
         applier.committing(r);
-        int errno = owner == world.rank() ? decide(r, world.rank(), BoundedWait.deadlineAfter(timeout)).errno
-                : propose(owner, r, timeout);
+        long deadline = BoundedWait.deadlineAfter(timeout);
+        int errno = owner == world.rank() ? decide(r, world.rank(), deadline).errno : propose(owner, r, timeout);
+        while (errno == Errno.ENOENT && owner != world.rank() && !world.hasLeft() && ownerBehind(r, deadline)) {
+            errno = propose(owner, r, Duration.ofNanos(Math.max(1, deadline - System.nanoTime())));
+        }
         if (errno == Errno.EIO && !alone && world.hasLeft() && owner != world.rank()) {
             errno = decide(r, world.rank(), BoundedWait.deadlineAfter(timeout)).errno;  // the loss came mid-commit
         }
         applier.settled(r);
         return errno;
+    }
+
+    /**
+     * After the owner refused {@code r} with ENOENT: true, after a broadcast's time, when {@code r} still applies in
+     * this rank's view and the deadline allows another try. The owner has not applied the parent this rank's writer
+     * saw yet (README, "A parent one broadcast behind"); a parent really removed leaves this view too.
+     */
+    private boolean ownerBehind(OutputRecord r, long deadline) {
+        if (applier.namespace().check(r) != 0) {
+            return false;
+        }
+        try {
+            Thread.sleep(OUTPUT_RETRY_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return deadline - System.nanoTime() > 0 && applier.namespace().check(r) == 0;
     }
 
     /** The errno of a decision, and the rank that failed to acknowledge it (-1 if none). */
