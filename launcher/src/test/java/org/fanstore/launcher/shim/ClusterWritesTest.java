@@ -25,13 +25,19 @@ class ClusterWritesTest {
     @TempDir
     Path dir;
 
-    @Test
-    void outputsWrittenOnOneRankAreVisibleOnTheOtherAtCloseAndSavedToTheOutputDir() throws Exception {
+    /** Dataset "ds" in dir/data.fs: one input, a.txt ("an input\n"); the output tests write beside it. */
+    static Path oneFileDataset(Path dir) throws Exception {
         Path src = Files.createDirectories(dir.resolve("src"));
         Files.writeString(src.resolve("a.txt"), "an input\n");
         Path data = dir.resolve("data.fs");
         assertEquals(0, FanstoreProcess.run(dir, Map.of(), 60, "prep", "--input", src.toString(), "--output",
                 data.toString(), "--name", "ds").status());
+        return data;
+    }
+
+    @Test
+    void outputsWrittenOnOneRankAreVisibleOnTheOtherAtCloseAndSavedToTheOutputDir() throws Exception {
+        Path data = oneFileDataset(dir);
         Path sync = Files.createDirectories(dir.resolve("sync"));
         Path outDir = Files.createDirectories(dir.resolve("saved"));
         Path local = Files.createDirectories(dir.resolve("local"));

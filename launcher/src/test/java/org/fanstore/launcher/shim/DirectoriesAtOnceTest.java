@@ -28,11 +28,7 @@ class DirectoriesAtOnceTest {
 
     @Test
     void everyFileUnderDirectoriesMadeAtOnceByEveryRankIsSeenEverywhereAndDrained() throws Exception {
-        Path src = Files.createDirectories(dir.resolve("src"));
-        Files.writeString(src.resolve("a.txt"), "an input\n");
-        Path data = dir.resolve("data.fs");
-        assertEquals(0, FanstoreProcess.run(dir, Map.of(), 60, "prep", "--input", src.toString(), "--output",
-                data.toString(), "--name", "ds").status());
+        Path data = ClusterWritesTest.oneFileDataset(dir);
         Path sync = Files.createDirectories(dir.resolve("sync"));
         Path outDir = Files.createDirectories(dir.resolve("saved"));
         Path script = Files.writeString(dir.resolve("dirs.py"), String.join("\n",

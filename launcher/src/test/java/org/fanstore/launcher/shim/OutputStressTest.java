@@ -47,11 +47,7 @@ class OutputStressTest {
     }
 
     private static void oneRound(Path dir, int ranks, int seed) throws Exception {
-        Path src = Files.createDirectories(dir.resolve("src"));
-        Files.writeString(src.resolve("a.txt"), "an input\n");
-        Path data = dir.resolve("data.fs");
-        assertEquals(0, FanstoreProcess.run(dir, Map.of(), 60, "prep", "--input", src.toString(), "--output",
-                data.toString(), "--name", "ds").status());
+        Path data = ClusterWritesTest.oneFileDataset(dir);
         Path manifests = Files.createDirectories(dir.resolve("manifests"));
         Path outDir = Files.createDirectories(dir.resolve("saved"));
         FanstoreProcess.Result r = FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "os" + System.nanoTime()),
