@@ -51,23 +51,9 @@ class ReadersOwnBytesTest {
 
     @Test
     void anOpenOfALocalFileNeverQueuesBehindOpensWaitingForTheirRanges() throws Exception {
-        Path src = work.resolve("src/ro");
-        Files.createDirectories(src);
         Map<String, String> sums = new TreeMap<>();
-        Random rnd = new Random(451);
-        for (int i = 0; i < LARGE; i++) {
-            sums.put(String.format("big%d.bin", i), write(src, String.format("big%d.bin", i), 5 << 20, rnd));
-        }
-        sums.put("s0.bin", write(src, "s0.bin", 20_000, rnd));
-        sums.put("s1.bin", write(src, "s1.bin", 30_000, rnd));
-        Path shared = Files.createDirectories(work.resolve("shared"));
-        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
-                shared.resolve("ro.fs").toString(), "--partitions", String.valueOf(LARGE + 1)));
-        // balanced by bytes, largest first: one large file a partition, the two small ones in the last
-        List<PartitionInfo> parts = Manifest.read(shared.resolve("ro.fs")).regularPartitions();
-        assertEquals(LARGE + 1, parts.size());
-        PartitionInfo small = parts.stream().min(Comparator.comparingLong(PartitionInfo::bytes)).orElseThrow();
-        assertTrue(small.bytes() < 1 << 20, "the small files share a partition: " + parts);
+        Path shared = work.resolve("shared");
+        PartitionInfo small = prepare(5 << 20, 451, sums);
         Files.writeString(work.resolve("open.py"), OPEN);
         Files.writeString(work.resolve("fopen.py"), FOPEN);
         Path home = Files.createDirectories(work.resolve("home"));
@@ -116,21 +102,9 @@ class ReadersOwnBytesTest {
      */
     @Test
     void anOpenOfALocalFileNeverQueuesBehindStreamedReadsOfPartitionsNotKept() throws Exception {
-        Path src = work.resolve("src/ro");
-        Files.createDirectories(src);
         Map<String, String> sums = new TreeMap<>();
-        Random rnd = new Random(452);
-        for (int i = 0; i < LARGE; i++) {
-            sums.put(String.format("big%d.bin", i), write(src, String.format("big%d.bin", i), 3 << 20, rnd));
-        }
-        sums.put("s0.bin", write(src, "s0.bin", 20_000, rnd));
-        sums.put("s1.bin", write(src, "s1.bin", 30_000, rnd));
-        Path shared = Files.createDirectories(work.resolve("shared"));
-        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
-                shared.resolve("ro.fs").toString(), "--partitions", String.valueOf(LARGE + 1)));
-        List<PartitionInfo> parts = Manifest.read(shared.resolve("ro.fs")).regularPartitions();
-        PartitionInfo small = parts.stream().min(Comparator.comparingLong(PartitionInfo::bytes)).orElseThrow();
-        assertTrue(small.bytes() < 1 << 20, "the small files share a partition: " + parts);
+        Path shared = work.resolve("shared");
+        PartitionInfo small = prepare(3 << 20, 452, sums);
         Files.writeString(work.resolve("open.py"), OPEN);
         Files.writeString(work.resolve("fopen.py"), FOPEN);
         Path home = Files.createDirectories(work.resolve("home"));
@@ -168,6 +142,29 @@ class ReadersOwnBytesTest {
         } finally {
             FillStressTest.unmountFuse(home);
         }
+    }
+
+    /**
+     * LARGE random files of largeBytes and two small ones, prepped into work/shared/ro.fs with one partition each
+     * large file (balanced by bytes, largest first) and the small ones sharing the last; sums gets every file's
+     * SHA-256. Returns the small files' partition.
+     */
+    private PartitionInfo prepare(int largeBytes, long seed, Map<String, String> sums) throws Exception {
+        Path src = Files.createDirectories(work.resolve("src/ro"));
+        Random rnd = new Random(seed);
+        for (int i = 0; i < LARGE; i++) {
+            sums.put(String.format("big%d.bin", i), write(src, String.format("big%d.bin", i), largeBytes, rnd));
+        }
+        sums.put("s0.bin", write(src, "s0.bin", 20_000, rnd));
+        sums.put("s1.bin", write(src, "s1.bin", 30_000, rnd));
+        Path shared = Files.createDirectories(work.resolve("shared"));
+        RunJobTest.ok(FanstoreProcess.run(work, Map.of(), 120, "prep", "--input", src.toString(), "--output",
+                shared.resolve("ro.fs").toString(), "--partitions", String.valueOf(LARGE + 1)));
+        List<PartitionInfo> parts = Manifest.read(shared.resolve("ro.fs")).regularPartitions();
+        assertEquals(LARGE + 1, parts.size());
+        PartitionInfo small = parts.stream().min(Comparator.comparingLong(PartitionInfo::bytes)).orElseThrow();
+        assertTrue(small.bytes() < 1 << 20, "the small files share a partition: " + parts);
+        return small;
     }
 
     private static String write(Path dir, String name, int size, Random rnd) throws Exception {
