@@ -197,13 +197,15 @@ int fs_up_notify(uint32_t op, const char *key, size_t key_len, const char *targe
 
 /* Publishes the file fd writes, under its current name (a rename while open is followed; an unlinked file
  * has no name and nothing is published). */
-static void publish_fd(const fs_state *s, int fd)
+static int publish_fd(const fs_state *s, int fd)
 {
     char name[PATH_MAX], key[PATH_MAX];
     long n = fd_name(fd, name, sizeof name);
     int kl = n > 0 ? fs_up_key(s, name, (size_t)n, key, sizeof key) : -1;
-    if (kl > 0)
-        fs_up_notify(FS_OP_PUBLISH, key, (size_t)kl, NULL, 0, 0);
+    if (kl <= 0)
+        return 0;
+    int rc = fs_up_notify(FS_OP_PUBLISH, key, (size_t)kl, NULL, 0, 0);
+    return rc == 0 || rc == -ENOSPC ? rc : -EIO;
 }
 
 static void track(int fd)
@@ -227,18 +229,17 @@ void fs_up_opened(int fd, int flags)
         track(fd);
 }
 
-void fs_up_closing(int fd)
+int fs_up_closing(int fd)
 {
     fs_fd_info info;
     if (fs_fd_get_output(fd, &info) == FS_FD_NONE || fs_state_in_vfork_child())
-        return;
+        return 0;
     struct stat st;
     int live = syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == info.dev &&
                (uint64_t)st.st_ino == info.ino;
     fs_fd_clear(fd);
     const fs_state *s = fs_state_get();
-    if (live && s != NULL)
-        publish_fd(s, fd);
+    return live && s != NULL ? publish_fd(s, fd) : 0;
 }
 
 void fs_up_changed(const fs_state *s, const char *real)
@@ -283,7 +284,7 @@ static void publish_left(int fd, const fs_fd_info *info, void *arg)
 {
     (void)info;
     (void)arg;
-    fs_up_closing(fd);
+    (void)fs_up_closing(fd);   /* exit paths: nobody to tell; the runtime logged why */
 }
 
 __attribute__((constructor)) static void upper_start(void)

@@ -51,8 +51,11 @@ int fs_up_notify(uint32_t op, const char *key, size_t key_len, const char *targe
 /* fd was opened for writing on a file of the upper tree (checked here for outside opens: flags and the
  * descriptor's real name): track it so its close publishes the file. */
 void fs_up_opened(int fd, int flags);
-/* fd (tracked or not) is about to be closed or replaced: publish it when it writes an upper file. */
-void fs_up_closing(int fd);
+/* fd (tracked or not) is about to be closed or replaced: publish it when it writes an upper file. 0, or the
+ * error its close reports when the other ranks cannot be told of the file (the runtime logs why, naming it):
+ * -ENOSPC (the output journal is full) or -EIO (anything else: a refused name, a failed rank, no runtime), the
+ * errors close(2) already reports for a write a networked file system could not keep. */
+int fs_up_closing(int fd);
 /* A path-form change (chmod, utime, truncate) succeeded on real path: republish when the file is published. */
 void fs_up_changed(const fs_state *s, const char *real);
 /* Publishes every file this process still has open for writing (exit paths). */

@@ -48,25 +48,35 @@ static void copied(int fd, int newfd)
     }
 }
 
-FS_EXPORT int close(int fd)
+/* The descriptor is closed whatever the publish answered (as close(2) does after any error); a publish that
+ * failed is then the close's error, so a writer that checks close learns its file was not kept. */
+static int closed(int rc, int published)
 {
-    fs_up_closing(fd);
-    forget(fd);
-    fs_state_void_lost_if(fd);
-    return CALL_REAL(-1, close, fd);
+    if (rc == 0 && published < 0) {
+        errno = -published;
+        return -1;
+    }
+    return rc;
 }
 
-/* fclose flushes, then closes with glibc's internal close: the file is published after the real fclose, under
- * the name its descriptor had. */
+FS_EXPORT int close(int fd)
+{
+    int published = fs_up_closing(fd);
+    forget(fd);
+    fs_state_void_lost_if(fd);
+    return closed(CALL_REAL(-1, close, fd), published);
+}
+
+/* fclose flushes, then publishes the file under the name its descriptor has, then closes with glibc's
+ * internal close; a failed publish is fclose's error (EOF). */
 FS_EXPORT int fclose(FILE *stream)
 {
     int fd = stream != NULL ? fileno(stream) : -1;
     fs_fd_info info;
     if (fd < 0 || fs_fd_get_output(fd, &info) == FS_FD_NONE)
         return CALL_REAL(EOF, fclose, stream);
-    if (fflush(stream) == 0)
-        fs_up_closing(fd);
-    return CALL_REAL(EOF, fclose, stream);
+    int published = fflush(stream) == 0 ? fs_up_closing(fd) : 0;
+    return closed(CALL_REAL(EOF, fclose, stream), published) < 0 ? EOF : 0;
 }
 
 FS_EXPORT int dup(int fd)
@@ -80,7 +90,7 @@ FS_EXPORT int dup(int fd)
 FS_EXPORT int dup2(int fd, int newfd)
 {
     if (fd != newfd)
-        fs_up_closing(newfd);     /* dup2 over a descriptor that writes an output closes it */
+        (void)fs_up_closing(newfd);  /* dup2 over a descriptor that writes an output closes it */
     int rc = CALL_REAL(-1, dup2, fd, newfd);
     if (rc >= 0 && fd != newfd) {
         copied(fd, newfd);
@@ -92,7 +102,7 @@ FS_EXPORT int dup2(int fd, int newfd)
 FS_EXPORT int dup3(int fd, int newfd, int flags)
 {
     if (fd != newfd)
-        fs_up_closing(newfd);
+        (void)fs_up_closing(newfd);
     int rc = CALL_REAL(-1, dup3, fd, newfd, flags);
     if (rc >= 0) {
         copied(fd, newfd);
@@ -132,7 +142,7 @@ FCNTL_DOOR(fcntl64)
 
 static void closed_in_range(int fd)
 {
-    fs_up_closing(fd);
+    (void)fs_up_closing(fd);  /* close_range reports no error of one descriptor */
 }
 
 FS_EXPORT int close_range(unsigned first, unsigned last, int flags)

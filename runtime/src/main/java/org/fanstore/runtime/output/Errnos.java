@@ -11,6 +11,7 @@ public final class Errnos {
     public static final int EINVAL = 22;
     public static final int ENOSPC = 28;
     public static final int EROFS = 30;
+    public static final int ENAMETOOLONG = 36;
     public static final int ENOTEMPTY = 39;
 
     private Errnos() {

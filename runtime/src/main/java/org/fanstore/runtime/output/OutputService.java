@@ -76,7 +76,7 @@ public final class OutputService {
     private void run(final Request r, final Responder responder) throws IOException, InterruptedException {
         switch (r.op()) {
             case OP_OPEN -> openCommitted(r.source(), responder);
-            case OP_PUBLISH -> answer(responder, publish(r.source()));
+            case OP_PUBLISH -> answer(responder, refused(r.source(), publish(r.source())));
             case OP_UNLINK -> answer(responder, commit(record(OutputRecord.Kind.UNLINK, r.source(), null, 0, false)));
             case OP_RENAME -> answer(responder, commit(record(OutputRecord.Kind.RENAME, r.source(), r.target(), 0,
                     false)));
@@ -104,6 +104,31 @@ public final class OutputService {
 
     private int commit(final OutputRecord r) {
         return committer.commit(r, timeout);
+    }
+
+    /**
+     * A publish the cluster refused, named in one line with why (EIO's cause is named where it happened): the
+     * writer's close fails (the shim's upper.h), and the other ranks do not see the file.
+     */
+    private int refused(final byte[] key, final int errno) {
+        if (errno != 0 && errno != Errnos.EIO) {
+            System.err.println("fanstore rank " + rank + ": output " + new String(key, StandardCharsets.UTF_8)
+                    + " not published: " + why(errno) + "; its writer's close fails and the other ranks do not see"
+                    + " it");
+        }
+        return errno;
+    }
+
+    private static String why(final int errno) {
+        return switch (errno) {
+            case Errnos.ENOENT -> "its directory was removed (ENOENT)";
+            case Errnos.EISDIR -> "a directory of that name was made on another rank (EISDIR)";
+            case Errnos.ENOTDIR -> "a part of its path is a file (ENOTDIR)";
+            case Errnos.EROFS -> "the name is a dataset file (EROFS)";
+            case Errnos.ENOSPC -> "the output journal is full (ENOSPC): fewer, larger output files fit";
+            case Errnos.ENAMETOOLONG -> "its name is too long for a commit message (ENAMETOOLONG)";
+            default -> "errno " + errno;
+        };
     }
 
     private static void answer(final Responder responder, final int errno) {

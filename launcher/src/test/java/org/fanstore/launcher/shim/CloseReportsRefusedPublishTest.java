@@ -1,0 +1,82 @@
+package org.fanstore.launcher.shim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.fanstore.launcher.run.FanstoreProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A file the other ranks cannot be told of fails its writer's close (upper.h, fs_up_closing): rank 1 writes
+ * out/x and out/z while rank 0 makes directories of those names, so their publishes are refused (EISDIR at the
+ * owner). Python's close (close) and C's fclose (through ctypes, the global scope) must both fail with EIO, the
+ * runtime must name the file and why in one line, and a file published normally must still close cleanly and be
+ * read by the other rank. 2 real ranks through the shim; the order is forced with files in a shared directory.
+ */
+class CloseReportsRefusedPublishTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aRefusedPublishIsTheWritersCloseErrorAndNamedInTheLog() throws Exception {
+        Path data = ClusterWritesTest.oneFileDataset(dir);
+        Path sync = Files.createDirectories(dir.resolve("sync"));
+        Path script = Files.writeString(dir.resolve("close.py"), String.join("\n",
+                "import ctypes, errno, os, sys, time",
+                "sync = sys.argv[1]",
+                "rank = os.environ['FANSTORE_RANK']",
+                "def mark(name):",
+                "    open(os.path.join(sync, name), 'w').close()",
+                "def wait(name):",
+                "    deadline = time.time() + 60",
+                "    while not os.path.exists(os.path.join(sync, name)):",
+                "        if time.time() > deadline:",
+                "            sys.exit('rank %s: no %s after 60 s' % (rank, name))",
+                "        time.sleep(0.02)",
+                "os.makedirs('/fanstore/out', exist_ok=True)",
+                "if rank == '1':",
+                "    f = open('/fanstore/out/x', 'w')",
+                "    f.write('refused\\n')",
+                "    libc = ctypes.CDLL(None, use_errno=True)",
+                "    libc.fopen.restype = ctypes.c_void_p",
+                "    libc.fputs.argtypes = [ctypes.c_char_p, ctypes.c_void_p]",
+                "    libc.fclose.argtypes = [ctypes.c_void_p]",
+                "    c = libc.fopen(b'/fanstore/out/z', b'w')",
+                "    libc.fputs(b'refused too\\n', c)",
+                "    with open('/fanstore/out/kept', 'w') as k:",
+                "        k.write('kept\\n')",
+                "    mark('opened')",
+                "    wait('made')",
+                "    try:",
+                "        f.close()",
+                "        print('rank 1 close ok', flush=True)",
+                "    except OSError as e:",
+                "        print('rank 1 close %s' % errno.errorcode.get(e.errno), flush=True)",
+                "    rc = libc.fclose(c)",
+                "    print('rank 1 fclose %d %s' % (rc, errno.errorcode.get(ctypes.get_errno())), flush=True)",
+                "else:",
+                "    wait('opened')",
+                "    os.mkdir('/fanstore/out/x')",
+                "    os.mkdir('/fanstore/out/z')",
+                "    with open('/fanstore/out/kept') as k:",
+                "        print('rank 0 read %s' % k.read().strip(), flush=True)",
+                "    mark('made')",
+                ""));
+        FanstoreProcess.Result r = FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "close" + System.nanoTime()),
+                180, "run", "--ranks", "2", "--data", data.toString(), "--", "/usr/bin/python3", script.toString(),
+                sync.toString());
+        String all = r.stdout() + r.stderr();
+        assertTrue(r.stdout().contains("rank 0 read kept"), all);
+        assertTrue(r.stdout().contains("rank 1 close EIO"), all);
+        assertTrue(r.stdout().contains("rank 1 fclose -1 EIO"), all);
+        for (String name : new String[] {"x", "z"}) {
+            assertTrue(r.stderr().contains(": output out/" + name + " not published: a directory of that name was"
+                    + " made on another rank (EISDIR); its writer's close fails"), all);
+        }
+        assertEquals(0, r.status(), all);
+    }
+}
