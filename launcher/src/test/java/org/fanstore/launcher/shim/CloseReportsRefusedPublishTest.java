@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
  * out/x and out/z while rank 0 makes directories of those names, so their publishes are refused (EISDIR at the
  * owner). Python's close (close) and C's fclose (through ctypes, the global scope) must both fail with EIO, the
  * runtime must name the file and why in one line, and a file published normally must still close cleanly and be
- * read by the other rank. 2 real ranks through the shim; the order is forced with files in a shared directory.
+ * read by the other rank and drained; the two refused files are named as not saved and the job ends with status 4.
+ * 2 real ranks through the shim; the order is forced with files in a shared directory.
  */
 class CloseReportsRefusedPublishTest {
     @TempDir
@@ -66,9 +67,10 @@ class CloseReportsRefusedPublishTest {
                 "        print('rank 0 read %s' % k.read().strip(), flush=True)",
                 "    mark('made')",
                 ""));
+        Path saved = Files.createDirectories(dir.resolve("saved"));
         FanstoreProcess.Result r = FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "close" + System.nanoTime()),
-                180, "run", "--ranks", "2", "--data", data.toString(), "--", "/usr/bin/python3", script.toString(),
-                sync.toString());
+                180, "run", "--ranks", "2", "--output-dir", saved.toString(), "--data", data.toString(), "--",
+                "/usr/bin/python3", script.toString(), sync.toString());
         String all = r.stdout() + r.stderr();
         assertTrue(r.stdout().contains("rank 0 read kept"), all);
         assertTrue(r.stdout().contains("rank 1 close EIO"), all);
@@ -77,6 +79,10 @@ class CloseReportsRefusedPublishTest {
             assertTrue(r.stderr().contains(": output out/" + name + " not published: a directory of that name was"
                     + " made on another rank (EISDIR); its writer's close fails"), all);
         }
-        assertEquals(0, r.status(), all);
+        // nothing lost silently: the drain names both (the output directory has the directories there) and the
+        // job ends with the exit status for outputs not saved
+        assertTrue(all.contains("fanstore: 2 output file(s) were not saved to " + saved), all);
+        assertEquals("kept\n", Files.readString(saved.resolve("out/kept")));
+        assertEquals(4, r.status(), all);
     }
 }
