@@ -26,51 +26,11 @@ class CloseReportsRefusedPublishTest {
     void aRefusedPublishIsTheWritersCloseErrorAndNamedInTheLog() throws Exception {
         Path data = ClusterWritesTest.oneFileDataset(dir);
         Path sync = Files.createDirectories(dir.resolve("sync"));
-        Path script = Files.writeString(dir.resolve("close.py"), String.join("\n",
-                "import ctypes, errno, os, sys, time",
-                "sync = sys.argv[1]",
-                "rank = os.environ['FANSTORE_RANK']",
-                "def mark(name):",
-                "    open(os.path.join(sync, name), 'w').close()",
-                "def wait(name):",
-                "    deadline = time.time() + 60",
-                "    while not os.path.exists(os.path.join(sync, name)):",
-                "        if time.time() > deadline:",
-                "            sys.exit('rank %s: no %s after 60 s' % (rank, name))",
-                "        time.sleep(0.02)",
-                "os.makedirs('/fanstore/out', exist_ok=True)",
-                "if rank == '1':",
-                "    f = open('/fanstore/out/x', 'w')",
-                "    f.write('refused\\n')",
-                "    libc = ctypes.CDLL(None, use_errno=True)",
-                "    libc.fopen.restype = ctypes.c_void_p",
-                "    libc.fputs.argtypes = [ctypes.c_char_p, ctypes.c_void_p]",
-                "    libc.fclose.argtypes = [ctypes.c_void_p]",
-                "    c = libc.fopen(b'/fanstore/out/z', b'w')",
-                "    libc.fputs(b'refused too\\n', c)",
-                "    with open('/fanstore/out/kept', 'w') as k:",
-                "        k.write('kept\\n')",
-                "    mark('opened')",
-                "    wait('made')",
-                "    try:",
-                "        f.close()",
-                "        print('rank 1 close ok', flush=True)",
-                "    except OSError as e:",
-                "        print('rank 1 close %s' % errno.errorcode.get(e.errno), flush=True)",
-                "    rc = libc.fclose(c)",
-                "    print('rank 1 fclose %d %s' % (rc, errno.errorcode.get(ctypes.get_errno())), flush=True)",
-                "else:",
-                "    wait('opened')",
-                "    os.mkdir('/fanstore/out/x')",
-                "    os.mkdir('/fanstore/out/z')",
-                "    with open('/fanstore/out/kept') as k:",
-                "        print('rank 0 read %s' % k.read().strip(), flush=True)",
-                "    mark('made')",
-                ""));
         Path saved = Files.createDirectories(dir.resolve("saved"));
         FanstoreProcess.Result r = FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "close" + System.nanoTime()),
                 180, "run", "--ranks", "2", "--output-dir", saved.toString(), "--data", data.toString(), "--",
-                "/usr/bin/python3", script.toString(), sync.toString());
+                "/usr/bin/python3", FanstoreProcess.repo().resolve("interpose-native/tests/e2e_refused_publish.py")
+                .toString(), sync.toString());
         String all = r.stdout() + r.stderr();
         assertTrue(r.stdout().contains("rank 0 read kept"), all);
         assertTrue(r.stdout().contains("rank 1 close EIO"), all);
