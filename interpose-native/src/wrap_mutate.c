@@ -41,8 +41,8 @@ static fs_resolved find_key(fs_key *k, const fs_state **s, const fs_table **t, u
     return rc;
 }
 
-/* mkdir of inside key k: made in the upper tree, then recorded so other ranks see the directory. FORWARD when a
- * link led out of the namespace (forward k->buf). */
+/* mkdir of inside key k: made in the upper tree, then recorded so other ranks see the directory (a record the
+ * owner refuses undoes it: the mkdir fails). FORWARD when a link led out of the namespace (forward k->buf). */
 static fs_change make_dir(fs_path_class c, fs_key *k, mode_t mode)
 {
     if (c < 0)
@@ -66,8 +66,16 @@ static fs_change make_dir(fs_path_class c, fs_key *k, mode_t mode)
     if (CALL_REAL(-1, mkdir, k->buf, mode) != 0)
         return -errno;
     struct stat st;
-    if (CALL_REAL(-1, fstatat, AT_FDCWD, k->buf, &st, AT_SYMLINK_NOFOLLOW) == 0)
-        fs_up_notify(FS_OP_MKDIR, key, key_len, NULL, 0, st.st_mode & 07777);
+    if (CALL_REAL(-1, fstatat, AT_FDCWD, k->buf, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return FS_CHANGE_DONE;
+    /* Refused (another rank's file or directory took the name first, the parent went): the directory is not the
+     * cluster's, so it goes again (it is empty unless another process of this node filled it at once: then it
+     * stays, and its files' publishes say why) and mkdir fails as the owner answered. */
+    int refused = fs_up_notify(FS_OP_MKDIR, key, key_len, NULL, 0, st.st_mode & 07777);
+    if (refused < 0 && refused != -ENOSYS) {
+        (void)CALL_REAL(-1, rmdir, k->buf);
+        return (fs_change)refused;
+    }
     return FS_CHANGE_DONE;
 }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
@@ -93,6 +94,7 @@ final class NodeRuntime implements AutoCloseable {
     /** Null without --output-dir. */
     private DirectoryDrain drain;
     private volatile LocalOutputNamespace outputNamespace;
+    private volatile OutputService outputService;
     /** The drain's final pass, run in {@link #finish} before the table is unmapped. */
     private DirectoryDrain.Report drainReport;
     private final HeldOutputs heldOutputs = objectId -> {
@@ -368,8 +370,9 @@ final class NodeRuntime implements AutoCloseable {
         ClusterCommitter committer = opened(ClusterCommitter.start(world, applier));
         OutputData data = new FetchedOutputData(config.rank(), heldOutputs, fetcher, cacheDir, config.outputDir(),
                 world::lostRanks);
-        return new OutputService(namespace, committer, applier, data, upperDir, config.rank(), workers,
+        outputService = new OutputService(namespace, committer, applier, data, upperDir, config.rank(), workers,
                 FETCH_TIMEOUT);
+        return outputService;
     }
 
     private static boolean isInputDir(MetadataTable table, String key) {
@@ -406,7 +409,9 @@ final class NodeRuntime implements AutoCloseable {
         List<String> lines = new ArrayList<>();
         if (drain != null) {
             DirectoryDrain.Report report = drainReport != null ? drainReport : drain.finish(DRAIN_TIMEOUT);
-            report.failed().forEach((key, why) -> lines.add(RuntimeReport.OUTPUT_FAILED
+            Map<String, String> failed = new TreeMap<>(outputService.refused());   // removed after a refusal
+            failed.putAll(report.failed());
+            failed.forEach((key, why) -> lines.add(RuntimeReport.OUTPUT_FAILED
                     + RuntimeReport.printable(key) + "\t" + RuntimeReport.printable(why)));
             NodeLoss.lostOutputs(config, nodeLost.isDone() ? nodeLost.join().ranks() : new int[0], outputNamespace);
             lines.add(RuntimeReport.OUTPUT_DRAINED + "files=" + report.copiedFiles() + " bytes="

@@ -37,10 +37,10 @@ class CloseReportsRefusedPublishTest {
         assertTrue(r.stdout().contains("rank 1 fclose -1 EIO"), all);
         for (String name : new String[] {"x", "z"}) {
             assertTrue(r.stderr().contains(": output out/" + name + " not published: a directory of that name was"
-                    + " made on another rank (EISDIR); its writer's close fails"), all);
+                    + " made on another rank (EISDIR); removed from this node; its writer's close fails"), all);
         }
-        // nothing lost silently: the drain names both (the output directory has the directories there) and the
-        // job ends with the exit status for outputs not saved
+        // nothing lost silently: both are named as not saved (the output directory has the directories there) and
+        // the job ends with the exit status for outputs not saved
         assertTrue(all.contains("fanstore: 2 output file(s) were not saved to " + saved), all);
         assertEquals("kept\n", Files.readString(saved.resolve("out/kept")));
         assertEquals(4, r.status(), all);

@@ -39,6 +39,7 @@ public final class OutputService {
     private final ExecutorService workers;
     private final Duration timeout;
     private final AtomicInteger published = new AtomicInteger();
+    private final Map<String, String> refused = new java.util.concurrent.ConcurrentHashMap<>();
 
     public OutputService(final OutputNamespace namespace, final OutputCommitter committer,
                          final OutputApplier applier, final OutputData data,
@@ -76,7 +77,7 @@ public final class OutputService {
     private void run(final Request r, final Responder responder) throws IOException, InterruptedException {
         switch (r.op()) {
             case OP_OPEN -> openCommitted(r.source(), responder);
-            case OP_PUBLISH -> answer(responder, refused(r.source(), publish(r.source())));
+            case OP_PUBLISH -> answer(responder, publish(r.source()));
             case OP_UNLINK -> answer(responder, commit(record(OutputRecord.Kind.UNLINK, r.source(), null, 0, false)));
             case OP_RENAME -> answer(responder, commit(record(OutputRecord.Kind.RENAME, r.source(), r.target(), 0,
                     false)));
@@ -104,19 +105,6 @@ public final class OutputService {
 
     private int commit(final OutputRecord r) {
         return committer.commit(r, timeout);
-    }
-
-    /**
-     * A publish the cluster refused, named in one line with why (EIO's cause is named where it happened): the
-     * writer's close fails (the shim's upper.h), and the other ranks do not see the file.
-     */
-    private int refused(final byte[] key, final int errno) {
-        if (errno != 0 && errno != Errnos.EIO) {
-            System.err.println("fanstore rank " + rank + ": output " + new String(key, StandardCharsets.UTF_8)
-                    + " not published: " + why(errno) + "; its writer's close fails and the other ranks do not see"
-                    + " it");
-        }
-        return errno;
     }
 
     private static String why(final int errno) {
@@ -203,10 +191,51 @@ public final class OutputService {
         if (!FileModes.isRegular(mode)) {
             return 0;
         }
-        final int errno = announceParents(key);
+        final int parents = announceParents(key);
         namespace.publishing(id, (Long) a.get("ino"));
-        return errno != 0 ? errno : commit(new OutputRecord(OutputRecord.Kind.FILE, key, null, (Long) a.get("size"),
-                mode, nanos((FileTime) a.get("lastModifiedTime")), rank, id, false));
+        final int errno = parents != 0 ? parents : commit(new OutputRecord(OutputRecord.Kind.FILE, key, null,
+                (Long) a.get("size"), mode, nanos((FileTime) a.get("lastModifiedTime")), rank, id, false));
+        final String k = new String(key, StandardCharsets.UTF_8);
+        if (errno == 0) {
+            refused.remove(k);
+        } else if (errno != Errnos.EIO) {   // EIO's cause is named where it happened
+            final boolean removed = nameTaken(errno) && removeUnchanged(file, a);
+            if (removed) {
+                refused.put(k, why(errno));
+            }
+            System.err.println("fanstore rank " + rank + ": output " + k + " not published: " + why(errno)
+                    + (removed ? "; removed from this node" : "") + "; its writer's close fails");
+        }
+        return errno;
+    }
+
+    /** The cluster's namespace has something else at the name (or no parent): this node's file cannot be there. */
+    private static boolean nameTaken(final int errno) {
+        return errno == Errnos.EISDIR || errno == Errnos.ENOTDIR || errno == Errnos.ENOENT;
+    }
+
+    /**
+     * Deletes {@code file} when it is still the version whose publish was refused ({@code a}: same inode, size and
+     * mtime), as the applier deletes the loser of two ranks' files: then this node sees what the others see. A file
+     * written again since stays, and its next close publishes it.
+     */
+    private static boolean removeUnchanged(final Path file, final Map<String, Object> a) {
+        try {
+            final Map<String, Object> now = Files.readAttributes(file, "unix:ino,mode,size,lastModifiedTime",
+                    LinkOption.NOFOLLOW_LINKS);
+            return now.get("ino").equals(a.get("ino")) && now.get("size").equals(a.get("size"))
+                    && now.get("lastModifiedTime").equals(a.get("lastModifiedTime")) && Files.deleteIfExists(file);
+        } catch (final IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Outputs whose publish was refused and which were removed from this node, with why: the job's end names them as
+     * not saved (NodeRuntime.finishOutputs), unless the same name was published later.
+     */
+    public Map<String, String> refused() {
+        return Map.copyOf(refused);
     }
 
     /**
