@@ -80,7 +80,8 @@ static fs_change make_dir(fs_path_class c, fs_key *k, mode_t mode)
 }
 
 /* Directory key was removed here, so nothing of this node's lies below it any more; records of it that are still
- * in the journal (changes made without the shim) are withdrawn, deepest first, so other ranks see it go. */
+ * in the journal (changes made without the shim) are withdrawn, deepest first, so other ranks see it go. Another
+ * rank's file is never withdrawn: one that landed there since the emptiness check makes the RMDIR fail. */
 static void forget_below(const fs_state *s, const char *key, size_t len)
 {
     uint32_t slots[256];
@@ -90,7 +91,7 @@ static void forget_below(const fs_state *s, const char *key, size_t len)
             size_t kl;
             const char *k = fs_ov_key(slots[i], &kl);
             const fs_ov_state *st = fs_ov_state_any(slots[i]);
-            if (kl == depth && st != NULL)
+            if (kl == depth && st != NULL && (S_ISDIR(st->mode) || st->own))
                 fs_up_notify(S_ISDIR(st->mode) ? FS_OP_RMDIR : FS_OP_UNLINK, k, kl, NULL, 0, 0);
         }
     }
@@ -112,12 +113,21 @@ static fs_change remove_key(fs_path_class c, fs_key *k, int dir)
             return kl == 0 ? -EBUSY : FS_CHANGE_FORWARD;
         if (dir && fs_ov_any_below(s, key, (size_t)kl, 1))
             return -ENOTEMPTY;     /* other ranks' files are in it */
+        struct stat st;
+        if (dir && CALL_REAL(-1, fstatat, AT_FDCWD, k->buf, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            return -errno;
         if ((dir ? CALL_REAL(-1, rmdir, k->buf) : CALL_REAL(-1, unlink, k->buf)) != 0)
             return -errno;
         if (dir)
             forget_below(s, key, (size_t)kl);
-        if (fs_ov_lookup_any(s, key, (size_t)kl) >= 0)
-            fs_up_notify(dir ? FS_OP_RMDIR : FS_OP_UNLINK, key, (size_t)kl, NULL, 0, 0);
+        if (fs_ov_lookup_any(s, key, (size_t)kl) < 0)
+            return FS_CHANGE_DONE;
+        int refused = fs_up_notify(dir ? FS_OP_RMDIR : FS_OP_UNLINK, key, (size_t)kl, NULL, 0, 0);
+        if (dir && refused < 0 && refused != -ENOSYS) {
+            /* another rank's file landed in it meanwhile (ENOTEMPTY at the owner): the directory stays */
+            (void)CALL_REAL(-1, mkdir, k->buf, st.st_mode & 07777);
+            return (fs_change)refused;
+        }
         return FS_CHANGE_DONE;
     }
     if (rc != FS_RESOLVED_INSIDE)

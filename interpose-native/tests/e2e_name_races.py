@@ -1,12 +1,15 @@
-"""A file and a directory of the same name made at once on two ranks, run INSIDE a job:
-fanstore run --ranks 2 --output-dir OUT -- python3 this.py SYNC N SEED.
+"""Two ranks race for names, run INSIDE a job:
+fanstore run --ranks 2 --output-dir OUT -- python3 this.py SYNC N SEED [MODE].
 
-Rank 1 writes files race/nNNN (open, write, close) in a random order while rank 0 makes directories of the same
-names in another random order. Exactly one of the two may win each name, and what a caller was told must be what
-every rank then sees: a file whose close returned 0 is a file with its bytes on both ranks (and rank 0's mkdir of it
-failed with EEXIST); a directory whose mkdir returned 0 is a directory on both ranks (and rank 1's open or close
-failed). Each rank writes what it did and what it sees to SYNC/rank-R.txt; rank 0 compares and prints
-"names N disagreements D" and the first few.
+Rank 1 writes files (open, write, close) in a random order while rank 0, in another random order:
+- MODE mkdir (default): makes directories of the same names (race/nNNN). One side wins each name: a file whose
+  close returned 0 is a file with its bytes on both ranks (and the mkdir failed with EEXIST); a directory whose
+  mkdir returned 0 is a directory on both ranks (and the file's open or close failed).
+- MODE rmdir: removes the directories (race/nNNN, made by rank 0 first) the files are written in (race/nNNN/f).
+  A file whose close returned 0 is there on both ranks (and the rmdir failed with ENOTEMPTY); a directory whose
+  rmdir returned 0 is gone on both ranks (and the file's open or close failed).
+Each rank writes what it did and what it sees to SYNC/rank-R.txt; rank 0 compares and prints
+"names N files F dirs D disagreements X" and the first few.
 """
 import errno
 import os
@@ -15,6 +18,7 @@ import sys
 import time
 
 sync, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+mode = sys.argv[4] if len(sys.argv) > 4 else "mkdir"
 rank = int(os.environ["FANSTORE_RANK"])
 base = "/fanstore/race"
 
@@ -35,11 +39,18 @@ def name(i):
     return "%s/n%03d" % (base, i)
 
 
+def file_of(i):
+    return name(i) if mode == "mkdir" else name(i) + "/f"
+
+
 def body(i):
     return ("name %d written by rank 1\n" % i) * 100
 
 
 os.makedirs(base, exist_ok=True)
+if mode == "rmdir" and rank == 0:
+    for i in range(n):
+        os.mkdir(name(i))
 mark("ready-%d" % rank)
 wait("ready-%d" % (1 - rank))
 order = list(range(n))
@@ -48,7 +59,7 @@ did = {}
 for i in order:
     if rank == 1:
         try:
-            f = open(name(i), "w")
+            f = open(file_of(i), "w")
         except OSError as e:
             did[i] = "open-" + errno.errorcode.get(e.errno, str(e.errno))
             continue
@@ -60,17 +71,17 @@ for i in order:
             did[i] = "close-" + errno.errorcode.get(e.errno, str(e.errno))
     else:
         try:
-            os.mkdir(name(i))
+            (os.mkdir if mode == "mkdir" else os.rmdir)(name(i))
             did[i] = "dir-ok"
         except OSError as e:
-            did[i] = "mkdir-" + errno.errorcode.get(e.errno, str(e.errno))
+            did[i] = mode + "-" + errno.errorcode.get(e.errno, str(e.errno))
 mark("done-%d" % rank)
 wait("done-%d" % (1 - rank))
 
 
 def seen(i):
-    p = name(i)
-    if os.path.isdir(p):
+    p = file_of(i)
+    if mode == "mkdir" and os.path.isdir(p):
         return "dir"
     try:
         with open(p) as f:
@@ -94,8 +105,9 @@ if rank == 0:
     bad = []
     for i in range(n):
         (d0, s0), (d1, s1) = rows[i][0], rows[i][1]
-        ok = s0 == s1 and ((d1 == "file-ok" and d0 == "mkdir-EEXIST" and s0 == "file")
-                           or (d0 == "dir-ok" and d1 != "file-ok" and s0 == "dir"))
+        lost, gone = ("mkdir-EEXIST", "dir") if mode == "mkdir" else ("rmdir-ENOTEMPTY", "none-ENOENT")
+        ok = s0 == s1 and ((d1 == "file-ok" and d0 == lost and s0 == "file")
+                           or (d0 == "dir-ok" and d1 != "file-ok" and s0 == gone))
         if not ok:
             bad.append("n%03d rank0 %s sees %s / rank1 %s sees %s" % (i, d0, s0, d1, s1))
     files = sum(1 for i in range(n) if rows[i][1][0] == "file-ok")

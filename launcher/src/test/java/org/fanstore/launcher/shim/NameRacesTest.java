@@ -8,17 +8,20 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.fanstore.launcher.run.FanstoreProcess;
-import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A file and a directory of the same name made at once on two ranks, 200 names in random orders (a new seed each
- * run, printed): exactly one wins each name, and what each caller was told is what every rank sees and what the
- * output directory holds (interpose-native/tests/e2e_name_races.py checks the ranks). A close that returned 0 is a
- * file everywhere and the mkdir of its name failed with EEXIST; a mkdir that returned 0 is a directory everywhere
- * and the file's open or close failed; each refused file is named as not saved and the job exits 4. Found by it:
- * mkdir returned 0 when its name's commit was refused (both sides "won"), and a refused file stayed visible on its
- * writer's node.
+ * Two ranks race for 200 names in random orders (a new seed each run, printed): rank 1 writes files while rank 0
+ * makes directories of the same names (mkdir) or removes the directories the files go in (rmdir). Exactly one side
+ * wins each name, and what each caller was told is what every rank sees and what the output directory holds
+ * (interpose-native/tests/e2e_name_races.py checks the ranks): a close that returned 0 is a file everywhere and the
+ * mkdir or rmdir failed (EEXIST, ENOTEMPTY); a mkdir or rmdir that returned 0 holds everywhere and the file's open
+ * or close failed; each refused file is named as not saved and the job exits 4. Found by it: mkdir and rmdir
+ * returned 0 when the owner refused them (both sides "won"), a refused file stayed visible on its writer's node,
+ * a publish made a directory another rank had removed again, and an rmdir withdrew another rank's file that had
+ * just landed in it (its close had returned 0: the file was lost).
  */
 class NameRacesTest {
     private static final int NAMES = 200;
@@ -26,8 +29,9 @@ class NameRacesTest {
     @TempDir
     Path dir;
 
-    @RepeatedTest(2)
-    void aFileAndADirectoryOfOneNameAtOnceHaveOneWinnerEverywhere() throws Exception {
+    @ParameterizedTest
+    @ValueSource(strings = {"mkdir", "mkdir", "rmdir", "rmdir"})
+    void aFileAndADirectoryChangeOfOneNameAtOnceHaveOneWinnerEverywhere(String mode) throws Exception {
         Path data = ClusterWritesTest.oneFileDataset(dir);
         Path sync = Files.createDirectories(dir.resolve("sync"));
         Path saved = Files.createDirectories(dir.resolve("saved"));
@@ -35,19 +39,22 @@ class NameRacesTest {
         FanstoreProcess.Result r = FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "races" + System.nanoTime()),
                 180, "run", "--ranks", "2", "--output-dir", saved.toString(), "--data", data.toString(), "--",
                 "/usr/bin/python3", FanstoreProcess.repo().resolve("interpose-native/tests/e2e_name_races.py")
-                .toString(), sync.toString(), Integer.toString(NAMES), Long.toString(seed));
-        String all = "seed " + seed + "\n" + r.stdout() + r.stderr();
+                .toString(), sync.toString(), Integer.toString(NAMES), Long.toString(seed), mode);
+        String all = mode + " seed " + seed + "\n" + r.stdout() + r.stderr();
         assertTrue(r.stdout().contains("names " + NAMES + " ") && r.stdout().contains(" disagreements 0"), all);
         List<String> rows = Files.readAllLines(sync.resolve("rank-1.txt"));
         assertEquals(NAMES, rows.size(), all);
         int refused = 0;
         for (String row : rows) {
             String[] f = row.split(" ");   // index, what rank 1 was told, what it sees
-            Path out = saved.resolve(String.format("race/n%03d", Integer.parseInt(f[0])));
+            Path name = saved.resolve(String.format("race/n%03d", Integer.parseInt(f[0])));
+            Path file = mode.equals("mkdir") ? name : name.resolve("f");
             if (f[1].equals("file-ok")) {
-                assertEquals(("name " + f[0] + " written by rank 1\n").repeat(100), Files.readString(out), all);
+                assertEquals(("name " + f[0] + " written by rank 1\n").repeat(100), Files.readString(file), all);
             } else {
-                assertTrue(Files.isDirectory(out), row + "\n" + all);
+                // mkdir won: its directory; rmdir won: nothing left of the name (no empty directory either)
+                assertEquals(mode.equals("mkdir"), Files.isDirectory(name), row + "\n" + all);
+                assertTrue(mode.equals("mkdir") || !Files.exists(name), row + "\n" + all);
                 refused += f[1].startsWith("close-") ? 1 : 0;
             }
         }

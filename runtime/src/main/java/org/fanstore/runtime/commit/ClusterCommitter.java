@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.fanstore.runtime.liveness.PeerLiveness;
 import org.fanstore.runtime.liveness.RankFailedException;
@@ -28,19 +30,20 @@ import org.fanstore.runtime.world.MpiWorld;
 import org.fanstore.runtime.world.Pending;
 
 /**
- * Commits output records across the MPJ world. The writer sends the record to the rank that owns its path
- * ({@link OutputOwner#of}); the owner checks it against its view, applies it, sends it to every other rank and
+ * Commits output records across the MPJ world. The writer sends the record to the rank that owns the directory it
+ * changes ({@link #deciderOf}, {@link OutputOwner#of}); the owner checks it against its view, applies it, sends it to every other rank and
  * answers the writer only once every one of them has applied it and acknowledged. So when a writer's close
  * returns, a reader on any node already sees the file. Wire layout: {@link CommitProtocol}.
  *
  * <p>Decisions:
  * <ul>
  * <li>The owner decides one path at a time (a lock per stripe of key hashes, held from check to the last
- *   acknowledgement), so every rank applies the records of one path in the owner's order. Two writers of one
+ *   acknowledgement), so every rank applies the records of one path in the owner's order; an RMDIR excludes
+ *   every change inside its directory (README, "One directory, one decider"). Two writers of one
  *   path: with {@code exclusive} the second gets EEXIST once the first is committed; without it the last
  *   decided commit wins on every rank.</li>
- * <li>A RENAME is decided by the owner of its <em>target</em>: that serialises it with every other change
- *   that lands on the target (the checkpoint idiom {@code os.replace(tmp, ckpt)} from two ranks ends with the
+ * <li>A RENAME is decided by the owner of its <em>target</em>'s directory: that serialises it with every other
+ *   change that lands on the target (the checkpoint idiom {@code os.replace(tmp, ckpt)} from two ranks ends with the
  *   same winner everywhere). Every rank then removes the source as it applies the rename. Changes to the
  *   <em>source</em> made at the same moment by another rank are not serialised with it (a temporary name
  *   is private to its writer in practice).</li>
@@ -63,6 +66,8 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     private final MpiWorld world;
     private final OutputApplier applier;
     private final Object[] stripes = new Object[STRIPES];
+    /** Per stripe of directories: changes inside one share it, its RMDIR holds it alone. */
+    private final ReentrantReadWriteLock[] directories = new ReentrantReadWriteLock[STRIPES];
     private final ExecutorService deciders;
     private final ExecutorService applies;
     private final Thread receiver;
@@ -81,6 +86,7 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         this.applier = applier;
         for (int i = 0; i < STRIPES; i++) {
             stripes[i] = new Object();
+            directories[i] = new ReentrantReadWriteLock();
         }
         this.deciders = pool(DECIDERS, "fanstore-commit-decider");
         this.applies = pool(1, "fanstore-commit-applier");
@@ -97,10 +103,26 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
         return c;
     }
 
-    /** The rank that decides about {@code r}: its key's owner, a RENAME's target's owner. */
+    /** The rank that decides about {@code r}: the owner of {@link #directoryOf its directory}. */
     public static int deciderOf(OutputRecord r, int worldSize) {
+        return OutputOwner.of(directoryOf(r), worldSize);
+    }
+
+    /**
+     * The directory whose entries {@code r} changes: the parent of its key (of a RENAME's target), "" at the top;
+     * for an RMDIR the directory itself, whose emptiness it needs. So an RMDIR and every change inside that
+     * directory meet at one rank, under one lock (README, "One directory, one decider").
+     */
+    static byte[] directoryOf(OutputRecord r) {
+        if (r.kind() == OutputRecord.Kind.RMDIR) {
+            return r.key();
+        }
         byte[] path = r.kind() == OutputRecord.Kind.RENAME ? r.target() : r.key();
-        return OutputOwner.of(path, worldSize);
+        int slash = path.length - 1;
+        while (slash >= 0 && path[slash] != '/') {
+            slash--;
+        }
+        return java.util.Arrays.copyOf(path, Math.max(slash, 0));
     }
 
     @Override
@@ -155,13 +177,20 @@ public final class ClusterCommitter implements OutputCommitter, AutoCloseable {
     /** {@code origin}: the rank whose shim asked for {@code r}; every rank's applier is told it. */
     private Outcome decide(OutputRecord r, int origin, long deadline) {
         byte[] path = r.kind() == OutputRecord.Kind.RENAME ? r.target() : r.key();
-        synchronized (stripes[Math.floorMod(java.util.Arrays.hashCode(path), STRIPES)]) {
-            int errno = applier.namespace().check(r);
-            if (errno != 0) {
-                return new Outcome(errno, -1);
+        ReentrantReadWriteLock dir = directories[Math.floorMod(java.util.Arrays.hashCode(directoryOf(r)), STRIPES)];
+        Lock held = r.kind() == OutputRecord.Kind.RMDIR ? dir.writeLock() : dir.readLock();
+        held.lock();
+        try {
+            synchronized (stripes[Math.floorMod(java.util.Arrays.hashCode(path), STRIPES)]) {
+                int errno = applier.namespace().check(r);
+                if (errno != 0) {
+                    return new Outcome(errno, -1);
+                }
+                applier.apply(r, origin);
+                return broadcast(r, origin, deadline);
             }
-            applier.apply(r, origin);
-            return broadcast(r, origin, deadline);
+        } finally {
+            held.unlock();
         }
     }
 

@@ -37,6 +37,12 @@ public final class OutputApplier {
     private final Path upper;
     private final OutputDrain drain;
     private final int rank;
+    /**
+     * Directories another rank removed: a publish must not make one again from this upper, where a file not
+     * published yet (or one created as the removal arrived) may still lie in it ({@link #removedElsewhere(byte[])}).
+     * A DIR of the key, applied later, takes it out.
+     */
+    private final java.util.Set<String> removedElsewhere = ConcurrentHashMap.newKeySet();
     /** Keys this rank is committing a FILE of, with its object id, until the commit settles. */
     private final Map<String, Long> publishing = new ConcurrentHashMap<>();
 
@@ -52,10 +58,20 @@ public final class OutputApplier {
         return namespace;
     }
 
+    /** Whether {@code dir} of this upper was removed by another rank (its files here were then not published). */
+    public boolean removedElsewhere(byte[] dir) {
+        return removedElsewhere.contains(new String(dir, UTF_8));
+    }
+
     /** Applies {@code r}, decided for {@code origin} (the rank whose shim asked for it). */
     public void apply(OutputRecord r, int origin) {
         boolean changed;
         synchronized (namespace) {
+            if (r.kind() == OutputRecord.Kind.DIR) {
+                removedElsewhere.remove(new String(r.key(), UTF_8));
+            } else if (r.kind() == OutputRecord.Kind.RMDIR && origin != rank) {
+                removedElsewhere.add(new String(r.key(), UTF_8));
+            }
             changed = origin != rank && upper != null && mirror(r);
             namespace.apply(r);
         }

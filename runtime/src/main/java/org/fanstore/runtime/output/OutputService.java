@@ -201,6 +201,9 @@ public final class OutputService {
         } else if (errno != Errnos.EIO) {   // EIO's cause is named where it happened
             final boolean removed = nameTaken(errno) && removeUnchanged(file, a);
             if (removed) {
+                removeEmptyUnknownParents(file.getParent());
+            }
+            if (removed) {
                 refused.put(k, why(errno));
             }
             System.err.println("fanstore rank " + rank + ": output " + k + " not published: " + why(errno)
@@ -231,6 +234,24 @@ public final class OutputService {
     }
 
     /**
+     * After a refused file went: the empty directories above it that the cluster does not have (made here for it,
+     * then removed by another rank), bottom up, so this node does not show or drain what the others removed.
+     */
+    private void removeEmptyUnknownParents(final Path dir) {
+        for (Path d = dir; d != null && d.startsWith(upperDir) && !d.equals(upperDir); d = d.getParent()) {
+            final byte[] k = upperDir.relativize(d).toString().getBytes(StandardCharsets.UTF_8);
+            if (namespace.check(record(OutputRecord.Kind.DIR, k, null, 0, true)) == Errnos.EEXIST) {
+                return;   // the cluster has it
+            }
+            try {
+                Files.delete(d);
+            } catch (final IOException e) {
+                return;   // not empty (another file of this node), or gone
+            }
+        }
+    }
+
+    /**
      * Outputs whose publish was refused and which were removed from this node, with why: the job's end names them as
      * not saved (NodeRuntime.finishOutputs), unless the same name was published later.
      */
@@ -251,6 +272,9 @@ public final class OutputService {
             final OutputRecord r = record(OutputRecord.Kind.DIR, dir, null, 0, true);
             if (namespace.check(r) != 0) {
                 continue;   // exists already (an input or a recorded directory), or cannot be made: the FILE says
+            }
+            if (applier.removedElsewhere(dir)) {
+                return Errnos.ENOENT;   // another rank removed it before this file was published: not made again
             }
             final Path p = upper(upperDir, dir);
             final int mode = p == null ? 0755 : (Integer) Files.getAttribute(p, "unix:mode", LinkOption.NOFOLLOW_LINKS);
