@@ -31,9 +31,9 @@ import org.fanstore.runtime.world.Pending;
 
 /**
  * Commits output records across the MPJ world. The writer sends the record to the rank that owns the directory it
- * changes ({@link #deciderOf}, {@link OutputOwner#of}); the owner checks it against its view, applies it, sends it to every other rank and
- * answers the writer only once every one of them has applied it and acknowledged. So when a writer's close
- * returns, a reader on any node already sees the file. Wire layout: {@link CommitProtocol}.
+ * changes ({@link #deciderOf}, {@link OutputOwner#of}); the owner checks it against its view, applies it, sends it
+ * to every other rank and answers the writer only once every one of them has applied it and acknowledged. So when
+ * a writer's close returns, a reader on any node already sees the file. Wire layout: {@link CommitProtocol}.
  *
  * <p>Decisions:
  * <ul>
