@@ -190,6 +190,21 @@ FS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
     fs_change rc = remove_key(c, &k, (flags & AT_REMOVEDIR) != 0);
     return FORWARD_OR(rc, CALL_REAL(-1, unlinkat, AT_FDCWD, k.buf, flags));
 }
+/* After a refused change: the upper directories above key that the cluster does not have, deepest first, are
+ * removed when empty (made here for that change; a directory of this node that is not empty stays). */
+static void drop_unknown_parents(const fs_state *s, const char *key, size_t len)
+{
+    char path[PATH_MAX];
+    for (size_t i = len; i-- > 1;) {
+        if (key[i] != '/')
+            continue;
+        /* key[0, i) is a parent directory */
+        if (fs_ov_lookup_any(s, key, i) >= 0 || fs_up_path(s, key, i, path, sizeof path) < 0 ||
+            CALL_REAL(-1, rmdir, path) != 0)
+            return;
+    }
+}
+
 /* Where one side of a two-path call stands. */
 enum side { LOCAL, REMOTE, ABSENT };
 
@@ -274,10 +289,19 @@ static int rename_inside(int fd1, const char **from, int fd2, const char **to, u
         if ((flags ? CALL_REAL(-1, renameat2, AT_FDCWD, a.buf, AT_FDCWD, bpath, flags)
                    : CALL_REAL(-1, rename, a.buf, bpath)) != 0)
             return -errno;
-        if (fs_ov_lookup_any(s, akey, alen) >= 0 || fs_ov_any_below(s, akey, alen, 0))
-            fs_up_notify(FS_OP_RENAME, akey, alen, bkey, blen, 0);
-        else if (fs_ov_lookup_any(s, bkey, blen) >= 0)
+        if (fs_ov_lookup_any(s, akey, alen) >= 0 || fs_ov_any_below(s, akey, alen, 0)) {
+            int refused = fs_up_notify(FS_OP_RENAME, akey, alen, bkey, blen, 0);
+            if (refused < 0 && refused != -ENOSYS) {
+                /* the cluster kept the source (the target's directory went, or its name is taken): so does this
+                 * node, and the directories made here for the target go again when empty */
+                (void)(flags ? CALL_REAL(-1, renameat2, AT_FDCWD, bpath, AT_FDCWD, a.buf, flags & RENAME_EXCHANGE)
+                             : CALL_REAL(-1, rename, bpath, a.buf));
+                drop_unknown_parents(s, bkey, blen);
+                return refused;
+            }
+        } else if (fs_ov_lookup_any(s, bkey, blen) >= 0) {
             fs_up_notify(FS_OP_UNLINK, bkey, blen, NULL, 0, 0);
+        }
         return 0;
     }
     if (flags & RENAME_EXCHANGE)

@@ -8,6 +8,9 @@ Rank 1 writes files (open, write, close) in a random order while rank 0, in anot
 - MODE rmdir: removes the directories (race/nNNN, made by rank 0 first) the files are written in (race/nNNN/f).
   A file whose close returned 0 is there on both ranks (and the rmdir failed with ENOTEMPTY); a directory whose
   rmdir returned 0 is gone on both ranks (and the file's open or close failed).
+- MODE rename: the same directories; rank 1 writes race/tNNN and renames it to race/nNNN/ckpt (the checkpoint
+  idiom). A rename that returned 0 left the file at its new name only, on both ranks (and the rmdir failed); an
+  rmdir that returned 0 made the rename fail, and the file is still at its first name on both ranks.
 Each rank writes what it did and what it sees to SYNC/rank-R.txt; rank 0 compares and prints
 "names N files F dirs D disagreements X" and the first few.
 """
@@ -40,7 +43,11 @@ def name(i):
 
 
 def file_of(i):
-    return name(i) if mode == "mkdir" else name(i) + "/f"
+    return name(i) if mode == "mkdir" else name(i) + ("/f" if mode == "rmdir" else "/ckpt")
+
+
+def tmp_of(i):
+    return "%s/t%03d" % (base, i)
 
 
 def body(i):
@@ -48,7 +55,7 @@ def body(i):
 
 
 os.makedirs(base, exist_ok=True)
-if mode == "rmdir" and rank == 0:
+if mode != "mkdir" and rank == 0:
     for i in range(n):
         os.mkdir(name(i))
 mark("ready-%d" % rank)
@@ -59,7 +66,7 @@ did = {}
 for i in order:
     if rank == 1:
         try:
-            f = open(file_of(i), "w")
+            f = open(file_of(i) if mode != "rename" else tmp_of(i), "w")
         except OSError as e:
             did[i] = "open-" + errno.errorcode.get(e.errno, str(e.errno))
             continue
@@ -69,18 +76,23 @@ for i in order:
             did[i] = "file-ok"
         except OSError as e:
             did[i] = "close-" + errno.errorcode.get(e.errno, str(e.errno))
+            continue
+        if mode == "rename":
+            try:
+                os.rename(tmp_of(i), file_of(i))
+            except OSError as e:
+                did[i] = "rename-" + errno.errorcode.get(e.errno, str(e.errno))
     else:
         try:
             (os.mkdir if mode == "mkdir" else os.rmdir)(name(i))
             did[i] = "dir-ok"
         except OSError as e:
-            did[i] = mode + "-" + errno.errorcode.get(e.errno, str(e.errno))
+            did[i] = ("mkdir" if mode == "mkdir" else "rmdir") + "-" + errno.errorcode.get(e.errno, str(e.errno))
 mark("done-%d" % rank)
 wait("done-%d" % (1 - rank))
 
 
-def seen(i):
-    p = file_of(i)
+def seen_at(p, i):
     if mode == "mkdir" and os.path.isdir(p):
         return "dir"
     try:
@@ -88,6 +100,10 @@ def seen(i):
             return "file" if f.read() == body(i) else "file-wrong"
     except OSError as e:
         return "none-" + errno.errorcode.get(e.errno, str(e.errno))
+
+
+def seen(i):
+    return seen_at(file_of(i), i) + ("/" + seen_at(tmp_of(i), i) if mode == "rename" else "")
 
 
 with open(os.path.join(sync, "rank-%d.tmp" % rank), "w") as out:
@@ -106,7 +122,9 @@ if rank == 0:
     for i in range(n):
         (d0, s0), (d1, s1) = rows[i][0], rows[i][1]
         lost, gone = ("mkdir-EEXIST", "dir") if mode == "mkdir" else ("rmdir-ENOTEMPTY", "none-ENOENT")
-        ok = s0 == s1 and ((d1 == "file-ok" and d0 == lost and s0 == "file")
+        won = "file" + ("/none-ENOENT" if mode == "rename" else "")
+        gone += "/file" if mode == "rename" else ""
+        ok = s0 == s1 and ((d1 == "file-ok" and d0 == lost and s0 == won)
                            or (d0 == "dir-ok" and d1 != "file-ok" and s0 == gone))
         if not ok:
             bad.append("n%03d rank0 %s sees %s / rank1 %s sees %s" % (i, d0, s0, d1, s1))

@@ -14,14 +14,16 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two ranks race for 200 names in random orders (a new seed each run, printed): rank 1 writes files while rank 0
- * makes directories of the same names (mkdir) or removes the directories the files go in (rmdir). Exactly one side
+ * makes directories of the same names (mkdir) or removes the directories the files go in (rmdir), or the files
+ * are written beside them and renamed into them (rename, the checkpoint idiom). Exactly one side
  * wins each name, and what each caller was told is what every rank sees and what the output directory holds
  * (interpose-native/tests/e2e_name_races.py checks the ranks): a close that returned 0 is a file everywhere and the
- * mkdir or rmdir failed (EEXIST, ENOTEMPTY); a mkdir or rmdir that returned 0 holds everywhere and the file's open
- * or close failed; each refused file is named as not saved and the job exits 4. Found by it: mkdir and rmdir
+ * mkdir or rmdir failed (EEXIST, ENOTEMPTY); a mkdir or rmdir that returned 0 holds everywhere and the file's open,
+ * close or rename failed; each refused file is named as not saved and the job exits 4. Found by it: mkdir and rmdir
  * returned 0 when the owner refused them (both sides "won"), a refused file stayed visible on its writer's node,
- * a publish made a directory another rank had removed again, and an rmdir withdrew another rank's file that had
- * just landed in it (its close had returned 0: the file was lost).
+ * a publish made a directory another rank had removed again, an rmdir withdrew another rank's file that had
+ * just landed in it (its close had returned 0: the file was lost), and a refused rename stayed done on its node
+ * (it returned 0; the other ranks saw neither name: EIO at the first).
  */
 class NameRacesTest {
     private static final int NAMES = 200;
@@ -30,7 +32,7 @@ class NameRacesTest {
     Path dir;
 
     @ParameterizedTest
-    @ValueSource(strings = {"mkdir", "mkdir", "rmdir", "rmdir"})
+    @ValueSource(strings = {"mkdir", "mkdir", "rmdir", "rmdir", "rename", "rename"})
     void aFileAndADirectoryChangeOfOneNameAtOnceHaveOneWinnerEverywhere(String mode) throws Exception {
         Path data = ClusterWritesTest.oneFileDataset(dir);
         Path sync = Files.createDirectories(dir.resolve("sync"));
@@ -48,13 +50,20 @@ class NameRacesTest {
         for (String row : rows) {
             String[] f = row.split(" ");   // index, what rank 1 was told, what it sees
             Path name = saved.resolve(String.format("race/n%03d", Integer.parseInt(f[0])));
-            Path file = mode.equals("mkdir") ? name : name.resolve("f");
+            Path file = mode.equals("mkdir") ? name : name.resolve(mode.equals("rmdir") ? "f" : "ckpt");
+            Path tmp = saved.resolve(String.format("race/t%03d", Integer.parseInt(f[0])));
+            String bytes = ("name " + f[0] + " written by rank 1\n").repeat(100);
             if (f[1].equals("file-ok")) {
-                assertEquals(("name " + f[0] + " written by rank 1\n").repeat(100), Files.readString(file), all);
+                assertEquals(bytes, Files.readString(file), all);
+                assertTrue(!Files.exists(tmp), row + "\n" + all);
             } else {
-                // mkdir won: its directory; rmdir won: nothing left of the name (no empty directory either)
+                // mkdir won: its directory; rmdir won: nothing left of the name (no empty directory either), and a
+                // renamed file is still at its first name
                 assertEquals(mode.equals("mkdir"), Files.isDirectory(name), row + "\n" + all);
                 assertTrue(mode.equals("mkdir") || !Files.exists(name), row + "\n" + all);
+                if (mode.equals("rename")) {
+                    assertEquals(bytes, Files.readString(tmp), row + "\n" + all);
+                }
                 refused += f[1].startsWith("close-") ? 1 : 0;
             }
         }
