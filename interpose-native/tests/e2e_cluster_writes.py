@@ -8,12 +8,15 @@ checkpoint, sees O_EXCL refused, and writes a numpy array and a shutil.copy that
 rank 0 killed mid-file leaves what it wrote (its node's outputs behave like a local disk).
 """
 import errno
+import functools
 import hashlib
 import os
 import shutil
 import sys
 import tempfile
 import time
+
+import e2e_flags
 
 name, sync = sys.argv[1], sys.argv[2]
 rank = int(os.environ["FANSTORE_RANK"])
@@ -32,16 +35,8 @@ def check(label, expected, actual):
         print("FAIL", rank, label, "expected", repr(expected), "actual", repr(actual), flush=True)
 
 
-def signal(flag):
-    open(os.path.join(sync, flag), "w").close()
-
-
-def wait(flag, seconds=60):
-    deadline = time.monotonic() + seconds
-    while not os.path.exists(os.path.join(sync, flag)):
-        if time.monotonic() > deadline:
-            raise SystemExit("rank %d: gave up waiting for %s" % (rank, flag))
-        time.sleep(0.02)
+signal = functools.partial(e2e_flags.mark, sync)
+wait = functools.partial(e2e_flags.wait, sync, rank=rank)
 
 
 payload = hashlib.sha256(b"fanstore").digest() * 40000  # 1.28 MB: several fetch messages

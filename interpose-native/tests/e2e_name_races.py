@@ -15,10 +15,12 @@ Each rank writes what it did and what it sees to SYNC/rank-R.txt; rank 0 compare
 "names N files F dirs D disagreements X" and the first few.
 """
 import errno
+import functools
 import os
 import random
 import sys
-import time
+
+import e2e_flags
 
 sync, n, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 mode = sys.argv[4] if len(sys.argv) > 4 else "mkdir"
@@ -26,16 +28,8 @@ rank = int(os.environ["FANSTORE_RANK"])
 base = "/fanstore/race"
 
 
-def mark(flag):
-    open(os.path.join(sync, flag), "w").close()
-
-
-def wait(flag, seconds=120):
-    deadline = time.monotonic() + seconds
-    while not os.path.exists(os.path.join(sync, flag)):
-        if time.monotonic() > deadline:
-            raise SystemExit("rank %d: gave up waiting for %s" % (rank, flag))
-        time.sleep(0.02)
+mark = functools.partial(e2e_flags.mark, sync)
+wait = functools.partial(e2e_flags.wait, sync, seconds=120, rank=rank)
 
 
 def name(i):

@@ -1,17 +1,14 @@
 # Run by CloseReportsRefusedPublishTest on 2 ranks (the command on each): rank 1 writes out/x (Python's close) and
 # out/z (fopen/fclose through ctypes, the global scope, so the shim's fclose) while rank 0 makes directories of
 # those names; their publishes are refused, and each close must fail. SYNC: a directory both ranks see.
-import ctypes, errno, os, sys, time
+import ctypes, errno, functools, os, sys
+
+import e2e_flags
+
 sync = sys.argv[1]
 rank = os.environ['FANSTORE_RANK']
-def mark(name):
-    open(os.path.join(sync, name), 'w').close()
-def wait(name):
-    deadline = time.time() + 60
-    while not os.path.exists(os.path.join(sync, name)):
-        if time.time() > deadline:
-            sys.exit('rank %s: no %s after 60 s' % (rank, name))
-        time.sleep(0.02)
+mark = functools.partial(e2e_flags.mark, sync)
+wait = functools.partial(e2e_flags.wait, sync, rank=rank)
 os.makedirs('/fanstore/out', exist_ok=True)
 if rank == '1':
     f = open('/fanstore/out/x', 'w')

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Map;
 import org.fanstore.launcher.run.FanstoreProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,13 +23,8 @@ class CloseReportsRefusedPublishTest {
 
     @Test
     void aRefusedPublishIsTheWritersCloseErrorAndNamedInTheLog() throws Exception {
-        Path data = ClusterWritesTest.oneFileDataset(dir);
-        Path sync = Files.createDirectories(dir.resolve("sync"));
-        Path saved = Files.createDirectories(dir.resolve("saved"));
-        FanstoreProcess.Result r = FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "close" + System.nanoTime()),
-                180, "run", "--ranks", "2", "--output-dir", saved.toString(), "--data", data.toString(), "--",
-                "/usr/bin/python3", FanstoreProcess.repo().resolve("interpose-native/tests/e2e_refused_publish.py")
-                .toString(), sync.toString());
+        FanstoreProcess.Result r = ClusterWritesTest.twoRankScript(dir, "e2e_refused_publish.py");
+        Path saved = dir.resolve("saved");
         String all = r.stdout() + r.stderr();
         assertTrue(r.stdout().contains("rank 0 read kept"), all);
         assertTrue(r.stdout().contains("rank 1 close EIO"), all);

@@ -35,6 +35,22 @@ class ClusterWritesTest {
         return data;
     }
 
+    /**
+     * Runs interpose-native/tests/SCRIPT on 2 ranks of a job over {@link #oneFileDataset}, with {@code dir/sync} (made
+     * here) as its first argument, then {@code args}, and {@code dir/saved} (made here) as the output directory.
+     */
+    static FanstoreProcess.Result twoRankScript(Path dir, String script, String... args) throws Exception {
+        Path data = oneFileDataset(dir);
+        Path sync = Files.createDirectories(dir.resolve("sync"));
+        Path saved = Files.createDirectories(dir.resolve("saved"));
+        List<String> command = new java.util.ArrayList<>(List.of("run", "--ranks", "2", "--output-dir",
+                saved.toString(), "--data", data.toString(), "--", "/usr/bin/python3",
+                FanstoreProcess.repo().resolve("interpose-native/tests/" + script).toString(), sync.toString()));
+        command.addAll(List.of(args));
+        return FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "script" + System.nanoTime()), 180,
+                command.toArray(String[]::new));
+    }
+
     @Test
     void outputsWrittenOnOneRankAreVisibleOnTheOtherAtCloseAndSavedToTheOutputDir() throws Exception {
         Path data = oneFileDataset(dir);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
 import org.fanstore.launcher.run.FanstoreProcess;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -34,14 +33,11 @@ class NameRacesTest {
     @ParameterizedTest
     @ValueSource(strings = {"mkdir", "mkdir", "rmdir", "rmdir", "rename", "rename"})
     void aFileAndADirectoryChangeOfOneNameAtOnceHaveOneWinnerEverywhere(String mode) throws Exception {
-        Path data = ClusterWritesTest.oneFileDataset(dir);
-        Path sync = Files.createDirectories(dir.resolve("sync"));
-        Path saved = Files.createDirectories(dir.resolve("saved"));
         long seed = System.nanoTime() % 1_000_000;
-        FanstoreProcess.Result r = FanstoreProcess.run(dir, Map.of("FANSTORE_JOB_ID", "races" + System.nanoTime()),
-                180, "run", "--ranks", "2", "--output-dir", saved.toString(), "--data", data.toString(), "--",
-                "/usr/bin/python3", FanstoreProcess.repo().resolve("interpose-native/tests/e2e_name_races.py")
-                .toString(), sync.toString(), Integer.toString(NAMES), Long.toString(seed), mode);
+        FanstoreProcess.Result r = ClusterWritesTest.twoRankScript(dir, "e2e_name_races.py", Integer.toString(NAMES),
+                Long.toString(seed), mode);
+        Path sync = dir.resolve("sync");
+        Path saved = dir.resolve("saved");
         String all = mode + " seed " + seed + "\n" + r.stdout() + r.stderr();
         assertTrue(r.stdout().contains("names " + NAMES + " ") && r.stdout().contains(" disagreements 0"), all);
         List<String> rows = Files.readAllLines(sync.resolve("rank-1.txt"));
