@@ -269,7 +269,7 @@ int fs_ov_any_below(const fs_state *s, const char *dir, size_t len, int others_o
     for (uint32_t i = 0; i < n; i++) {
         ov_slot *x = slot_at(i);
         const fs_ov_state *st = atomic_load_explicit(&x->state, memory_order_acquire);
-        if (st == NULL || (others_only && (st->own || (st->mode & S_IFMT) == S_IFDIR)))
+        if (st == NULL || (others_only && st->own))
             continue;
         if (x->key_len > len && (len == 0 || (memcmp(x->key, dir, len) == 0 && x->key[len] == '/')))
             return 1;

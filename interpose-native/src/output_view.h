@@ -28,7 +28,8 @@ void fs_ov_refresh(const fs_state *s);
 int64_t fs_ov_lookup(const fs_state *s, const char *key, size_t len, const fs_ov_state **st);
 /* The slot of key when the journal has it at all, this rank's own files included (refreshes first), else -1. */
 int64_t fs_ov_lookup_any(const fs_state *s, const char *key, size_t len);
-/* 1 when some current key lies below directory dir ("" is the root); others_only: only other ranks' files. */
+/* 1 when some current key lies below directory dir ("" is the root); others_only: this rank's own files left out
+ * (its upper has them); directories count, since no upper holds another rank's. */
 int fs_ov_any_below(const fs_state *s, const char *dir, size_t len, int others_only);
 
 /* Up to cap slots whose keys currently exist below directory dir, this rank's own files included; how many. */

@@ -41,6 +41,21 @@ static fs_resolved find_key(fs_key *k, const fs_state **s, const fs_table **t, u
     return rc;
 }
 
+/* After a refused change: the upper directories above key that the cluster does not have, deepest first, are
+ * removed when empty (made here for that change; a directory of this node that is not empty stays). */
+static void drop_unknown_parents(const fs_state *s, const char *key, size_t len)
+{
+    char path[PATH_MAX];
+    for (size_t i = len; i-- > 1;) {
+        if (key[i] != '/')
+            continue;
+        /* key[0, i) is a parent directory */
+        if (fs_ov_lookup_any(s, key, i) >= 0 || fs_up_path(s, key, i, path, sizeof path) < 0 ||
+            CALL_REAL(-1, rmdir, path) != 0)
+            return;
+    }
+}
+
 /* mkdir of inside key k: made in the upper tree, then recorded so other ranks see the directory (a record the
  * owner refuses undoes it: the mkdir fails). FORWARD when a link led out of the namespace (forward k->buf). */
 static fs_change make_dir(fs_path_class c, fs_key *k, mode_t mode)
@@ -74,26 +89,25 @@ static fs_change make_dir(fs_path_class c, fs_key *k, mode_t mode)
     int refused = fs_up_notify(FS_OP_MKDIR, key, key_len, NULL, 0, st.st_mode & 07777);
     if (refused < 0 && refused != -ENOSYS) {
         (void)CALL_REAL(-1, rmdir, k->buf);
+        drop_unknown_parents(s, key, key_len);
         return (fs_change)refused;
     }
     return FS_CHANGE_DONE;
 }
 
-/* Directory key was removed here, so nothing of this node's lies below it any more; records of it that are still
- * in the journal (changes made without the shim) are withdrawn, deepest first, so other ranks see it go. Another
- * rank's file is never withdrawn: one that landed there since the emptiness check makes the RMDIR fail. */
+/* Directory key was removed here, so no file of this node lies below it any more; records of its files still in
+ * the journal (removed without the shim) are withdrawn, so other ranks see them go. Another rank's file or any
+ * directory is never withdrawn: one that landed there since the emptiness check makes the RMDIR fail. */
 static void forget_below(const fs_state *s, const char *key, size_t len)
 {
     uint32_t slots[256];
     size_t n = fs_ov_keys_below(s, key, len, slots, sizeof slots / sizeof slots[0]);
-    for (size_t depth = PATH_MAX; n > 0 && depth > len; depth--) {
-        for (size_t i = 0; i < n; i++) {
-            size_t kl;
-            const char *k = fs_ov_key(slots[i], &kl);
-            const fs_ov_state *st = fs_ov_state_any(slots[i]);
-            if (kl == depth && st != NULL && (S_ISDIR(st->mode) || st->own))
-                fs_up_notify(S_ISDIR(st->mode) ? FS_OP_RMDIR : FS_OP_UNLINK, k, kl, NULL, 0, 0);
-        }
+    for (size_t i = 0; i < n; i++) {
+        size_t kl;
+        const char *k = fs_ov_key(slots[i], &kl);
+        const fs_ov_state *st = fs_ov_state_any(slots[i]);
+        if (st != NULL && !S_ISDIR(st->mode) && st->own)
+            fs_up_notify(FS_OP_UNLINK, k, kl, NULL, 0, 0);
     }
 }
 
@@ -190,21 +204,6 @@ FS_EXPORT int unlinkat(int dirfd, const char *path, int flags)
     fs_change rc = remove_key(c, &k, (flags & AT_REMOVEDIR) != 0);
     return FORWARD_OR(rc, CALL_REAL(-1, unlinkat, AT_FDCWD, k.buf, flags));
 }
-/* After a refused change: the upper directories above key that the cluster does not have, deepest first, are
- * removed when empty (made here for that change; a directory of this node that is not empty stays). */
-static void drop_unknown_parents(const fs_state *s, const char *key, size_t len)
-{
-    char path[PATH_MAX];
-    for (size_t i = len; i-- > 1;) {
-        if (key[i] != '/')
-            continue;
-        /* key[0, i) is a parent directory */
-        if (fs_ov_lookup_any(s, key, i) >= 0 || fs_up_path(s, key, i, path, sizeof path) < 0 ||
-            CALL_REAL(-1, rmdir, path) != 0)
-            return;
-    }
-}
-
 /* Where one side of a two-path call stands. */
 enum side { LOCAL, REMOTE, ABSENT };
 

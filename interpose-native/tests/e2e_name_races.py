@@ -8,6 +8,8 @@ Rank 1 writes files (open, write, close) in a random order while rank 0, in anot
 - MODE rmdir: removes the directories (race/nNNN, made by rank 0 first) the files are written in (race/nNNN/f).
   A file whose close returned 0 is there on both ranks (and the rmdir failed with ENOTEMPTY); a directory whose
   rmdir returned 0 is gone on both ranks (and the file's open or close failed).
+- MODE subdir: the same directories; rank 1 makes a directory in each (race/nNNN/sub) instead of a file. A mkdir
+  that returned 0 is there on both ranks (and the rmdir failed); an rmdir that returned 0 left nothing of the name.
 - MODE rename: the same directories; rank 1 writes race/tNNN and renames it to race/nNNN/ckpt (the checkpoint
   idiom). A rename that returned 0 left the file at its new name only, on both ranks (and the rmdir failed); an
   rmdir that returned 0 made the rename fail, and the file is still at its first name on both ranks.
@@ -37,7 +39,7 @@ def name(i):
 
 
 def file_of(i):
-    return name(i) if mode == "mkdir" else name(i) + ("/f" if mode == "rmdir" else "/ckpt")
+    return name(i) if mode == "mkdir" else name(i) + {"rmdir": "/f", "subdir": "/sub", "rename": "/ckpt"}[mode]
 
 
 def tmp_of(i):
@@ -58,7 +60,13 @@ order = list(range(n))
 random.Random(seed * 2 + rank).shuffle(order)
 did = {}
 for i in order:
-    if rank == 1:
+    if rank == 1 and mode == "subdir":
+        try:
+            os.mkdir(file_of(i))
+            did[i] = "file-ok"
+        except OSError as e:
+            did[i] = "mkdir-" + errno.errorcode.get(e.errno, str(e.errno))
+    elif rank == 1:
         try:
             f = open(file_of(i) if mode != "rename" else tmp_of(i), "w")
         except OSError as e:
@@ -97,6 +105,8 @@ def seen_at(p, i):
 
 
 def seen(i):
+    if mode == "subdir":
+        return "file" if os.path.isdir(file_of(i)) else "none-" + ("dir" if os.path.exists(name(i)) else "ENOENT")
     return seen_at(file_of(i), i) + ("/" + seen_at(tmp_of(i), i) if mode == "rename" else "")
 
 

@@ -6,15 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.fanstore.launcher.run.FanstoreProcess;
+import org.fanstore.launcher.run.Soak;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Two ranks race for 200 names in random orders (a new seed each run, printed): rank 1 writes files while rank 0
- * makes directories of the same names (mkdir) or removes the directories the files go in (rmdir), or the files
- * are written beside them and renamed into them (rename, the checkpoint idiom). Exactly one side
+ * makes directories of the same names (mkdir) or removes the directories the files go in (rmdir), or rank 1 makes
+ * a directory in each instead (subdir), or writes its files beside them and renames them in (rename, the
+ * checkpoint idiom). Exactly one side
  * wins each name, and what each caller was told is what every rank sees and what the output directory holds
  * (interpose-native/tests/e2e_name_races.py checks the ranks): a close that returned 0 is a file everywhere and the
  * mkdir or rmdir failed (EEXIST, ENOTEMPTY); a mkdir or rmdir that returned 0 holds everywhere and the file's open,
@@ -22,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * returned 0 when the owner refused them (both sides "won"), a refused file stayed visible on its writer's node,
  * a publish made a directory another rank had removed again, an rmdir withdrew another rank's file that had
  * just landed in it (its close had returned 0: the file was lost), and a refused rename stayed done on its node
- * (it returned 0; the other ranks saw neither name: EIO at the first).
+ * (it returned 0; the other ranks saw neither name: EIO at the first), and an rmdir that removed another rank's
+ * subdirectory with it (it ignored directories below as if they were its own; even with no race at all).
  */
 class NameRacesTest {
     private static final int NAMES = 200;
@@ -30,8 +35,13 @@ class NameRacesTest {
     @TempDir
     Path dir;
 
+    /** Each race once; twice under FANSTORE_SOAK=1 (README). */
+    static Stream<String> races() {
+        return Stream.of("mkdir", "rmdir", "subdir", "rename").flatMap(m -> Soak.ON ? Stream.of(m, m) : Stream.of(m));
+    }
+
     @ParameterizedTest
-    @ValueSource(strings = {"mkdir", "mkdir", "rmdir", "rmdir", "rename", "rename"})
+    @MethodSource("races")
     void aFileAndADirectoryChangeOfOneNameAtOnceHaveOneWinnerEverywhere(String mode) throws Exception {
         long seed = System.nanoTime() % 1_000_000;
         FanstoreProcess.Result r = ClusterWritesTest.twoRankScript(dir, "e2e_name_races.py", Integer.toString(NAMES),
@@ -46,10 +56,13 @@ class NameRacesTest {
         for (String row : rows) {
             String[] f = row.split(" ");   // index, what rank 1 was told, what it sees
             Path name = saved.resolve(String.format("race/n%03d", Integer.parseInt(f[0])));
-            Path file = mode.equals("mkdir") ? name : name.resolve(mode.equals("rmdir") ? "f" : "ckpt");
+            Path file = mode.equals("mkdir") ? name
+                    : name.resolve(Map.of("rmdir", "f", "subdir", "sub", "rename", "ckpt").get(mode));
             Path tmp = saved.resolve(String.format("race/t%03d", Integer.parseInt(f[0])));
             String bytes = ("name " + f[0] + " written by rank 1\n").repeat(100);
-            if (f[1].equals("file-ok")) {
+            if (f[1].equals("file-ok") && mode.equals("subdir")) {
+                assertTrue(Files.isDirectory(file), row + "\n" + all);
+            } else if (f[1].equals("file-ok")) {
                 assertEquals(bytes, Files.readString(file), all);
                 assertTrue(!Files.exists(tmp), row + "\n" + all);
             } else {
