@@ -173,6 +173,30 @@ public final class RankMain {
         System.out.println("CONCURRENT_OK " + threads + " ms "
                 + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         world.barrier(TIMEOUT); // nobody fetches from a rank that stopped serving
+        // after the barrier: every peer has fetched whole objects and ranges from this rank
+        System.out.println("PRIORITY readers=" + niceOf("fanstore-fetch-") + " pulls=" + niceOf("fanstore-pull-s"));
+    }
+
+    /**
+     * The nice values (field 19 of /proc/self/task/T/stat) of this process's threads whose name (comm: its first 15
+     * characters) is {@code comm}, as a sorted set.
+     */
+    private static String niceOf(String comm) throws Exception {
+        java.util.TreeSet<Integer> nice = new java.util.TreeSet<>();
+        try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path t : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (Files.readString(t.resolve("comm")).strip().equals(comm)) {
+                        String stat = Files.readString(t.resolve("stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        nice.add(Integer.parseInt(f[16])); // fields from 3 (state) on: nice is field 19
+                    }
+                } catch (java.nio.file.NoSuchFileException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        }
+        return nice.toString();
     }
 
     private static void fetchEverything(MpiWorld world, RemoteFetcher fetcher) throws Exception {

@@ -186,6 +186,8 @@ class RemoteFetcherProcessTest {
             String out = ranks.output(r);
             assertTrue(out.contains("ALLGATHER_OK") && out.contains("FETCH_OK")
                     && out.contains("CONCURRENT_OK " + threads + " ") && out.contains("FINALIZED true"), out);
+            // readers' requests (whole objects) served at normal priority, pulls (ranges) at the lowest (fetch README)
+            assertTrue(out.contains("PRIORITY readers=[0] pulls=[19]"), out);
         }
     }
 

@@ -5,11 +5,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.PriorityBlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.fanstore.runtime.liveness.PeerLiveness;
 import org.fanstore.runtime.membership.JobSecret;
@@ -24,7 +23,9 @@ import org.fanstore.runtime.world.Pending;
  * The serving half of remote fetch. One dispatcher thread only receives: it blocks in
  * {@code Recv(ANY_SOURCE, FETCH_REQUEST)} (not an Iprobe loop, which serves fewer requests a second) and hands
  * each request to a small worker pool that reads from the {@link FetchSource} and sends the reply, so a
- * slow disk read or a large reply never delays the next request. The dispatcher answers no fetch itself, not
+ * slow disk read or a large reply never delays the next request: readers' requests to one pool, peers' pulls to
+ * another whose threads run at the lowest CPU priority (README, "Peers' pulls are served at the lowest CPU
+ * priority"). The dispatcher answers no fetch itself, not
  * even a small one: that would save a thread wake-up per fetch, but can stall concurrent fetches (ranks wait on
  * replies that never come), for a reason not yet understood.
  *
@@ -45,27 +46,38 @@ final class FetchDispatcher {
     private final MpiWorld world;
     private final FetchSource source;
     private final JobSecret secret;
+    /** Readers' requests (whole objects, a reader's ranges), at normal priority. */
     private final ExecutorService workers;
+    /** Peers' pulls, strangers' refusals and unknown kinds, at the lowest CPU priority (README). */
+    private final ExecutorService pulls;
     private final Thread dispatcher;
     private final ThreadLocal<ByteBuffer> buffers = new ThreadLocal<>();
     private volatile Throwable failure;
     private final AtomicInteger refused = new AtomicInteger();
-    private final AtomicLong arrivals = new AtomicLong();
     private volatile ServeTimes serveTimes;
 
     FetchDispatcher(MpiWorld world, FetchSource source, JobSecret secret, int workerCount) {
         this.world = world;
         this.source = source;
         this.secret = secret;
-        AtomicInteger n = new AtomicInteger();
-        this.workers = new ThreadPoolExecutor(workerCount, workerCount, 0, TimeUnit.SECONDS,
-                new PriorityBlockingQueue<>(), r -> {
-                    Thread t = new Thread(r, "fanstore-fetch-worker-" + n.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                });
+        this.workers = pool(workerCount, "fanstore-fetch-worker-", false);
+        this.pulls = pool(workerCount, "fanstore-pull-server-", true);
         this.dispatcher = new Thread(this::dispatch, "fanstore-fetch-dispatcher");
         this.dispatcher.setDaemon(true);
+    }
+
+    /** A fixed pool serving in arrival order; a {@code low} one's threads take the lowest CPU priority first. */
+    private ExecutorService pool(int size, String name, boolean low) {
+        AtomicInteger n = new AtomicInteger();
+        return new ThreadPoolExecutor(size, size, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Runnable body = low ? () -> {
+                CpuPriority.lowest(world.rank());
+                r.run();
+            } : r;
+            Thread t = new Thread(body, name + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     void start() {
@@ -91,13 +103,18 @@ final class FetchDispatcher {
                 // the device is gone (a peer died): the daemon dispatcher stays parked until the process exits
             }
         }
-        workers.shutdown();
+        for (ExecutorService pool : new ExecutorService[] {workers, pulls}) {
+            pool.shutdown();
+        }
         try {
-            workers.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            for (ExecutorService pool : new ExecutorService[] {workers, pulls}) {
+                pool.awaitTermination(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         workers.shutdownNow();
+        pulls.shutdownNow();
         return !dispatcher.isAlive();
     }
 
@@ -137,43 +154,26 @@ final class FetchDispatcher {
                 int from = world.receiveFromAny(raw, MpiTags.FETCH_REQUEST);
                 FetchProtocol.Request request = FetchProtocol.decode(raw);
                 if (!FetchProtocol.authentic(raw, secret)) {
-                    workers.execute(new Job(false, arrivals.getAndIncrement(),
-                            () -> refuseStranger(from, request)));
+                    pulls.execute(() -> refuseStranger(from, request));
                     continue;
                 }
                 if (request.kind() == FetchProtocol.KIND_SHUTDOWN) {
                     return;
                 }
-                boolean reader = request.kind() != FetchProtocol.KIND_FETCH;
+                boolean reader = request.kind() == FetchProtocol.KIND_FETCH_FOR_READER
+                        || request.kind() == FetchProtocol.KIND_FETCH_WHOLE;
                 long received = System.nanoTime();
-                workers.execute(new Job(reader, arrivals.getAndIncrement(), () -> {
+                (reader ? workers : pulls).execute(() -> {
                     long started = System.nanoTime();
                     long firstSent = serve(request);
                     ServeTimes times = serveTimes;
                     if (reader && times != null && firstSent != 0) {
                         times.readerServed(started - received, firstSent - started);
                     }
-                }));
+                });
             }
         } catch (Throwable t) {
             failure = t;
-        }
-    }
-
-    /**
-     * A queued request. Holders serve readers' requests before pulls (README of runtime/fill, "Giving way to
-     * readers"): whole-object fetches and ranges a reader waits for go first, in arrival order; background fill
-     * ranges (each requester keeps at most a few in flight) and strangers' refusals follow, in arrival order.
-     */
-    private record Job(boolean reader, long arrival, Runnable work) implements Runnable, Comparable<Job> {
-        @Override
-        public void run() {
-            work.run();
-        }
-
-        @Override
-        public int compareTo(Job o) {
-            return reader != o.reader ? (reader ? -1 : 1) : Long.compare(arrival, o.arrival);
         }
     }
 

@@ -60,6 +60,10 @@ public interface NativeCalls {
     /** close(2). */
     int close(int fd);
 
+    /** setpriority(2); with PRIO_PROCESS and who 0, Linux sets the calling thread's nice value only. */
+    @SaveError
+    int setpriority(int which, int who, int prio);
+
     /** clock_gettime(2); {@code timespec} receives {tv_sec, tv_nsec}. */
     int clock_gettime(int clockId, @Out long[] timespec);
 }
