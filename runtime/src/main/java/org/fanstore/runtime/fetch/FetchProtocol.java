@@ -49,7 +49,7 @@ final class FetchProtocol {
      * object's end: a whole-object fetch with a stale length fails before any byte reaches the sink. */
     static final int KIND_FETCH_WHOLE = 3;
     /** Like {@link #KIND_FETCH}, but a reader is waiting for the range (it rides a partition pull): the owner
-     * serves it with readers' whole-object fetches, ahead of background ranges. */
+     * serves it with readers' whole-object fetches, at normal CPU priority (background ranges at the lowest). */
     static final int KIND_FETCH_FOR_READER = 4;
     /** Sent by a stopping rank to each peer: ends the peer's dispatcher (see FetchDispatcher#stop). */
     static final int KIND_SHUTDOWN = 2;

@@ -105,7 +105,8 @@ public final class RemoteFetcher implements AutoCloseable {
     /**
      * {@link #fetchRange} for the fill path, which has another source for the range: a failure or a silent owner
      * throws {@link RankFailedException} without ending this rank (the liveness watch reports a peer that died).
-     * {@code forReader}: a reader waits for it, and the owner serves it ahead of background ranges.
+     * {@code forReader}: a reader waits for it, and the owner serves it at normal CPU priority (background ranges
+     * at the lowest).
      */
     public long fetchRangeQuietly(int owner, long id, long position, long length, WritableByteChannel sink,
             Duration timeout, boolean forReader) throws IOException {

@@ -14,7 +14,8 @@ public interface RangeSource {
     /**
      * Writes bytes [position, position + length) of partition p (id: regular p, or -1-i for broadcast i) to sink.
      *
-     * @param forReader a reader waits for these bytes (a peer serves them ahead of background ranges)
+     * @param forReader a reader waits for these bytes (a peer serves them at normal CPU priority, background ranges
+     *     at the lowest)
      * @throws NotHeldException when the source does not hold those bytes (yet): ask the next one
      * @throws SourceDownException when the source is lost or stalled: do not ask it again
      * @throws IOException any other failure, with a message naming what failed (a file, a rank)
