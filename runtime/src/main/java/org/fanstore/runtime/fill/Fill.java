@@ -355,8 +355,20 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
         }
     }
 
+    /** {@link #landedCrc}'s answer when the CRC32C is not known from the landing. */
+    public static final long CRC_UNKNOWN = LandedCrcs.UNKNOWN;
+
     /** The CRC32C of bytes [offset, offset + length) of p read from {@code in}: as they landed, or read back. */
     public int bodyCrc(int p, FileChannel in, long offset, long length) throws IOException {
+        long landed = landedCrc(p, in, offset, length);
+        return landed != LandedCrcs.UNKNOWN ? (int) landed : BodyCheck.crc32c(in, offset, length);
+    }
+
+    /**
+     * The CRC32C of bytes [offset, offset + length) of p in its fill file {@code in}, summed as they landed: no read
+     * of the file. {@link #CRC_UNKNOWN} when {@code in} is not p's fill file or a piece of them is not summed.
+     */
+    public long landedCrc(int p, FileChannel in, long offset, long length) {
         LandedCrcs crcs = null;
         synchronized (lock) {
             FillFile f = files.get(p);
@@ -364,8 +376,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
                 crcs = f.crcs;
             }
         }
-        long landed = crcs != null ? crcs.crcOf(offset, length) : LandedCrcs.UNKNOWN;
-        return landed != LandedCrcs.UNKNOWN ? (int) landed : BodyCheck.crc32c(in, offset, length);
+        return crcs != null ? crcs.crcOf(offset, length) : LandedCrcs.UNKNOWN;
     }
 
     /**

@@ -39,7 +39,8 @@ final class LandedFirst {
 
     /**
      * Runs {@code rest} with entry index's landed ranges once the fill answered, or with null at once when its
-     * partition is not being filled here (nothing to wait for). Called on an open worker; {@code rest} runs on one.
+     * partition is not being filled here (nothing to wait for). Never blocks: called on an open worker or on the
+     * dispatcher thread, {@code rest} runs on the caller when the answer is known now, else on an open worker.
      */
     void then(int index, OpenTimer timer, Consumer<Landed> rest) {
         int p = bodies.partition(index);

@@ -129,6 +129,19 @@ public final class OpenService implements RequestHandler {
         }
         boolean rider = sp != null && riderCanSlice(index);
         boolean decodedRider = sp != null && decodedRiderCanSlice(sp, index);
+        if (rider && !decodedRider) {
+            // README, "A rider whose bytes landed is answered on the dispatcher thread": else a worker, as below
+            landedFirst.then(index, timer, landed -> {
+                if (!landedRiderSlice(sp, index, landed, timer)) {
+                    handOff(timer, t -> {
+                        if (!riderSlice(sp, index, landed, t)) {
+                            plainFile(index, landed, t);
+                        }
+                    });
+                }
+            });
+            return;
+        }
         handOff(timer, t -> landedFirst.then(index, t, landed -> {
             if (!(decodedRider && decodedRiderSlice(sp, index, landed, t))
                     && !(rider && riderSlice(sp, index, landed, t))) {
@@ -388,6 +401,32 @@ public final class OpenService implements RequestHandler {
             // unreadable fill file (abandoned meanwhile): the usual path decides
         }
         return false;
+    }
+
+    /**
+     * {@link #riderSlice} with no I/O, so it may run on the dispatcher thread: the ranges landed and their CRC32C is
+     * known from the landing, it matches, and the slice is published. False, answering nothing, in any other case (a
+     * CRC to read back, a mismatch to report, no slice): the caller hands the open to a worker.
+     */
+    private boolean landedRiderSlice(SlicePublisher sp, int index, LandedFirst.Landed landed, OpenTimer responder) {
+        FileChannel filled = landed == null ? null : landed.channel();
+        if (filled == null) {
+            return false;
+        }
+        int p = bodies.partition(index);
+        long offset = bodies.bodyOffset(index);
+        long stored = bodies.storedLength(index);
+        long crc = fill.landedCrc(p, filled, offset, stored);
+        if (crc == Fill.CRC_UNKNOWN || (int) crc != bodies.crc32c(index)) {
+            return false;
+        }
+        Path copy = fill.sliceablePath(p, offset, stored);
+        if (copy == null || !sp.publishCopy(index, copy)) {
+            return false;
+        }
+        fromRanges(responder, index, landed);
+        responder.ok(NO_PATH);
+        return true;
     }
 
     /**
