@@ -205,6 +205,7 @@ final class JobStats {
         o.put("cache_hit_via_runtime", num(f, "opens_cache_hit"));
         o.put("decompressed", num(f, "opens_decompressed"));
         o.put("remote", num(f, "opens_remote"));
+        o.put("remote_on_dispatcher", num(f, "opens_remote_on_dispatcher"));
         o.put("output", num(f, "opens_output"));
         o.put("errors", num(f, "open_errors"));
         return o;

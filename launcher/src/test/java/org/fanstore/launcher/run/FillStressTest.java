@@ -175,8 +175,9 @@ class FillStressTest {
         String job = "tfill" + ranks + compress + (capacity == null ? "" : "cap") + System.nanoTime();
         Path local = Files.createDirectories(work.resolve("local"));
         Path out = work.resolve("out-" + job);
+        Path stats = work.resolve("stats-" + job + ".json");
         List<String> args = new ArrayList<>(List.of("run", "--ranks", Integer.toString(ranks), "--data",
-                data.toString(), "--local-dir", local.toString()));
+                data.toString(), "--local-dir", local.toString(), "--stats", stats.toString()));
         if (capacity != null) {
             args.addAll(List.of("--local-capacity", Long.toString(capacity)));
         }
@@ -202,6 +203,14 @@ class FillStressTest {
                 + " slowest file %d ms, most partition bytes kept by a rank %.1f MiB; %s%n", round, ranks, compress,
                 capacity == null ? "" : ", capacity " + capacity, results.size(), FILES + LARGE, r.millis() / 1e3,
                 slowest, kept.peak() / 1048576.0, ready.find() ? ready.group() : "no ready line");
+        if (capacity == null && compress.equals("none")) {
+            // riders whose ranges had landed were answered on the dispatcher (runtime/.../open/README.md), and every
+            // byte they read checked out above
+            long onDispatcher = JsonField.first(Files.readString(stats), "remote_on_dispatcher");
+            assertTrue(onDispatcher > 0, "no rider answered on the dispatcher\n" + Files.readString(stats));
+            System.out.printf("fill stress round %d, %d rank(s): rank 0's riders answered on the dispatcher: %d%n",
+                    round, ranks, onDispatcher);
+        }
         if (capacity != null) {
             assertTrue(kept.peak() > 0, "no partition copy seen under " + kept.root + "\n" + context);
             assertTrue(kept.peak() <= capacity, "a rank kept " + kept.peak() + " bytes of partitions, more than"

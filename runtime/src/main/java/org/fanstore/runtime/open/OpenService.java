@@ -131,8 +131,13 @@ public final class OpenService implements RequestHandler {
         boolean decodedRider = sp != null && decodedRiderCanSlice(sp, index);
         if (rider && !decodedRider) {
             // README, "A rider whose bytes landed is answered on the dispatcher thread": else a worker, as below
+            Thread dispatcher = Thread.currentThread();
             landedFirst.then(index, timer, landed -> {
-                if (!landedRiderSlice(sp, index, landed, timer)) {
+                if (landedRiderSlice(sp, index, landed, timer)) {
+                    if (Thread.currentThread() == dispatcher) {
+                        stats.answeredOnDispatcher();
+                    }
+                } else {
                     handOff(timer, t -> {
                         if (!riderSlice(sp, index, landed, t)) {
                             plainFile(index, landed, t);

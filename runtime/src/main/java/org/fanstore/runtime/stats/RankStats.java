@@ -24,6 +24,7 @@ public final class RankStats {
     private final LatencyHistogram serveQueue = new LatencyHistogram();
     private final LatencyHistogram serveFirst = new LatencyHistogram();
     private final LongAdder errors = new LongAdder();
+    private final LongAdder onDispatcher = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
     private final LongAdder opened = new LongAdder();
     private final LongAdder localRead = new LongAdder();
@@ -119,6 +120,11 @@ public final class RankStats {
         }
     }
 
+    /** A remote open (a rider whose ranges had landed) answered on the dispatcher thread, no hand-off (open/README). */
+    public void answeredOnDispatcher() {
+        onDispatcher.increment();
+    }
+
     public void failed(long nanos) {
         errors.increment();
         waitNanos.add(nanos);
@@ -178,6 +184,7 @@ public final class RankStats {
             put(sb, "opens_" + k.key(), opens(k));
         }
         put(sb, "open_errors", errors.sum());
+        put(sb, "opens_remote_on_dispatcher", onDispatcher.sum());
         put(sb, "bytes_local_direct", shimCounter(ShimCountersDescriptor.LOCAL_BYTES));
         put(sb, "bytes_cache_hit_direct", shimCounter(ShimCountersDescriptor.CACHE_BYTES));
         put(sb, "bytes_opened_via_runtime", opened.sum());
