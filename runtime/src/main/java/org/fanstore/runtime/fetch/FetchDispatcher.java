@@ -25,9 +25,8 @@ import org.fanstore.runtime.world.Pending;
  * each request to a small worker pool that reads from the {@link FetchSource} and sends the reply, so a
  * slow disk read or a large reply never delays the next request: readers' requests to one pool, peers' pulls to
  * another whose threads run at the lowest CPU priority (README, "Peers' pulls are served at the lowest CPU
- * priority"). The dispatcher answers no fetch itself, not
- * even a small one: that would save a thread wake-up per fetch, but can stall concurrent fetches (ranks wait on
- * replies that never come), for a reason not yet understood.
+ * priority"). The dispatcher answers no fetch itself, not even a small one: that would save a thread wake-up per
+ * fetch, but can stall concurrent fetches (ranks wait on replies that never come), for a reason not yet understood.
  *
  * <p>The dispatcher's receive is the one unbounded wait in this package, on purpose: it is idle waiting,
  * and it ends with the first shutdown request from a peer (every rank sends one to each peer when it stops,
