@@ -140,7 +140,7 @@ public final class OpenService implements RequestHandler {
                 } else {
                     handOff(timer, t -> {
                         if (!riderSlice(sp, index, landed, t)) {
-                            plainFile(index, landed, t);
+                            usualPath(sp, index, landed, t);
                         }
                     });
                 }
@@ -150,9 +150,22 @@ public final class OpenService implements RequestHandler {
         handOff(timer, t -> landedFirst.then(index, t, landed -> {
             if (!(decodedRider && decodedRiderSlice(sp, index, landed, t))
                     && !(rider && riderSlice(sp, index, landed, t))) {
-                plainFile(index, landed, t);
+                usualPath(sp, index, landed, t);
             }
         }));
+    }
+
+    /**
+     * An open its rider paths did not answer: a slice when its partition became a local copy since the dispatcher
+     * looked (it completed meanwhile: then its file is checked, or decoded into the decoded copy, as by the first
+     * branch of {@link #handle}), else the plain file. Without the first, an open in that moment got its file
+     * unpacked or copied into the cache although a slice was there to be had.
+     */
+    private void usualPath(SlicePublisher sp, int index, LandedFirst.Landed landed, OpenTimer t) {
+        if (sp != null && sp.publishable(index) && slice(sp, index, t)) {
+            return;
+        }
+        plainFile(index, landed, t);
     }
 
     /**
