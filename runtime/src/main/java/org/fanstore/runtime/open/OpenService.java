@@ -133,13 +133,13 @@ public final class OpenService implements RequestHandler {
             // README, "A rider whose bytes landed is answered on the dispatcher thread": else a worker, as below
             Thread dispatcher = Thread.currentThread();
             landedFirst.then(index, timer, landed -> {
-                if (landedRiderSlice(sp, index, landed, timer)) {
+                if (riderSlice(sp, index, landed, timer, false)) {
                     if (Thread.currentThread() == dispatcher) {
                         stats.answeredOnDispatcher();
                     }
                 } else {
                     handOff(timer, t -> {
-                        if (!riderSlice(sp, index, landed, t)) {
+                        if (!riderSlice(sp, index, landed, t, true)) {
                             usualPath(sp, index, landed, t);
                         }
                     });
@@ -149,7 +149,7 @@ public final class OpenService implements RequestHandler {
         }
         handOff(timer, t -> landedFirst.then(index, t, landed -> {
             if (!(decodedRider && decodedRiderSlice(sp, index, landed, t))
-                    && !(rider && riderSlice(sp, index, landed, t))) {
+                    && !(rider && riderSlice(sp, index, landed, t, true))) {
                 usualPath(sp, index, landed, t);
             }
         }));
@@ -394,9 +394,12 @@ public final class OpenService implements RequestHandler {
      * A reader of a partition being filled reads its file in place, as a slice of the fill file (docs/slices.md,
      * "riders"): no copy into the cache. Its ranges go first (as for {@link #fromFill}), its CRC32C is checked on the
      * landed bytes, and the fill file keeps its name for the rest of the job. Anything else (a stall past half the
-     * fetch timeout, a bad body, a path too long) takes the usual path: false, not answered.
+     * fetch timeout, a bad body, a path too long) takes the usual path: false, not answered. With {@code mayRead}
+     * false it does no I/O, so it may run on the dispatcher thread (README.md): only a CRC32C known from the landing
+     * serves, and a mismatch is left to the worker the caller hands the open to, which reports it.
      */
-    private boolean riderSlice(SlicePublisher sp, int index, LandedFirst.Landed landed, OpenTimer responder) {
+    private boolean riderSlice(SlicePublisher sp, int index, LandedFirst.Landed landed, OpenTimer responder,
+            boolean mayRead) {
         FileChannel filled = landed == null ? null : landed.channel();
         if (filled == null) {
             return false;
@@ -405,46 +408,26 @@ public final class OpenService implements RequestHandler {
         long offset = bodies.bodyOffset(index);
         long stored = bodies.storedLength(index);
         try {
-            if (fill.bodyCrc(p, filled, offset, stored) == bodies.crc32c(index)) {
-                Path copy = fill.sliceablePath(p, offset, stored);
-                if (copy != null && sp.publishCopy(index, copy)) {
-                    fromRanges(responder, index, landed);
-                    responder.ok(NO_PATH);
-                    return true;
+            long crc = mayRead ? fill.bodyCrc(p, filled, offset, stored) : fill.landedCrc(p, filled, offset, stored);
+            if (crc == Fill.CRC_UNKNOWN) {
+                return false;
+            }
+            if ((int) crc != bodies.crc32c(index)) {
+                if (mayRead) {
+                    notFromFill(index, p, "CRC32C mismatch");
                 }
-            } else {
-                notFromFill(index, p, "CRC32C mismatch");
+                return false;
+            }
+            Path copy = fill.sliceablePath(p, offset, stored);
+            if (copy != null && sp.publishCopy(index, copy)) {
+                fromRanges(responder, index, landed);
+                responder.ok(NO_PATH);
+                return true;
             }
         } catch (IOException e) {
             // unreadable fill file (abandoned meanwhile): the usual path decides
         }
         return false;
-    }
-
-    /**
-     * {@link #riderSlice} with no I/O, so it may run on the dispatcher thread: the ranges landed and their CRC32C is
-     * known from the landing, it matches, and the slice is published. False, answering nothing, in any other case (a
-     * CRC to read back, a mismatch to report, no slice): the caller hands the open to a worker.
-     */
-    private boolean landedRiderSlice(SlicePublisher sp, int index, LandedFirst.Landed landed, OpenTimer responder) {
-        FileChannel filled = landed == null ? null : landed.channel();
-        if (filled == null) {
-            return false;
-        }
-        int p = bodies.partition(index);
-        long offset = bodies.bodyOffset(index);
-        long stored = bodies.storedLength(index);
-        long crc = fill.landedCrc(p, filled, offset, stored);
-        if (crc == Fill.CRC_UNKNOWN || (int) crc != bodies.crc32c(index)) {
-            return false;
-        }
-        Path copy = fill.sliceablePath(p, offset, stored);
-        if (copy == null || !sp.publishCopy(index, copy)) {
-            return false;
-        }
-        fromRanges(responder, index, landed);
-        responder.ok(NO_PATH);
-        return true;
     }
 
     /**
