@@ -361,7 +361,7 @@ public final class Fill implements LocalPartitions.Partial, RankStats.Gauges, Au
     /** The CRC32C of bytes [offset, offset + length) of p read from {@code in}: as they landed, or read back. */
     public int bodyCrc(int p, FileChannel in, long offset, long length) throws IOException {
         long landed = landedCrc(p, in, offset, length);
-        return landed != LandedCrcs.UNKNOWN ? (int) landed : BodyCheck.crc32c(in, offset, length);
+        return landed != CRC_UNKNOWN ? (int) landed : BodyCheck.crc32c(in, offset, length);
     }
 
     /**

@@ -133,16 +133,19 @@ public final class OpenService implements RequestHandler {
             // README, "A rider whose bytes landed is answered on the dispatcher thread": else a worker, as below
             Thread dispatcher = Thread.currentThread();
             landedFirst.then(index, timer, landed -> {
-                if (riderSlice(sp, index, landed, timer, false)) {
-                    if (Thread.currentThread() == dispatcher) {
+                boolean here = Thread.currentThread() == dispatcher;   // else the fill answered later, on a worker
+                if (riderSlice(sp, index, landed, timer, !here)) {
+                    if (here) {
                         stats.answeredOnDispatcher();
                     }
-                } else {
+                } else if (here) {
                     handOff(timer, t -> {
                         if (!riderSlice(sp, index, landed, t, true)) {
                             usualPath(sp, index, landed, t);
                         }
                     });
+                } else {
+                    usualPath(sp, index, landed, timer);
                 }
             });
             return;
