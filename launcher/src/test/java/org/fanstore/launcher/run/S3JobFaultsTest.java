@@ -23,6 +23,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 43 item 6, the faults of a {@code fanstore run --data s3://...} job, one test each, against a real S3Proxy
@@ -50,6 +53,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>two nodes sharing no directory: ObjectStoreJobTest.twoNodesWithNoSharedDirectoryJoinThroughTheBucket</li>
  * </ul>
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(BesideTheOthers.LOCK)
 class S3JobFaultsTest {
     private static final int FILES = 2_000;
     private static final int LARGE = 2;

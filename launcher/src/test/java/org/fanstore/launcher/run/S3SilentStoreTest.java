@@ -29,6 +29,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Issue 43 item 6, "a store that stops answering mid-job": a real S3Proxy process SIGSTOPped while a job reads from
@@ -44,6 +47,8 @@ import org.junit.jupiter.api.io.TempDir;
  * succeed again once the mark-down ends, and every byte of every file checksums. runtime/fill/README.md, "A silent
  * home".
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(BesideTheOthers.LOCK)
 class S3SilentStoreTest {
     private static final int FILES = 2_000;
     private static final long BOUND_S = 300;

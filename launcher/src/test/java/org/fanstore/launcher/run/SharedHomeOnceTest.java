@@ -14,6 +14,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * Each byte leaves a home shared by the nodes once (issue 45, runtime/fill's README, "A prefetch never reads the home
@@ -23,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * first is NOT_HELD. Before, after 100 such answers (5 s) its ranges went to the home, which then sent them twice.
  * Rank 0's command waits for both fills to end, then reads every file (SHA-256 of every byte, {@link FillReader}).
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(BesideTheOthers.LOCK)
 class SharedHomeOnceTest {
     private static final int FILES = 21;
     private static final int FILE_BYTES = 1 << 20;
