@@ -12,8 +12,8 @@ package org.fanstore.launcher.run;
  * throttled past the bound) with the CPU mostly idle: measured alone (2026-12-07, both cores' busy share over each
  * class's run) SharedHomeOnceTest 23 s at 13%, S3SilentStoreTest 53 s at 19%, S3JobFaultsTest 39 s at 38%. What it
  * replaces: nothing (they ran in the one sequence). Classes whose assertions time the product against a CPU-bound
- * threshold (a heartbeat's staleness, a kill's grace: NodeLossTest, FaultsTest) stay in the sequence even where as
- * idle. How it is checked: the clean-clone suite's time and its result, before and after
+ * threshold (a heartbeat's staleness, a kill's grace: NodeLossTest, FaultsTest) stay in the sequence, however
+ * idle they are. How it is checked: the clean-clone suite's time and its result, before and after
  * (docs/decisions/suite-beside.md); a class is only added here with its busy share measured the same way.
  */
 public final class BesideTheOthers {
