@@ -39,18 +39,8 @@ public final class Main {
     public static void main(final String[] args) {
         LauncherTmp.install();
         // a thread that dies of what it did not catch says one line, never the JVM's trace
-        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> {
-            if (e instanceof OutOfMemoryError) {
-                outOfMemory(commandOf(args), System.err);
-            } else {
-                System.err.println("fanstore: internal error in " + thread.getName() + ": "
-                    + PlainMessages.plain(String.valueOf(e.getMessage())) + " (please report it; FANSTORE_DEBUG=1"
-                    + " shows details)");
-                if (System.getenv("FANSTORE_DEBUG") != null) {
-                    e.printStackTrace();
-                }
-            }
-        });
+        Thread.setDefaultUncaughtExceptionHandler(
+            (thread, e) -> uncaught(commandOf(args), thread, e, System.err, OUT_OF_MEMORY_SAID));
         System.exit(execute(args, System.out, System.err));
     }
 
@@ -83,7 +73,11 @@ public final class Main {
      * never the JVM's trace. What the command wrote is cleaned as for any failure (prep's temporary directory).
      */
     static int outOfMemory(final String command, final PrintStream err) {
-        if (!OUT_OF_MEMORY_SAID.compareAndSet(false, true)) {
+        return outOfMemory(command, err, OUT_OF_MEMORY_SAID);
+    }
+
+    static int outOfMemory(final String command, final PrintStream err, final AtomicBoolean said) {
+        if (!said.compareAndSet(false, true)) {
             return EXIT_FAULT;
         }
         final long maxMib = Runtime.getRuntime().maxMemory() >> 20;
@@ -91,6 +85,31 @@ public final class Main {
             + " small for this command; give it more with FANSTORE_JAVA_OPTS=-Xmx<size> (prep holds about 200 bytes"
             + " per file of the tree: 14M files need about 3g), or run it on a node with more memory");
         return EXIT_FAULT;
+    }
+
+    /**
+     * What a thread that died of what it did not catch says: the out-of-memory line if the heap ran out (the error
+     * itself or a cause), else one internal-error line. Once the out-of-memory line is said, a later death in another
+     * thread says nothing: with the heap gone, other threads fail in ways that are its consequence (a lock's state
+     * half-built, a message never allocated), and a second line would bury the one that tells the user what to do.
+     */
+    static void uncaught(final String command, final Thread thread, final Throwable e, final PrintStream err,
+        final AtomicBoolean said) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                outOfMemory(command, err, said);
+                return;
+            }
+        }
+        if (said.get()) {
+            return;
+        }
+        err.println("fanstore: internal error in " + thread.getName() + ": "
+            + PlainMessages.plain(e.getMessage() == null ? "no details" : e.getMessage())
+            + " (please report it; FANSTORE_DEBUG=1 shows details)");
+        if (System.getenv("FANSTORE_DEBUG") != null) {
+            e.printStackTrace(err);
+        }
     }
 
     /** "fanstore prep" for {@code prep --input ...}: the command a line speaks for before picocli has parsed it. */

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -129,5 +130,36 @@ class MainTest {
         final Run run = fanstore("prep", "--bogus");
         assertEquals(2, run.code());
         assertEquals(1, run.err().lines().count(), run.err());
+    }
+
+    /**
+     * A thread's uncaught death: one line, the out-of-memory one when the heap ran out (the error or a cause), and
+     * nothing from a thread that dies after that line is said (CI once saw prep's walker add "internal error in
+     * fanstore-prep-walker: null" after the heap ran out in a 16 MiB launcher).
+     */
+    @Test
+    void aThreadDyingAfterTheHeapRanOutAddsNoSecondLine() {
+        final AtomicBoolean said = new AtomicBoolean();
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        final PrintStream err = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+        final Thread walker = new Thread(() -> { }, "fanstore-prep-walker");
+
+        Main.uncaught("fanstore prep", walker, new IllegalStateException(), err, said);
+        final String before = bytes.toString(StandardCharsets.UTF_8);
+        assertEquals("fanstore: internal error in fanstore-prep-walker: no details (please report it;"
+            + " FANSTORE_DEBUG=1 shows details)", before.strip());
+        bytes.reset();
+
+        Main.uncaught("fanstore prep", walker, new RuntimeException("wrapped", new OutOfMemoryError("heap")), err,
+            said);
+        final String oom = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(oom.startsWith("fanstore prep: out of memory: the launcher's Java heap (at most "), oom);
+        assertEquals(1, oom.lines().count(), oom);
+        assertTrue(said.get());
+        bytes.reset();
+
+        Main.uncaught("fanstore prep", walker, new IllegalMonitorStateException(), err, said);
+        Main.uncaught("fanstore prep", walker, new OutOfMemoryError(), err, said);
+        assertEquals("", bytes.toString(StandardCharsets.UTF_8), "after the out-of-memory line, silence");
     }
 }

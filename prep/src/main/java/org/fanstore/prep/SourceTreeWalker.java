@@ -136,13 +136,16 @@ final class SourceTreeWalker {
      * outcome does not depend on the thread count.
      */
     private void walkBelow(final SourceEntry top) throws IOException, PrepException {
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
         final ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
             final Thread t = new Thread(r, "fanstore-prep-walker");
             t.setDaemon(true);
+            // a worker that dies outside a task (the pool's own locks, when the heap ran out) fails the walk
+            // instead of printing its own line: the walk's failure is said once, by the command
+            t.setUncaughtExceptionHandler((thread, e) -> fail(failure, e));
             return t;
         });
         final Queue<SourceEntry> results = new ConcurrentLinkedQueue<>();
-        final AtomicReference<Throwable> failure = new AtomicReference<>();
         final AtomicInteger pendingDirs = new AtomicInteger();
         final CountDownLatch done = new CountDownLatch(1);
         try {
@@ -188,13 +191,19 @@ final class SourceTreeWalker {
             } catch (final Exception | Error e) {
                 // an Error too (a heap too small for the tree): a directory whose listing died must fail the walk,
                 // never leave the dataset without its files
-                failure.compareAndSet(null, e);
+                fail(failure, e);
             } finally {
                 if (pendingDirs.decrementAndGet() == 0) {
                     done.countDown();
                 }
             }
         });
+    }
+
+    /** Records the walk's failure: the first one, unless a later one says the heap ran out (what to act on). */
+    static void fail(final AtomicReference<Throwable> failure, final Throwable e) {
+        failure.accumulateAndGet(e, (first, next) ->
+            first == null || next instanceof OutOfMemoryError && !(first instanceof OutOfMemoryError) ? next : first);
     }
 
     private List<SourceEntry> list(final SourceEntry dir) throws IOException, PrepException {
