@@ -247,9 +247,9 @@ public final class OpenService implements RequestHandler {
                 // this open decoded it into its partition's decoded copy: a decompression, of its stored bytes
                 responder.kind(OpenKind.DECOMPRESSED, bodies.storedLength(index));
             } else {
-                // what this open had the runtime read: the body it checked (or copied), nothing if another did
-                boolean readNothing = got == SlicePublisher.SLICE && sp.decoded(index);
-                responder.kind(OpenKind.LOCAL, readNothing ? 0 : table.size(index));
+                // what this open had the runtime read: the body it checked or copied, nothing if that was done before
+                boolean read = got == SlicePublisher.CHECKED_SLICE || got == SlicePublisher.DECODED_SLICE;
+                responder.kind(OpenKind.LOCAL, read ? table.size(index) : 0);
             }
             if (got == SlicePublisher.NOT_SLICE) {
                 return false;

@@ -42,11 +42,15 @@ public final class BodyCheck {
         this.state = new AtomicIntegerArray(bodies.entries());
     }
 
-    /** Throws {@link CorruptBodyException} unless entry index's local body matches its CRC32C (checked once). */
-    public void verify(int index) throws IOException {
+    /**
+     * Throws {@link CorruptBodyException} unless entry index's local body matches its CRC32C (checked once).
+     *
+     * @return whether this call read the body (false: it was checked before)
+     */
+    public boolean verify(int index) throws IOException {
         int s = state.get(index);
         if (s == GOOD) {
-            return;
+            return false;
         }
         if (s == BAD) {
             throw corrupt(index, "failed its CRC32C check earlier");
@@ -60,7 +64,7 @@ public final class BodyCheck {
                 throw mismatch(index, "the partition ends inside its body");
             }
             settle(index, sum);
-            return;
+            return true;
         }
         CRC32C crc = new CRC32C();
         try {
@@ -70,6 +74,7 @@ public final class BodyCheck {
             throw mismatch(index, "does not decompress (" + e.getMessage() + ")");
         }
         settle(index, (int) crc.getValue());
+        return true;
     }
 
     /**

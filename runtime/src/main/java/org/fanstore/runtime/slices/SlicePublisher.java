@@ -88,12 +88,17 @@ public final class SlicePublisher implements AutoCloseable {
 
     /** {@link #publishFor}: cannot be a slice. */
     public static final int NOT_SLICE = 0;
-    /** {@link #publishFor}: published, and this call decoded nothing. */
+    /** {@link #publishFor}: published, and this call read none of its body (published before, or by another call). */
     public static final int SLICE = 1;
-    /** {@link #publishFor}: published after this call decoded it into its partition's decoded copy. */
+    /** {@link #publishFor}: published after this call decoded it (or copied it, raw) into the decoded copy. */
     public static final int DECODED_SLICE = 2;
+    /** {@link #publishFor}: published after this call read its body in the partition copy to check its CRC32C. */
+    public static final int CHECKED_SLICE = 3;
 
-    /** {@link #publish}, saying whether this call decoded the entry (an open's statistics count that as a decode). */
+    /**
+     * {@link #publish}, saying what this call read: an open's statistics count a decode as one, and a body read to
+     * check it as the bytes the runtime read; an entry published before this call cost it nothing.
+     */
     public int publishFor(int index) throws IOException {
         if (map.published(index)) {
             return SLICE;
@@ -123,8 +128,11 @@ public final class SlicePublisher implements AutoCloseable {
             }
             return got == DecodedArenas.DECODED ? DECODED_SLICE : SLICE;
         }
-        check.verify(index);
-        return map.publish(index, slot(p), copy, bodies.bodyOffset(index), layout) ? SLICE : NOT_SLICE;
+        boolean read = check.verify(index);
+        if (!map.publish(index, slot(p), copy, bodies.bodyOffset(index), layout)) {
+            return NOT_SLICE;
+        }
+        return read ? CHECKED_SLICE : SLICE;
     }
 
     /**
