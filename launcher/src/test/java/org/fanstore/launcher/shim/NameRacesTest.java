@@ -27,7 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * a publish made a directory another rank had removed again, an rmdir withdrew another rank's file that had
  * just landed in it (its close had returned 0: the file was lost), and a refused rename stayed done on its node
  * (it returned 0; the other ranks saw neither name: EIO at the first), and an rmdir that removed another rank's
- * subdirectory with it (it ignored directories below as if they were its own; even with no race at all).
+ * subdirectory with it (it ignored directories below as if they were its own; even with no race at all), and the
+ * drain of the rank whose mkdir was refused making that directory in the output directory over the winning file
+ * before the refusal, then removing it (the name was missing from the output directory; DirectoryDrainTest).
  */
 class NameRacesTest {
     private static final int NAMES = 200;

@@ -227,7 +227,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                 Entry s = e.getValue();
                 try {
                     switch (s.kind()) {
-                        case DIR -> directory(key, s);
+                        case DIR -> directory(key, s, last);
                         case LINK -> symlink(key, s);
                         case FILE -> file(key, s, gone, last, deadline, failed);
                         default -> { }  // fifos and sockets are not drained
@@ -259,10 +259,22 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         return failed;
     }
 
-    /** A directory of the job: made with its mode (input directories only as parents of what is drained). */
-    private void directory(String key, Entry s) throws IOException {
+    /**
+     * A directory of the job: made with its mode (input directories only as parents of what is drained). With
+     * several ranks, during the job only once the namespace has it as a directory: a mkdir sent to its owner is in
+     * the upper before the owner decides, and a refused one is undone there by the shim; made here meanwhile, it
+     * would stand over (or in the way of) the file that won the name. Never over a file of the namespace.
+     */
+    private void directory(String key, Entry s, boolean last) throws IOException {
         if (inputDir.test(key)) {
             return;
+        }
+        Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
+        if (r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE) {
+            return;  // the name is a file: this directory is a refused mkdir the shim is undoing
+        }
+        if (!last && waitForSettle && (r.isEmpty() || !LocalOutputNamespace.isDir(r.get().mode()))) {
+            return;  // not decided yet: a later pass (or the final one) makes it
         }
         Entry d = drained.get(key);
         Path target = resolve(key);
@@ -270,7 +282,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             return;
         }
         if (Files.exists(target, NOFOLLOW) && !Files.isDirectory(target, NOFOLLOW)) {
-            Files.delete(target);  // a file this rank drained there before the key became a directory
+            Files.delete(target);  // a file drained there before the key became a directory (no file of the job now)
         }
         makeParents(target.getParent());
         if (!Files.isDirectory(target, NOFOLLOW)) {
@@ -284,6 +296,10 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         Entry d = drained.get(key);
         if (d != null && d.sameBytes(s)) {
             return;
+        }
+        Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
+        if (r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE && r.get().holderRank() != rank) {
+            return;  // the name is another rank's file: never replaced by a link of this upper
         }
         Path target = resolve(key);
         makeParents(target.getParent());
@@ -429,18 +445,21 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                         continue;  // back meanwhile: the next pass looks at it
                     }
                     Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
+                    boolean isDirNow = Files.isDirectory(target, NOFOLLOW);
                     if (d.kind() == Kind.DIR) {
                         if (r.isPresent() && LocalOutputNamespace.isDir(r.get().mode())) {
                             continue;  // still a directory of the job (another rank has it)
                         }
                         try {
-                            Files.deleteIfExists(target);
+                            if (isDirNow) {  // else another rank's file took the name: not this rank's to remove
+                                Files.deleteIfExists(target);
+                            }
                         } catch (DirectoryNotEmptyException notYet) {
                             continue;  // removed once empty
                         }
-                    } else if (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE
-                            || r.get().holderRank() == rank) {
-                        Files.deleteIfExists(target);
+                    } else if (!isDirNow && (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE
+                            || r.get().holderRank() == rank)) {
+                        Files.deleteIfExists(target);  // a directory there now is another rank's
                     }
                 }
                 drained.remove(key);

@@ -306,6 +306,66 @@ class DirectoryDrainTest {
         }
     }
 
+    /**
+     * NameRacesTest's loss, replayed pass by pass on rank 0 of 2: rank 1's file "n" is in the output directory when
+     * rank 0's mkdir of the same name is in its upper, before the owner refuses it (the journal has not heard yet,
+     * or already holds rank 1's file). The drain made the directory over rank 1's copy, then removed it once the
+     * shim undid the mkdir: the name was gone from the output directory, and rank 1 never copied it again.
+     */
+    @Test
+    void aDirectoryNotYetDecidedNeverReplacesAnotherRanksFile() throws Exception {
+        DirectoryDrain d = new DirectoryDrain(out, upper, 0, 2, journal, key -> false);
+        Files.writeString(out.resolve("n"), "rank 1's bytes");   // drained by rank 1
+        Files.writeString(out.resolve("m"), "rank 1's bytes");
+        Files.createDirectories(upper.resolve("n"));             // rank 0's mkdir, sent to the owner
+        Files.createDirectories(upper.resolve("m"));
+        journal.apply(MapOutputNamespace.file("m", 14, 1, 7, false));   // m: the journal has heard already
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("rank 1's bytes", Files.readString(out.resolve("n")), "undecided: not made yet");
+        assertEquals("rank 1's bytes", Files.readString(out.resolve("m")), "a file in the namespace");
+        journal.apply(MapOutputNamespace.file("n", 14, 1, 8, false));   // the owner refused both mkdirs
+        Files.delete(upper.resolve("n"));                        // the shim undoes them
+        Files.delete(upper.resolve("m"));
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals(Set.of(), d.finish(Duration.ofSeconds(30)).failed().keySet());
+        assertEquals("rank 1's bytes", Files.readString(out.resolve("n")));
+        assertEquals("rank 1's bytes", Files.readString(out.resolve("m")));
+    }
+
+    /** Once decided, a directory is made over a stale file, and the drain never removes another rank's entry. */
+    @Test
+    void aDecidedDirectoryIsMadeAndWhatAnotherRankPutThereSinceIsLeft() throws Exception {
+        DirectoryDrain d = new DirectoryDrain(out, upper, 0, 2, journal, key -> false);
+        Files.createDirectories(upper.resolve("d"));
+        assertEquals(Map.of(), d.passNow(false));
+        assertFalse(Files.exists(out.resolve("d")), "not decided yet");
+        journal.apply(MapOutputNamespace.dir("d"));
+        assertEquals(Map.of(), d.passNow(false));
+        assertTrue(Files.isDirectory(out.resolve("d")));
+        // rmdir d here, then rank 1 writes a file d and drains it: this rank's pass leaves it
+        Files.delete(upper.resolve("d"));
+        journal.apply(new OutputRecord(OutputRecord.Kind.RMDIR, "d".getBytes(UTF_8), null, 0, 0, 0, -1, 0, false));
+        Files.delete(out.resolve("d"));
+        Files.writeString(out.resolve("d"), "rank 1's file");
+        journal.apply(MapOutputNamespace.file("d", 13, 1, 9, false));
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("rank 1's file", Files.readString(out.resolve("d")));
+        // a file this rank drained, unlinked since, and rank 1's empty directory made under its name: left
+        write("f", "mine", "rw-r--r--");
+        publish("f", 0);
+        d.settled(journal.lookup("f".getBytes(UTF_8)).orElseThrow());
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("mine", Files.readString(out.resolve("f")));
+        Files.delete(upper.resolve("f"));
+        journal.apply(MapOutputNamespace.unlink("f"));
+        journal.apply(MapOutputNamespace.dir("f"));
+        Files.delete(out.resolve("f"));
+        Files.createDirectory(out.resolve("f"));                 // drained by rank 1
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals(Set.of(), d.finish(Duration.ofSeconds(30)).failed().keySet());
+        assertTrue(Files.isDirectory(out.resolve("f")), "another rank's directory");
+    }
+
     @Test
     void partialNamesAreRecognisedForTheNextJobsCleanup() {
         String name = CrashSafeCopy.partialName("model.pt", 4242, 7);
