@@ -240,7 +240,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                     }
                 }
             }
-            removeGone(now);
+            removeGone(now, last);
         } finally {
             synchronized (this) {
                 busyNanos += System.nanoTime() - started;
@@ -325,17 +325,20 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             }
             return;
         }
-        Deque<String> from = gone.get(s.identity());
-        if (from != null && !from.isEmpty()) {
-            String source = from.poll();
-            if (rename(source, key, s)) {
-                return;
-            }
-        }
         Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
         boolean others = r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE && r.get().holderRank() != rank;
         if (others) {
             return;  // another rank's version: that rank drains it
+        }
+        Deque<String> from = gone.get(s.identity());
+        if (from != null && !from.isEmpty()) {
+            if (!last && waitForSettle && (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE)) {
+                return;  // a rename its owner has not decided yet (a refused one is undone in the upper)
+            }
+            String source = from.poll();
+            if (rename(source, key, s)) {
+                return;
+            }
         }
         OutputRecord published = null;
         if (!last) {
@@ -425,9 +428,11 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
 
     /**
      * Drained keys gone from the upper: files and symlinks are deleted from the directory (unless the journal
-     * holds the key as another rank's file), directories removed once empty (unless the journal has them).
+     * holds the key as another rank's file, or, with several ranks during the job, still as this rank's: an unlink
+     * or rename not decided yet), directories removed once empty (unless the journal has them). Only an entry of
+     * the kind this rank drained is removed: what another rank put under the name since stays.
      */
-    private void removeGone(Map<String, Entry> now) {
+    private void removeGone(Map<String, Entry> now, boolean last) {
         List<String> keys = new ArrayList<>(new TreeMap<>(drained).descendingKeySet());  // children first
         for (String key : keys) {
             Entry d = drained.get(key);
@@ -457,6 +462,9 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                         } catch (DirectoryNotEmptyException notYet) {
                             continue;  // removed once empty
                         }
+                    } else if (r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE
+                            && r.get().holderRank() == rank && !last && waitForSettle) {
+                        continue;  // an unlink or rename its owner has not decided yet (a refused one is undone)
                     } else if (!isDirNow && (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE
                             || r.get().holderRank() == rank)) {
                         Files.deleteIfExists(target);  // a directory there now is another rank's

@@ -366,6 +366,42 @@ class DirectoryDrainTest {
         assertTrue(Files.isDirectory(out.resolve("f")), "another rank's directory");
     }
 
+    /**
+     * The rename of a drained file is in the upper before its owner decides (NameRacesTest's rename mode): moved in
+     * the output directory meanwhile, it replaced the file that won the name, or made the directory another rank
+     * had just removed. Now it moves there once decided, and a refused one leaves the directory as it was.
+     */
+    @Test
+    void aRenameNotYetDecidedMovesNothingInTheOutputDirectory() throws Exception {
+        DirectoryDrain d = new DirectoryDrain(out, upper, 0, 2, journal, key -> false);
+        write("t", "checkpoint", "rw-r--r--");
+        publish("t", 0);
+        d.settled(journal.lookup("t".getBytes(UTF_8)).orElseThrow());
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("checkpoint", Files.readString(out.resolve("t")));
+        Files.writeString(out.resolve("k"), "rank 1's file");    // drained by rank 1, which won "k"
+        Files.move(upper.resolve("t"), upper.resolve("k"));      // the shim's rename, sent to the owner
+        Files.createDirectories(upper.resolve("gone"));
+        Files.move(upper.resolve("k"), upper.resolve("gone/k"));
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("rank 1's file", Files.readString(out.resolve("k")));
+        assertFalse(Files.exists(out.resolve("gone")), "a directory another rank removed is not made again");
+        Files.move(upper.resolve("gone/k"), upper.resolve("t"));  // refused: the shim moves it back
+        Files.delete(upper.resolve("gone"));
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("checkpoint", Files.readString(out.resolve("t")));
+        assertEquals("rank 1's file", Files.readString(out.resolve("k")));
+        // decided: the rename record moves the file's entry, and the copy is moved, not copied again
+        Files.move(upper.resolve("t"), upper.resolve("k2"));
+        journal.apply(MapOutputNamespace.rename("t", "k2", 0, 0));
+        assertEquals(Map.of(), d.passNow(false));
+        assertEquals("checkpoint", Files.readString(out.resolve("k2")));
+        assertFalse(Files.exists(out.resolve("t")));
+        assertEquals(1, d.copiedFiles());
+        assertEquals(Set.of(), d.finish(Duration.ofSeconds(30)).failed().keySet());
+        assertEquals(Set.of("k", "k2"), tree(out).keySet());
+    }
+
     @Test
     void partialNamesAreRecognisedForTheNextJobsCleanup() {
         String name = CrashSafeCopy.partialName("model.pt", 4242, 7);
