@@ -297,8 +297,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
         if (d != null && d.sameBytes(s)) {
             return;
         }
-        Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
-        if (r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE && r.get().holderRank() != rank) {
+        if (heldBy(journal.lookup(key.getBytes(UTF_8)), false)) {
             return;  // the name is another rank's file: never replaced by a link of this upper
         }
         Path target = resolve(key);
@@ -326,8 +325,7 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
             return;
         }
         Optional<OutputRecord> r = journal.lookup(key.getBytes(UTF_8));
-        boolean others = r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE && r.get().holderRank() != rank;
-        if (others) {
+        if (heldBy(r, false)) {
             return;  // another rank's version: that rank drains it
         }
         Deque<String> from = gone.get(s.identity());
@@ -462,11 +460,9 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                         } catch (DirectoryNotEmptyException notYet) {
                             continue;  // removed once empty
                         }
-                    } else if (r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE
-                            && r.get().holderRank() == rank && !last && waitForSettle) {
+                    } else if (heldBy(r, true) && !last && waitForSettle) {
                         continue;  // an unlink or rename its owner has not decided yet (a refused one is undone)
-                    } else if (!isDirNow && (r.isEmpty() || r.get().kind() != OutputRecord.Kind.FILE
-                            || r.get().holderRank() == rank)) {
+                    } else if (!isDirNow && !heldBy(r, false)) {
                         Files.deleteIfExists(target);  // a directory there now is another rank's
                     }
                 }
@@ -477,6 +473,11 @@ public final class DirectoryDrain implements OutputDrain, AutoCloseable {
                         + " from the output directory: " + describe(e));
             }
         }
+    }
+
+    /** Whether the journal's record is a FILE held by this rank ({@code mine}) or by another rank. */
+    private boolean heldBy(Optional<OutputRecord> r, boolean mine) {
+        return r.isPresent() && r.get().kind() == OutputRecord.Kind.FILE && (r.get().holderRank() == rank) == mine;
     }
 
     /** Makes the missing parents of a target (input directories, or ones made by another rank meanwhile). */
